@@ -1,0 +1,139 @@
+#include "proto/response_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace uringload::proto {
+namespace {
+
+using State = ResponseParser::State;
+
+struct Outcome {
+  State state = State::kNeedMore;
+  size_t consumed = 0;
+};
+
+// Feeds `bytes` in two pieces split at `split`, as the network may deliver them.
+Outcome FeedSplit(ResponseParser& parser, std::string_view bytes, size_t split) {
+  Outcome out;
+  for (std::string_view piece : {bytes.substr(0, split), bytes.substr(split)}) {
+    if (piece.empty()) continue;
+    ResponseParser::Result r = parser.Feed(piece);
+    out.consumed += r.consumed;
+    out.state = r.state;
+    if (r.state != State::kNeedMore) break;
+  }
+  return out;
+}
+
+// Every split point must give the same complete response consuming exactly its bytes.
+void ExpectCompleteAtEverySplit(std::string_view response, int status, bool keep_alive,
+                                bool head = false) {
+  for (size_t split = 0; split <= response.size(); ++split) {
+    ResponseParser parser;
+    parser.Start(head);
+    Outcome out = FeedSplit(parser, response, split);
+    ASSERT_EQ(out.state, State::kComplete) << "split " << split << ": " << response;
+    EXPECT_EQ(out.consumed, response.size()) << "split " << split;
+    EXPECT_EQ(parser.status_code(), status);
+    EXPECT_EQ(parser.keep_alive(), keep_alive);
+  }
+}
+
+TEST(ResponseParserTest, ContentLength) {
+  ExpectCompleteAtEverySplit("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 200, true);
+}
+
+TEST(ResponseParserTest, ChunkedWithExtensionsAndTrailers) {
+  ExpectCompleteAtEverySplit(
+      "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n",
+      201, true);
+}
+
+TEST(ResponseParserTest, ConnectionCloseAndHttp10) {
+  ExpectCompleteAtEverySplit("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+                             200, false);
+  ExpectCompleteAtEverySplit("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", 200, false);
+  ExpectCompleteAtEverySplit(
+      "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok", 200, true);
+}
+
+TEST(ResponseParserTest, BodyUntilCloseCompletesOnFinish) {
+  ResponseParser parser;
+  parser.Start(false);
+  EXPECT_EQ(parser.Feed("HTTP/1.0 200 OK\r\n\r\nsome body").state, State::kNeedMore);
+  EXPECT_EQ(parser.Finish().state, State::kComplete);
+  EXPECT_EQ(parser.status_code(), 200);
+  EXPECT_FALSE(parser.keep_alive());
+}
+
+TEST(ResponseParserTest, EarlyCloseIsAnError) {
+  ResponseParser parser;
+  parser.Start(false);
+  EXPECT_EQ(parser.Feed("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc").state, State::kNeedMore);
+  EXPECT_EQ(parser.Finish().state, State::kError);
+  ResponseParser silent;
+  silent.Start(false);
+  EXPECT_EQ(silent.Finish().state, State::kError);
+  EXPECT_FALSE(silent.started());
+}
+
+TEST(ResponseParserTest, InterimResponsesAreSkipped) {
+  ExpectCompleteAtEverySplit(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
+      200, true);
+}
+
+TEST(ResponseParserTest, NoBodyForHead204And304) {
+  ExpectCompleteAtEverySplit("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", 200, true,
+                             /*head=*/true);
+  ExpectCompleteAtEverySplit("HTTP/1.1 204 No Content\r\n\r\n", 204, true);
+  ExpectCompleteAtEverySplit("HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n", 304, true);
+}
+
+TEST(ResponseParserTest, PipelinedLeftoversAreNotConsumed) {
+  std::string first = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na";
+  std::string second = "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nbc";
+  std::string both = first + second;
+  ResponseParser parser;
+  parser.Start(false);
+  ResponseParser::Result r = parser.Feed(both);
+  ASSERT_EQ(r.state, State::kComplete);
+  EXPECT_EQ(r.consumed, first.size());
+  EXPECT_EQ(parser.status_code(), 200);
+  parser.Start(false);
+  r = parser.Feed(std::string_view(both).substr(first.size()));
+  ASSERT_EQ(r.state, State::kComplete);
+  EXPECT_EQ(r.consumed, second.size());
+  EXPECT_EQ(parser.status_code(), 404);
+}
+
+TEST(ResponseParserTest, MalformedInputIsAnError) {
+  for (std::string_view bad : {"garbage\r\n\r\n", "HTTP/1.1 abc OK\r\n\r\n",
+                               "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+                               "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                               "HTTP/1.1 200 OK\r\nBad Header\r\n\r\n"}) {
+    ResponseParser parser;
+    parser.Start(false);
+    EXPECT_EQ(parser.Feed(bad).state, State::kError) << bad;
+    EXPECT_NE(parser.error(), nullptr);
+    EXPECT_EQ(parser.Feed("more").state, State::kError);
+  }
+}
+
+TEST(ResponseParserTest, OversizedHeadersAreAnError) {
+  ResponseParser parser;
+  parser.Start(false);
+  ASSERT_EQ(parser.Feed("HTTP/1.1 200 OK\r\n").state, State::kNeedMore);
+  std::string header = "X-Big: " + std::string(1000, 'a') + "\r\n";
+  State state = State::kNeedMore;
+  for (int i = 0; i < 100 && state == State::kNeedMore; ++i) state = parser.Feed(header).state;
+  EXPECT_EQ(state, State::kError);
+}
+
+}  // namespace
+}  // namespace uringload::proto

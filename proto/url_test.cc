@@ -1,0 +1,47 @@
+#include "proto/url.h"
+
+#include <gtest/gtest.h>
+
+namespace uringload::proto {
+namespace {
+
+TEST(UrlTest, ParsesHostPortAndTarget) {
+  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:8080/a/{i}?x=1#frag");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_EQ(url->host, "127.0.0.1");
+  EXPECT_EQ(url->port, 8080);
+  EXPECT_EQ(url->target, "/a/{i}?x=1");
+  EXPECT_EQ(url->HostHeader(), "127.0.0.1:8080");
+}
+
+TEST(UrlTest, DefaultsPortAndPath) {
+  absl::StatusOr<Url> url = ParseUrl("http://Example.COM");
+  ASSERT_TRUE(url.ok());
+  EXPECT_EQ(url->host, "example.com");
+  EXPECT_EQ(url->port, 80);
+  EXPECT_EQ(url->target, "/");
+  EXPECT_EQ(url->HostHeader(), "example.com");
+  EXPECT_EQ(ParseUrl("http://h?q=1")->target, "/?q=1");
+}
+
+TEST(UrlTest, ParsesIpv6Literal) {
+  absl::StatusOr<Url> url = ParseUrl("http://[::1]:9000/x");
+  ASSERT_TRUE(url.ok());
+  EXPECT_EQ(url->host, "::1");
+  EXPECT_TRUE(url->host_is_ipv6_literal);
+  EXPECT_EQ(url->HostHeader(), "[::1]:9000");
+}
+
+TEST(UrlTest, RejectsBadUrls) {
+  for (const char* bad :
+       {"ftp://x/", "127.0.0.1:80/", "http://", "http://:80/", "http://h:0/", "http://h:70000/",
+        "http://h:x/", "http://[::1/", "http://u@h/", "http://h/a b"}) {
+    EXPECT_FALSE(ParseUrl(bad).ok()) << bad;
+  }
+  absl::StatusOr<Url> https = ParseUrl("https://example.com/");
+  ASSERT_FALSE(https.ok());
+  EXPECT_NE(https.status().message().find("not supported yet"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uringload::proto
