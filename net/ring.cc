@@ -1,0 +1,65 @@
+#include "net/ring.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::net {
+namespace {
+
+absl::Status ErrnoStatus(int negative_errno, const char* what) {
+  return absl::UnavailableError(absl::StrCat(what, ": ", strerror(-negative_errno)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Ring>> Ring::Create(const RingOptions& options) {
+  std::unique_ptr<Ring> ring(new Ring());
+  io_uring_params params{};
+  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SUBMIT_ALL |
+                 IORING_SETUP_CQSIZE;
+  params.cq_entries = options.cq_entries;
+  int ret = io_uring_queue_init_params(options.sq_entries, &ring->ring_, &params);
+  if (ret < 0) return ErrnoStatus(ret, "io_uring setup (needs Linux >= 6.1)");
+  // Skips the fd lookup on every io_uring_enter.
+  io_uring_register_ring_fd(&ring->ring_);
+  if (options.direct_descriptors > 0) {
+    ret = io_uring_register_files_sparse(&ring->ring_, options.direct_descriptors);
+    if (ret < 0) {
+      io_uring_queue_exit(&ring->ring_);
+      ring->ring_.ring_fd = -1;
+      return ErrnoStatus(ret, absl::StrCat("registering ", options.direct_descriptors,
+                                           " direct descriptors (each ring's table is capped by "
+                                           "RLIMIT_NOFILE; use more threads)")
+                                  .c_str());
+    }
+  }
+  ring->direct_descriptors_ = options.direct_descriptors;
+  return ring;
+}
+
+Ring::~Ring() {
+  if (ring_.ring_fd >= 0) io_uring_queue_exit(&ring_);
+}
+
+io_uring_sqe* Ring::GetSqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  while (sqe == nullptr) {
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  return sqe;
+}
+
+int Ring::SubmitAndWait(int64_t timeout_ns) {
+  io_uring_cqe* cqe = nullptr;
+  if (timeout_ns < 0) {
+    int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, nullptr, nullptr);
+    return ret > 0 ? 0 : ret;
+  }
+  __kernel_timespec ts{.tv_sec = timeout_ns / 1'000'000'000, .tv_nsec = timeout_ns % 1'000'000'000};
+  int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+  return ret > 0 ? 0 : ret;
+}
+
+}  // namespace uringload::net

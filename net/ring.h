@@ -1,0 +1,56 @@
+// Ring: one io_uring owned by one thread (SINGLE_ISSUER | DEFER_TASKRUN), with a sparse table
+// of direct descriptors. Create it in the thread that will use it.
+#pragma once
+
+#include <liburing.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+
+namespace uringload::net {
+
+struct RingOptions {
+  uint32_t sq_entries = 4096;
+  uint32_t cq_entries = 16384;      // Generous: CQ overflow ends multishot operations.
+  uint32_t direct_descriptors = 0;  // Size of the registered file table (0 = none).
+};
+
+class Ring {
+ public:
+  static absl::StatusOr<std::unique_ptr<Ring>> Create(const RingOptions& options);
+  ~Ring();
+  Ring(const Ring&) = delete;
+  Ring& operator=(const Ring&) = delete;
+
+  // A free SQE. When the SQ is full, what is queued is submitted first (never waits).
+  io_uring_sqe* GetSqe();
+  // Submits everything and waits for at least one completion or `timeout_ns` (< 0: forever).
+  // Returns 0, -ETIME on timeout, or another -errno.
+  int SubmitAndWait(int64_t timeout_ns);
+
+  // Calls fn(const io_uring_cqe&) for every ready completion and consumes them.
+  template <typename Fn>
+  unsigned DrainCompletions(Fn&& fn) {
+    unsigned head;
+    unsigned count = 0;
+    io_uring_cqe* cqe;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      fn(*cqe);
+      ++count;
+    }
+    io_uring_cq_advance(&ring_, count);
+    return count;
+  }
+
+  io_uring* raw() { return &ring_; }
+  uint32_t direct_descriptors() const { return direct_descriptors_; }
+
+ private:
+  Ring() = default;
+  io_uring ring_{};
+  uint32_t direct_descriptors_ = 0;
+};
+
+}  // namespace uringload::net

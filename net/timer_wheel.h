@@ -1,0 +1,67 @@
+// TimerWheel: hashed timing wheel over intrusive nodes (no allocation). One node per
+// connection; Schedule/Cancel are O(1), Advance costs one step per elapsed tick. Deadlines
+// further out than one revolution stay in their slot until their own revolution comes.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace uringload::net {
+
+struct TimerNode {
+  TimerNode* prev = nullptr;
+  TimerNode* next = nullptr;
+  int64_t deadline_ns = 0;
+  bool scheduled() const { return prev != nullptr; }
+};
+
+class TimerWheel {
+ public:
+  static constexpr int64_t kTickNs = 1'000'000;  // 1 ms.
+  static constexpr size_t kSlots = 4096;         // ~4 s per revolution.
+
+  explicit TimerWheel(int64_t now_ns);
+  TimerWheel(const TimerWheel&) = delete;
+  TimerWheel& operator=(const TimerWheel&) = delete;
+
+  void Schedule(TimerNode* node, int64_t deadline_ns);
+  void Cancel(TimerNode* node);
+  size_t size() const { return size_; }
+
+  // Expires every node whose deadline is <= now_ns, calling on_expire(TimerNode*) after
+  // unlinking it (the callback may schedule it again).
+  template <typename Fn>
+  void Advance(int64_t now_ns, Fn&& on_expire) {
+    int64_t target_tick = now_ns / kTickNs;
+    if (size_ == 0) {
+      current_tick_ = target_tick;
+      return;
+    }
+    // After a long sleep one revolution visits every slot; no need for more.
+    int64_t first = std::max(current_tick_, target_tick - static_cast<int64_t>(kSlots) + 1);
+    for (int64_t tick = first; tick <= target_tick; ++tick) {
+      TimerNode& head = slots_[static_cast<size_t>(tick) & (kSlots - 1)];
+      TimerNode* node = head.next;
+      while (node != &head) {
+        TimerNode* next = node->next;
+        if (node->deadline_ns <= now_ns) {
+          Unlink(node);
+          on_expire(node);
+        }
+        node = next;
+      }
+    }
+    current_tick_ = target_tick;
+  }
+
+ private:
+  void Unlink(TimerNode* node);
+
+  std::vector<TimerNode> slots_;  // Circular list heads.
+  int64_t current_tick_;
+  size_t size_ = 0;
+};
+
+}  // namespace uringload::net

@@ -1,0 +1,77 @@
+#include "net/timer_wheel.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace uringload::net {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+TEST(TimerWheelTest, ExpiresInDeadlineOrderAcrossTicks) {
+  TimerWheel wheel(0);
+  std::vector<TimerNode> nodes(3);
+  wheel.Schedule(&nodes[0], 5 * kMs);
+  wheel.Schedule(&nodes[1], 2 * kMs);
+  wheel.Schedule(&nodes[2], 9 * kMs);
+  std::vector<TimerNode*> fired;
+  auto collect = [&](TimerNode* n) { fired.push_back(n); };
+  wheel.Advance(1 * kMs, collect);
+  EXPECT_TRUE(fired.empty());
+  wheel.Advance(5 * kMs, collect);
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_EQ(fired[0], &nodes[1]);
+  EXPECT_EQ(fired[1], &nodes[0]);
+  EXPECT_FALSE(nodes[0].scheduled());
+  EXPECT_EQ(wheel.size(), 1u);
+  wheel.Advance(100 * kMs, collect);
+  EXPECT_EQ(fired.size(), 3u);
+  EXPECT_EQ(wheel.size(), 0u);
+}
+
+TEST(TimerWheelTest, CancelAndReschedule) {
+  TimerWheel wheel(0);
+  TimerNode a, b;
+  wheel.Schedule(&a, 3 * kMs);
+  wheel.Schedule(&b, 3 * kMs);
+  wheel.Cancel(&a);
+  wheel.Schedule(&b, 50 * kMs);  // Moves, does not duplicate.
+  EXPECT_EQ(wheel.size(), 1u);
+  int fired = 0;
+  wheel.Advance(10 * kMs, [&](TimerNode*) { ++fired; });
+  EXPECT_EQ(fired, 0);
+  wheel.Advance(50 * kMs, [&](TimerNode*) { ++fired; });
+  EXPECT_EQ(fired, 1);
+}
+
+TEST(TimerWheelTest, DeadlinesBeyondOneRevolutionWaitTheirTurn) {
+  TimerWheel wheel(0);
+  TimerNode far;
+  int64_t deadline = (TimerWheel::kSlots + 10) * kMs;  // Same slot as tick 10.
+  wheel.Schedule(&far, deadline);
+  int fired = 0;
+  wheel.Advance(20 * kMs, [&](TimerNode*) { ++fired; });
+  EXPECT_EQ(fired, 0);
+  wheel.Advance(deadline - 1, [&](TimerNode*) { ++fired; });
+  EXPECT_EQ(fired, 0);
+  wheel.Advance(deadline, [&](TimerNode*) { ++fired; });
+  EXPECT_EQ(fired, 1);
+}
+
+TEST(TimerWheelTest, PastDeadlineFiresOnNextAdvanceAndCallbackMayReschedule) {
+  TimerWheel wheel(100 * kMs);
+  TimerNode node;
+  wheel.Schedule(&node, 1 * kMs);
+  int fired = 0;
+  wheel.Advance(100 * kMs, [&](TimerNode* n) {
+    if (++fired == 1) wheel.Schedule(n, 200 * kMs);
+  });
+  EXPECT_EQ(fired, 1);
+  EXPECT_TRUE(node.scheduled());
+  wheel.Advance(10'000 * kMs, [&](TimerNode*) { ++fired; });  // Long sleep: one revolution.
+  EXPECT_EQ(fired, 2);
+}
+
+}  // namespace
+}  // namespace uringload::net
