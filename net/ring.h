@@ -26,6 +26,11 @@ class Ring {
 
   // A free SQE. When the SQ is full, what is queued is submitted first (never waits).
   io_uring_sqe* GetSqe();
+  // Makes sure the next `count` GetSqe() calls do not flush, so a linked chain is submitted
+  // whole (a flush in the middle of a chain would cut the link).
+  void Reserve(unsigned count) {
+    if (io_uring_sq_space_left(&ring_) < count) io_uring_submit(&ring_);
+  }
   // Submits everything and waits for at least one completion or `timeout_ns` (< 0: forever).
   // Returns 0, -ETIME on timeout, or another -errno.
   int SubmitAndWait(int64_t timeout_ns);

@@ -14,6 +14,7 @@ struct TimerNode {
   TimerNode* prev = nullptr;
   TimerNode* next = nullptr;
   int64_t deadline_ns = 0;
+  uint32_t owner = 0;  // The caller's name for what this timer belongs to.
   bool scheduled() const { return prev != nullptr; }
 };
 

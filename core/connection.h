@@ -1,0 +1,48 @@
+// Connection: one client connection's state machine, as in wrk:
+//   kIdle -> kConnecting -> kActive (send, receive, parse; repeat per request) -> kClosing
+//   -> kIdle (reconnect for the next request) or kDone.
+// All memory is allocated once per worker; nothing here grows with the request count.
+#pragma once
+
+#include <cstdint>
+
+#include "net/timer_wheel.h"
+#include "proto/request_template.h"
+#include "proto/response_parser.h"
+
+namespace uringload::core {
+
+enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
+
+struct Connection {
+  net::TimerNode timer;  // First member: the timer wheel hands back a TimerNode*.
+  proto::ResponseParser parser;
+  proto::RenderedRequest request;
+  uint64_t index = 0;               // Request in flight (valid while has_request).
+  int64_t sent_at_ns = 0;           // When the request's send was queued.
+  const char* send_data = nullptr;  // The rendered request (template or own storage).
+  uint32_t slot = 0;                // Direct descriptor slot, fixed for the connection's life.
+  uint32_t generation = 0;          // Bumped on every close: completions of older ops are stale.
+  uint32_t send_offset = 0;         // Bytes of the current request already sent.
+  uint32_t send_size = 0;
+  int socket_error = 0;  // errno of a failed socket creation, reported by the connect.
+  ConnState state = ConnState::kIdle;
+  bool has_request = false;  // A started request that has no outcome yet.
+  bool send_pending = false;
+  bool recv_armed = false;
+  bool rearm_queued = false;
+  bool open = false;  // Counted in connections_open.
+};
+
+// user_data of every SQE: which connection, which incarnation, which operation.
+enum class Op : uint8_t { kSocket = 1, kConnect, kSend, kRecv, kCancel, kClose };
+
+inline uint64_t PackUserData(uint32_t slot, uint32_t generation, Op op) {
+  return (static_cast<uint64_t>(op) << 56) | (static_cast<uint64_t>(generation & 0xffffff) << 32) |
+         slot;
+}
+inline uint32_t UserDataSlot(uint64_t data) { return static_cast<uint32_t>(data); }
+inline uint32_t UserDataGeneration(uint64_t data) { return (data >> 32) & 0xffffff; }
+inline Op UserDataOp(uint64_t data) { return static_cast<Op>(data >> 56); }
+
+}  // namespace uringload::core

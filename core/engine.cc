@@ -1,0 +1,76 @@
+#include "core/engine.h"
+
+#include <algorithm>
+
+#include "net/clock.h"
+
+namespace uringload::core {
+
+Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests) {}
+
+Engine::~Engine() {
+  RequestStop();
+  for (WorkerSlot& slot : workers_) {
+    if (slot.thread.joinable()) slot.thread.join();
+  }
+}
+
+// Small blocks when requests are few per connection, so every connection gets work at the
+// start; up to 64 to keep the shared counter cold on long runs.
+uint64_t Engine::BlockSize() const {
+  if (!plan_.requests.has_value()) return 16;
+  uint64_t per_connection = *plan_.requests / (4ull * plan_.concurrency);
+  return std::clamp<uint64_t>(per_connection, 1, 64);
+}
+
+absl::Status Engine::Start() {
+  absl::StatusOr<proto::RequestTemplate> tmpl = proto::RequestTemplate::Build(plan_.request);
+  if (!tmpl.ok()) return tmpl.status();
+  template_ = *std::move(tmpl);
+  started_at_ = absl::Now();
+  int64_t deadline_ns = 0;
+  if (plan_.duration.has_value()) {
+    deadline_ns = net::MonotonicNanos() + absl::ToInt64Nanoseconds(*plan_.duration);
+  }
+  workers_.resize(plan_.threads);
+  for (uint32_t i = 0; i < plan_.threads; ++i) {
+    WorkerConfig config{.plan = &plan_,
+                        .request = &*template_,
+                        .connections = ConnectionsForWorker(plan_.concurrency, plan_.threads, i),
+                        .deadline_ns = deadline_ns,
+                        .block_size = BlockSize()};
+    WorkerSlot& slot = workers_[i];
+    slot.worker = std::make_unique<Worker>(config, &source_, slot.stats.get(), &stop_);
+    slot.thread = std::thread([this, &slot] {
+      slot.status = slot.worker->Run();      // The ring is created inside, in this thread.
+      if (!slot.status.ok()) RequestStop();  // The others finish what they started.
+      slot.finished_at = absl::Now();
+      finished_.fetch_add(1, std::memory_order_release);
+    });
+  }
+  return absl::OkStatus();
+}
+
+RunStats Engine::Snapshot() const {
+  RunStats merged;
+  for (const WorkerSlot& slot : workers_) merged.Merge(slot.stats->Snapshot());
+  return merged;
+}
+
+absl::StatusOr<RunResult> Engine::Wait() {
+  absl::Time ended_at = started_at_;
+  for (WorkerSlot& slot : workers_) {
+    slot.thread.join();
+    ended_at = std::max(ended_at, slot.finished_at);
+  }
+  for (WorkerSlot& slot : workers_) {
+    if (!slot.status.ok()) return slot.status;
+  }
+  RunResult result;
+  result.stats = Snapshot();
+  result.duration = ended_at - started_at_;
+  result.interrupted = stop_.load(std::memory_order_relaxed);
+  return result;
+}
+
+}  // namespace uringload::core

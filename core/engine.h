@@ -1,0 +1,63 @@
+// Engine: runs a RunPlan on T worker threads and merges their stats. The caller may read
+// live snapshots (Snapshot) from another thread while it runs, and ask it to stop early.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/request_source.h"
+#include "core/run_plan.h"
+#include "core/worker.h"
+#include "core/worker_stats.h"
+
+namespace uringload::core {
+
+struct RunResult {
+  RunStats stats;
+  absl::Duration duration;
+  bool interrupted = false;  // Stopped by RequestStop() before the plan's end.
+};
+
+class Engine {
+ public:
+  explicit Engine(const RunPlan& plan);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Builds the request template and starts the workers.
+  absl::Status Start();
+  // Merged live stats of all workers; callable from any thread.
+  RunStats Snapshot() const;
+  absl::Duration Elapsed() const { return absl::Now() - started_at_; }
+  bool Done() const { return finished_.load(std::memory_order_acquire) == workers_.size(); }
+  // No new requests start; in-flight ones finish or time out.
+  void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
+  // Joins the workers. An error means a worker's ring failed.
+  absl::StatusOr<RunResult> Wait();
+
+ private:
+  struct WorkerSlot {
+    std::unique_ptr<WorkerStats> stats = std::make_unique<WorkerStats>();
+    std::unique_ptr<Worker> worker;
+    absl::Status status;
+    absl::Time finished_at;
+    std::thread thread;
+  };
+  uint64_t BlockSize() const;
+
+  const RunPlan plan_;
+  std::optional<proto::RequestTemplate> template_;
+  RequestSource source_;
+  std::atomic<bool> stop_{false};
+  std::atomic<size_t> finished_{0};
+  std::vector<WorkerSlot> workers_;
+  absl::Time started_at_;
+};
+
+}  // namespace uringload::core

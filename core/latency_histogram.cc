@@ -1,0 +1,79 @@
+#include "core/latency_histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace uringload::core {
+
+size_t HistogramBuckets::Index(uint64_t value) {
+  if (value < 2 * kSub) return value;
+  int msb = 63 - std::countl_zero(value);
+  if (msb >= kMaxBits) return kCount - 1;
+  int shift = msb - kSubBits;          // >= 1
+  uint64_t mantissa = value >> shift;  // In [kSub, 2*kSub).
+  return 2 * kSub + static_cast<size_t>(shift - 1) * kSub + (mantissa - kSub);
+}
+
+uint64_t HistogramBuckets::Lower(size_t index) {
+  if (index < 2 * kSub) return index;
+  size_t shift = (index - 2 * kSub) / kSub + 1;
+  uint64_t mantissa = (index - 2 * kSub) % kSub + kSub;
+  return mantissa << shift;
+}
+
+uint64_t HistogramBuckets::Width(size_t index) {
+  if (index < 2 * kSub) return 1;
+  return 1ull << ((index - 2 * kSub) / kSub + 1);
+}
+
+void HistogramSnapshot::Merge(const HistogramSnapshot& other) {
+  for (size_t i = 0; i < counts.size(); ++i) counts[i] += other.counts[i];
+  count += other.count;
+  sum += other.sum;
+  max = std::max(max, other.max);
+}
+
+uint64_t HistogramSnapshot::Quantile(double q) const {
+  if (count == 0) return 0;
+  uint64_t rank = static_cast<uint64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * count));
+  rank = std::max<uint64_t>(rank, 1);
+  uint64_t seen = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    seen += counts[i];
+    if (seen >= rank) {
+      uint64_t mid = HistogramBuckets::Lower(i) + HistogramBuckets::Width(i) / 2;
+      return std::min(mid, max);
+    }
+  }
+  return max;
+}
+
+uint64_t HistogramSnapshot::CountAtOrBelow(uint64_t bound) const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    uint64_t lower = HistogramBuckets::Lower(i);
+    if (lower > bound) break;
+    uint64_t width = HistogramBuckets::Width(i);
+    if (lower + width - 1 <= bound) {
+      total += counts[i];
+    } else {
+      // Spread a straddling bucket's count evenly over its width.
+      total += counts[i] * (bound - lower + 1) / width;
+    }
+  }
+  return total;
+}
+
+HistogramSnapshot LatencyHistogram::Snapshot() const {
+  HistogramSnapshot snap;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    snap.counts[i] = counts_[i].load(std::memory_order_relaxed);
+  }
+  snap.count = count_.load(std::memory_order_relaxed);
+  snap.sum = sum_.load(std::memory_order_relaxed);
+  snap.max = max_.load(std::memory_order_relaxed);
+  return snap;
+}
+
+}  // namespace uringload::core

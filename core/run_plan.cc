@@ -1,0 +1,129 @@
+#include "core/run_plan.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::core {
+namespace {
+
+// Each worker's ring holds its connections' direct descriptors; the kernel caps one ring's
+// table at RLIMIT_NOFILE (DESIGN.md §3).
+uint64_t DescriptorTableLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1u << 20;
+  return limit.rlim_cur;
+}
+
+absl::StatusOr<std::string> ReadBodyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read --body-file '", path, "'"));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+absl::Status CheckCounts(const RunOptions& options) {
+  if (options.requests.has_value() && *options.requests < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("-n/--requests must be at least 1, got ", *options.requests));
+  }
+  if (options.concurrency < 1 || options.concurrency > 10'000'000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("-c/--concurrency must be between 1 and 10000000, got ", options.concurrency));
+  }
+  if (options.threads.has_value() && (*options.threads < 1 || *options.threads > 1024)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("-t/--threads must be between 1 and 1024, got ", *options.threads));
+  }
+  if (options.body.has_value() && options.body_file.has_value()) {
+    return absl::InvalidArgumentError("--body and --body-file cannot be used together");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
+  uint32_t cpus = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  uint32_t threads = options.threads.has_value() ? static_cast<uint32_t>(*options.threads) : cpus;
+  plan.threads = std::min(threads, plan.concurrency);
+  uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
+  uint64_t table_limit = DescriptorTableLimit();
+  if (per_worker > table_limit) {
+    uint64_t needed = (plan.concurrency + table_limit - 1) / table_limit;
+    return absl::InvalidArgumentError(
+        absl::StrCat("-c ", plan.concurrency, " over ", plan.threads, " threads puts ", per_worker,
+                     " connections on one ring, above RLIMIT_NOFILE (", table_limit, "); use -t ",
+                     needed, " or more"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
+                                                     const std::string& text) {
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() ||
+      d == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": invalid duration '", text, "' (examples: 30s, 1.5m, 250ms)"));
+  }
+  return d;
+}
+
+uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
+  return total / workers + (index < total % workers ? 1 : 0);
+}
+
+absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
+  if (absl::Status s = CheckCounts(options); !s.ok()) return s;
+  RunPlan plan;
+  absl::StatusOr<proto::Url> url = proto::ParseUrl(options.url);
+  if (!url.ok()) return url.status();
+  plan.url = *url;
+  plan.concurrency = static_cast<uint32_t>(options.concurrency);
+  if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
+
+  if (options.duration.has_value()) {
+    absl::StatusOr<absl::Duration> d = ParsePositiveDuration("-d/--duration", *options.duration);
+    if (!d.ok()) return d.status();
+    plan.duration = *d;
+  }
+  if (options.requests.has_value()) {
+    plan.requests = static_cast<uint64_t>(*options.requests);
+  } else if (!plan.duration.has_value()) {
+    plan.requests = kDefaultRequests;
+  }
+  absl::StatusOr<absl::Duration> timeout = ParsePositiveDuration("--timeout", options.timeout);
+  if (!timeout.ok()) return timeout.status();
+  plan.timeout = *timeout;
+  absl::StatusOr<absl::Duration> connect_timeout =
+      ParsePositiveDuration("--connect-timeout", options.connect_timeout);
+  if (!connect_timeout.ok()) return connect_timeout.status();
+  plan.connect_timeout = *connect_timeout;
+
+  plan.request.method = options.method;
+  plan.request.target = plan.url.target;
+  plan.request.host_header = plan.url.HostHeader();
+  plan.request.headers = options.headers;
+  plan.request.keep_alive = !options.no_keepalive;
+  if (options.body.has_value()) plan.request.body = *options.body;
+  if (options.body_file.has_value()) {
+    absl::StatusOr<std::string> body = ReadBodyFile(*options.body_file);
+    if (!body.ok()) return body.status();
+    plan.request.body = *std::move(body);
+  }
+  // Build once here so a bad method or header is reported before any traffic.
+  if (absl::Status s = proto::RequestTemplate::Build(plan.request).status(); !s.ok()) return s;
+
+  absl::StatusOr<net::SocketAddress> address = net::Resolve(plan.url.host, plan.url.port);
+  if (!address.ok()) return address.status();
+  plan.address = *address;
+  return plan;
+}
+
+}  // namespace uringload::core

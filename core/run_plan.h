@@ -1,0 +1,57 @@
+// RunPlan: everything a `uringload run` needs, validated once and immutable afterwards.
+// RunOptions holds the raw command-line values; MakeRunPlan checks and resolves them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "net/address.h"
+#include "proto/request_template.h"
+#include "proto/url.h"
+
+namespace uringload::core {
+
+inline constexpr uint64_t kDefaultRequests = 1000;
+
+struct RunOptions {
+  std::string url;
+  std::optional<int64_t> requests;      // -n
+  std::optional<std::string> duration;  // -d, absl duration syntax
+  int64_t concurrency = 100;
+  std::optional<int64_t> threads;
+  std::string method = "GET";
+  std::vector<std::string> headers;
+  std::optional<std::string> body;
+  std::optional<std::string> body_file;
+  std::string timeout = "30s";
+  std::string connect_timeout = "5s";
+  bool no_keepalive = false;
+};
+
+struct RunPlan {
+  proto::Url url;
+  net::SocketAddress address;
+  proto::RequestSpec request;
+  std::optional<uint64_t> requests;  // Exact count, or none (duration only).
+  std::optional<absl::Duration> duration;
+  uint32_t concurrency = 100;
+  uint32_t threads = 1;
+  absl::Duration timeout = absl::Seconds(30);
+  absl::Duration connect_timeout = absl::Seconds(5);
+};
+
+// Validates options and resolves the host. Errors are one line naming the problem.
+absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options);
+
+// Parses a positive duration such as "30s", "1.5m" or "250ms".
+absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
+                                                     const std::string& text);
+
+// Concurrency of worker `index` when `total` connections are spread over `workers`.
+uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index);
+
+}  // namespace uringload::core

@@ -1,0 +1,97 @@
+#include "core/run_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace uringload::core {
+namespace {
+
+RunOptions Valid() {
+  RunOptions o;
+  o.url = "http://127.0.0.1:8080/{i}";
+  return o;
+}
+
+TEST(RunPlanTest, DefaultsToThousandRequests) {
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(Valid());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->requests, kDefaultRequests);
+  EXPECT_FALSE(plan->duration.has_value());
+  EXPECT_EQ(plan->concurrency, 100u);
+  EXPECT_GE(plan->threads, 1u);
+  EXPECT_EQ(plan->request.target, "/{i}");
+  EXPECT_EQ(plan->request.host_header, "127.0.0.1:8080");
+  EXPECT_EQ(plan->address.ToString(), "127.0.0.1:8080");
+}
+
+TEST(RunPlanTest, DurationOnlyHasNoRequestCountAndThreadsNeverExceedConcurrency) {
+  RunOptions o = Valid();
+  o.duration = "2s";
+  o.concurrency = 3;
+  o.threads = 8;
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->requests.has_value());
+  EXPECT_EQ(*plan->duration, absl::Seconds(2));
+  EXPECT_EQ(plan->threads, 3u);
+}
+
+TEST(RunPlanTest, SpreadsConnectionsEvenly) {
+  EXPECT_EQ(ConnectionsForWorker(10, 3, 0), 4u);
+  EXPECT_EQ(ConnectionsForWorker(10, 3, 1), 3u);
+  EXPECT_EQ(ConnectionsForWorker(10, 3, 2), 3u);
+}
+
+struct BadCase {
+  const char* name;
+  void (*mutate)(RunOptions&);
+  const char* message_part;
+};
+
+TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
+  std::vector<BadCase> cases = {
+      {"https", [](RunOptions& o) { o.url = "https://127.0.0.1/"; }, "not supported yet"},
+      {"no scheme", [](RunOptions& o) { o.url = "127.0.0.1/"; }, "invalid URL"},
+      {"port 0", [](RunOptions& o) { o.url = "http://127.0.0.1:0/"; }, "port"},
+      {"n = 0", [](RunOptions& o) { o.requests = 0; }, "-n"},
+      {"n < 0", [](RunOptions& o) { o.requests = -1; }, "-n"},
+      {"c = 0", [](RunOptions& o) { o.concurrency = 0; }, "-c"},
+      {"t = 0", [](RunOptions& o) { o.threads = 0; }, "-t"},
+      {"bad duration", [](RunOptions& o) { o.duration = "5x"; }, "--duration"},
+      {"zero timeout", [](RunOptions& o) { o.timeout = "0s"; }, "--timeout"},
+      {"bad connect timeout", [](RunOptions& o) { o.connect_timeout = "soon"; },
+       "--connect-timeout"},
+      {"bad header", [](RunOptions& o) { o.headers = {"NoColon"}; }, "header"},
+      {"bad method", [](RunOptions& o) { o.method = "G T"; }, "method"},
+      {"both bodies",
+       [](RunOptions& o) {
+         o.body = "a";
+         o.body_file = "/etc/hostname";
+       },
+       "--body"},
+      {"missing body file", [](RunOptions& o) { o.body_file = "/nonexistent/body"; },
+       "--body-file"},
+      {"unknown host", [](RunOptions& o) { o.url = "http://no-such-host.invalid/"; },
+       "no-such-host.invalid"},
+      {"too many per ring",
+       [](RunOptions& o) {
+         o.concurrency = 5'000'000;
+         o.threads = 1;
+       },
+       "RLIMIT_NOFILE"},
+  };
+  for (const BadCase& c : cases) {
+    RunOptions o = Valid();
+    c.mutate(o);
+    absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+    ASSERT_FALSE(plan.ok()) << c.name;
+    std::string message(plan.status().message());
+    EXPECT_NE(message.find(c.message_part), std::string::npos) << c.name << ": " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace uringload::core

@@ -1,0 +1,343 @@
+#include "core/worker.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "absl/strings/str_cat.h"
+#include "net/clock.h"
+
+namespace uringload::core {
+namespace {
+
+constexpr uint16_t kBufferGroup = 0;
+constexpr int64_t kMsNs = 1'000'000;
+constexpr int64_t kMaxWaitWithTimersNs = 10 * kMsNs;  // Timer wheel resolution in practice.
+constexpr int64_t kMaxWaitNs = 100 * kMsNs;           // How fast a stop request is noticed.
+
+int64_t ToNanos(absl::Duration d) { return absl::ToInt64Nanoseconds(d); }
+
+}  // namespace
+
+uint32_t ReceiveBufferCount(uint32_t connections) {
+  uint32_t wanted = std::clamp<uint32_t>((connections + 3) / 4, 64, 32768);
+  return std::bit_ceil(wanted);
+}
+
+Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
+               const std::atomic<bool>* stop)
+    : config_(config),
+      cursor_(source, config.block_size),
+      stats_(stats),
+      stop_(stop),
+      timeout_ns_(ToNanos(config.plan->timeout)),
+      connect_timeout_ns_(ToNanos(config.plan->connect_timeout)) {}
+
+absl::Status Worker::Setup() {
+  uint32_t n = config_.connections;
+  net::RingOptions options;
+  options.sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096));
+  options.cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536));
+  options.direct_descriptors = n;
+  absl::StatusOr<std::unique_ptr<net::Ring>> ring = net::Ring::Create(options);
+  if (!ring.ok()) return ring.status();
+  ring_ = *std::move(ring);
+  absl::StatusOr<std::unique_ptr<net::ProvidedBufferRing>> buffers =
+      net::ProvidedBufferRing::Create(ring_->raw(), kBufferGroup, ReceiveBufferCount(n),
+                                      kReceiveBufferSize);
+  if (!buffers.ok()) return buffers.status();
+  buffers_ = *std::move(buffers);
+  wheel_ = std::make_unique<net::TimerWheel>(net::MonotonicNanos());
+
+  connections_ = std::vector<Connection>(n);
+  const proto::RequestTemplate& tmpl = *config_.request;
+  if (tmpl.has_index()) request_storage_.resize(static_cast<size_t>(n) * tmpl.max_size());
+  for (uint32_t i = 0; i < n; ++i) {
+    Connection& c = connections_[i];
+    c.slot = i;
+    c.timer.owner = i;
+    std::span<char> storage;
+    if (tmpl.has_index()) {
+      storage = std::span<char>(request_storage_).subspan(i * tmpl.max_size(), tmpl.max_size());
+    }
+    c.request = proto::RenderedRequest(&tmpl, storage);
+  }
+  rearm_queue_.reserve(n);
+  return absl::OkStatus();
+}
+
+absl::Status Worker::Run() {
+  if (absl::Status s = Setup(); !s.ok()) return s;
+  StartAll();
+  while (live_ > 0) {
+    int64_t now = net::MonotonicNanos();
+    if (!draining_ && (stop_->load(std::memory_order_relaxed) ||
+                       (config_.deadline_ns != 0 && now >= config_.deadline_ns))) {
+      draining_ = true;
+    }
+    wheel_->Advance(now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
+    int ret = ring_->SubmitAndWait(WaitBudget(now));
+    if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+      return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
+    }
+    ring_->DrainCompletions([this](const io_uring_cqe& cqe) { OnCompletion(cqe); });
+    buffers_->Publish();
+    RearmQueued();
+  }
+  return absl::OkStatus();
+}
+
+void Worker::StartAll() {
+  for (Connection& c : connections_) {
+    if (NextRequest(c)) {
+      ++live_;
+      Connect(c);
+    } else {
+      c.state = ConnState::kDone;
+    }
+  }
+}
+
+int64_t Worker::WaitBudget(int64_t now) const {
+  int64_t wait = wheel_->size() > 0 ? kMaxWaitWithTimersNs : kMaxWaitNs;
+  if (!draining_ && config_.deadline_ns != 0) {
+    wait = std::min(wait, std::max<int64_t>(config_.deadline_ns - now, 0));
+  }
+  return wait;
+}
+
+bool Worker::NextRequest(Connection& c) {
+  if (draining_ || !cursor_.Next(&c.index)) return false;
+  c.has_request = true;
+  stats_->RequestStarted();
+  return true;
+}
+
+void Worker::Connect(Connection& c) {
+  const net::SocketAddress& address = config_.plan->address;
+  ring_->Reserve(2);  // socket -> connect is one linked chain.
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_socket_direct(sqe, address.family(), SOCK_STREAM, 0, c.slot, 0);
+  sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kSocket));
+  sqe = ring_->GetSqe();
+  io_uring_prep_connect(sqe, c.slot, address.get(), address.length);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
+  c.state = ConnState::kConnecting;
+  c.socket_error = 0;
+  wheel_->Schedule(&c.timer, net::MonotonicNanos() + connect_timeout_ns_);
+}
+
+void Worker::SendRequest(Connection& c) {
+  std::string_view bytes = c.request.Render(c.index);
+  c.send_data = bytes.data();
+  c.send_size = static_cast<uint32_t>(bytes.size());
+  c.send_offset = 0;
+  c.parser.Start(config_.request->is_head());
+  c.sent_at_ns = net::MonotonicNanos();
+  wheel_->Schedule(&c.timer, c.sent_at_ns + timeout_ns_);
+  QueueSend(c);
+}
+
+void Worker::QueueSend(Connection& c) {
+  io_uring_sqe* sqe = ring_->GetSqe();
+  // MSG_WAITALL: no short writes short of an error (DESIGN.md §3).
+  io_uring_prep_send(sqe, c.slot, c.send_data + c.send_offset, c.send_size - c.send_offset,
+                     MSG_WAITALL | MSG_NOSIGNAL);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kSend));
+  c.send_pending = true;
+}
+
+void Worker::ArmRecv(Connection& c) {
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_recv_multishot(sqe, c.slot, nullptr, 0, 0);
+  sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
+  sqe->buf_group = kBufferGroup;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kRecv));
+  c.recv_armed = true;
+}
+
+// Cancel everything pending on the descriptor, then close it. The hard link keeps the close
+// even when there was nothing to cancel; close_direct alone would leave a recv pending.
+void Worker::Close(Connection& c) {
+  wheel_->Cancel(&c.timer);
+  if (c.open) {
+    stats_->ConnectionClosed();
+    c.open = false;
+  }
+  ++c.generation;  // Completions of the old incarnation are stale from now on.
+  c.state = ConnState::kClosing;
+  c.recv_armed = false;
+  c.send_pending = false;
+  ring_->Reserve(2);
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_cancel_fd(sqe, c.slot, IORING_ASYNC_CANCEL_FD_FIXED | IORING_ASYNC_CANCEL_ALL);
+  sqe->flags |= IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kCancel));
+  sqe = ring_->GetSqe();
+  io_uring_prep_close_direct(sqe, c.slot);
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kClose));
+}
+
+void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
+  c.has_request = false;
+  wheel_->Cancel(&c.timer);
+  stats_->RequestEnded(outcome, error);
+  if (outcome == Outcome::kOk) {
+    stats_->ResponseReceived(c.parser.status_code(), net::MonotonicNanos() - c.sent_at_ns);
+  }
+}
+
+void Worker::OnCompletion(const io_uring_cqe& cqe) {
+  Connection& c = connections_[UserDataSlot(cqe.user_data)];
+  bool stale = UserDataGeneration(cqe.user_data) != (c.generation & 0xffffff);
+  Op op = UserDataOp(cqe.user_data);
+  if (stale) {
+    // A late completion of a closed incarnation: only its buffer matters.
+    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    return;
+  }
+  switch (op) {
+    case Op::kSocket:  // Posted only on failure (CQE_SKIP_SUCCESS); the connect follows.
+      c.socket_error = -cqe.res;
+      break;
+    case Op::kConnect:
+      OnConnect(c, cqe.res);
+      break;
+    case Op::kSend:
+      OnSend(c, cqe.res);
+      break;
+    case Op::kRecv:
+      OnRecv(c, cqe);
+      break;
+    case Op::kCancel:  // Nothing was pending: fine.
+      break;
+    case Op::kClose:
+      OnClosed(c);
+      break;
+  }
+}
+
+void Worker::OnConnect(Connection& c, int res) {
+  if (res < 0) {
+    int error = res == -ECANCELED && c.socket_error != 0 ? c.socket_error : -res;
+    FinishRequest(c, Outcome::kConnectError, error);
+    Close(c);
+    return;
+  }
+  c.state = ConnState::kActive;
+  c.open = true;
+  stats_->ConnectionOpened();
+  ArmRecv(c);
+  SendRequest(c);
+}
+
+void Worker::OnSend(Connection& c, int res) {
+  c.send_pending = false;
+  if (res < 0) {
+    if (c.has_request) FinishRequest(c, Outcome::kReset, -res);
+    Close(c);
+    return;
+  }
+  stats_->BytesSent(res);
+  c.send_offset += res;
+  if (c.has_request && c.send_offset < c.send_size) QueueSend(c);
+}
+
+void Worker::OnRecv(Connection& c, const io_uring_cqe& cqe) {
+  bool more = cqe.flags & IORING_CQE_F_MORE;
+  if (!more) c.recv_armed = false;
+  if (cqe.res > 0) {
+    uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
+    stats_->BytesReceived(cqe.res);
+    OnData(c, buffers_->Data(id, cqe.res));
+    buffers_->Return(id);  // llhttp keeps no pointers into it.
+  } else if (cqe.flags & IORING_CQE_F_BUFFER) {
+    buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);  // Never expected; never leak.
+  }
+  if (cqe.res == 0) {
+    OnPeerClosed(c);
+    return;
+  }
+  if (cqe.res < 0 && cqe.res != -ENOBUFS) {
+    if (c.has_request) FinishRequest(c, Outcome::kReset, -cqe.res);
+    Close(c);
+    return;
+  }
+  // Out of buffers or multishot ended (e.g. CQ overflow): data waits in the socket.
+  if (!c.recv_armed && c.state == ConnState::kActive && !c.rearm_queued) {
+    c.rearm_queued = true;
+    rearm_queue_.push_back(c.slot);
+  }
+}
+
+void Worker::OnData(Connection& c, std::string_view data) {
+  if (!c.has_request) {  // Bytes nobody asked for: the connection cannot be trusted.
+    Close(c);
+    return;
+  }
+  proto::ResponseParser::Result r = c.parser.Feed(data);
+  if (r.state == proto::ResponseParser::State::kNeedMore) return;
+  if (r.state == proto::ResponseParser::State::kError) {
+    FinishRequest(c, Outcome::kParseError, 0);
+    Close(c);
+    return;
+  }
+  FinishRequest(c, Outcome::kOk, 0);
+  // Reuse only a clean keep-alive connection: no extra bytes, our send finished.
+  bool reusable = c.parser.keep_alive() && r.consumed == data.size() && !c.send_pending;
+  if (reusable && NextRequest(c)) {
+    SendRequest(c);
+  } else {
+    Close(c);
+  }
+}
+
+void Worker::OnPeerClosed(Connection& c) {
+  if (c.has_request) {
+    proto::ResponseParser::Result r = c.parser.Finish();
+    if (r.state == proto::ResponseParser::State::kComplete) {
+      FinishRequest(c, Outcome::kOk, 0);  // A body delimited by the close.
+    } else if (c.parser.started()) {
+      FinishRequest(c, Outcome::kParseError, 0);  // Truncated response.
+    } else {
+      FinishRequest(c, Outcome::kReset, ECONNRESET);  // Closed before any response byte.
+    }
+  }
+  Close(c);
+}
+
+void Worker::OnClosed(Connection& c) {
+  c.state = ConnState::kIdle;
+  if (NextRequest(c)) {
+    Connect(c);
+  } else {
+    c.state = ConnState::kDone;
+    --live_;
+  }
+}
+
+void Worker::OnTimeout(Connection& c) {
+  if (c.state == ConnState::kConnecting) {
+    FinishRequest(c, Outcome::kConnectError, ETIMEDOUT);
+    Close(c);
+  } else if (c.state == ConnState::kActive && c.has_request) {
+    FinishRequest(c, Outcome::kTimeout, 0);
+    Close(c);
+  }
+}
+
+void Worker::RearmQueued() {
+  for (uint32_t slot : rearm_queue_) {
+    Connection& c = connections_[slot];
+    c.rearm_queued = false;
+    if (c.state == ConnState::kActive && !c.recv_armed) ArmRecv(c);
+  }
+  rearm_queue_.clear();
+}
+
+}  // namespace uringload::core

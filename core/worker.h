@@ -1,0 +1,88 @@
+// Worker: one thread, one io_uring, a fixed set of connections driven as state machines.
+// Takes request indexes from the shared RequestSource, records into its own WorkerStats.
+// Nothing on its hot path allocates, locks or makes a syscall beyond io_uring_enter.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/connection.h"
+#include "core/request_source.h"
+#include "core/run_plan.h"
+#include "core/worker_stats.h"
+#include "net/buffer_ring.h"
+#include "net/ring.h"
+#include "net/timer_wheel.h"
+
+namespace uringload::core {
+
+struct WorkerConfig {
+  const RunPlan* plan = nullptr;
+  const proto::RequestTemplate* request = nullptr;
+  uint32_t connections = 0;
+  int64_t deadline_ns = 0;  // Stop starting requests then (0: no deadline).
+  uint64_t block_size = 1;  // Indexes claimed from the source at a time.
+};
+
+// Receive buffers for a worker with `connections`: a quarter as many 1 KiB buffers as
+// connections, rounded up to a power of two, at least 64 and at most 32768. Responses that
+// arrive together beyond that wait in their sockets (ENOBUFS, re-armed after the batch), so
+// memory follows bytes in flight per batch instead of connections (~256-512 B each).
+uint32_t ReceiveBufferCount(uint32_t connections);
+inline constexpr uint32_t kReceiveBufferSize = 1024;
+
+class Worker {
+ public:
+  Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
+         const std::atomic<bool>* stop);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Runs until every request this worker started has an outcome. Call in the worker's thread.
+  absl::Status Run();
+
+ private:
+  absl::Status Setup();
+  void StartAll();
+  void Loop(int64_t now);
+  int64_t WaitBudget(int64_t now) const;
+
+  bool NextRequest(Connection& c);
+  void Connect(Connection& c);
+  void SendRequest(Connection& c);
+  void QueueSend(Connection& c);
+  void ArmRecv(Connection& c);
+  void Close(Connection& c);
+  void FinishRequest(Connection& c, Outcome outcome, int error);
+
+  void OnCompletion(const io_uring_cqe& cqe);
+  void OnConnect(Connection& c, int res);
+  void OnSend(Connection& c, int res);
+  void OnRecv(Connection& c, const io_uring_cqe& cqe);
+  void OnData(Connection& c, std::string_view data);
+  void OnPeerClosed(Connection& c);
+  void OnClosed(Connection& c);
+  void OnTimeout(Connection& c);
+  void RearmQueued();
+
+  const WorkerConfig config_;
+  RequestCursor cursor_;
+  WorkerStats* stats_;
+  const std::atomic<bool>* stop_;
+  int64_t timeout_ns_;
+  int64_t connect_timeout_ns_;
+
+  std::unique_ptr<net::Ring> ring_;
+  std::unique_ptr<net::ProvidedBufferRing> buffers_;
+  std::unique_ptr<net::TimerWheel> wheel_;
+  std::vector<Connection> connections_;
+  std::vector<char> request_storage_;
+  std::vector<uint32_t> rearm_queue_;
+  uint32_t live_ = 0;  // Connections not yet kDone.
+  bool draining_ = false;
+};
+
+}  // namespace uringload::core

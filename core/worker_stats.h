@@ -1,0 +1,79 @@
+// WorkerStats: one worker's counters and latency histogram, written only by that worker and
+// read at any time by the reporter (relaxed atomics). RunStats is a plain, mergeable copy.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "core/latency_histogram.h"
+#include "core/outcome.h"
+
+namespace uringload::core {
+
+inline constexpr size_t kStatusCodeSlots = 1000;  // Codes 0-999; llhttp accepts 3 digits.
+// Causes of failed requests, by errno (0 = no errno: a parse error or a request timeout).
+inline constexpr size_t kErrnoSlots = 134;
+using CauseCounts = std::array<std::array<uint64_t, kErrnoSlots>, kOutcomeCount>;
+
+struct RunStats {
+  uint64_t started = 0;
+  std::array<uint64_t, kOutcomeCount> outcomes{};
+  std::array<uint64_t, kStatusCodeSlots> status_codes{};
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  uint64_t connections_opened = 0;
+  uint64_t connections_open = 0;
+  uint64_t connections_peak = 0;  // Sum of per-worker peaks: an upper bound of the true peak.
+  CauseCounts causes{};           // [outcome][errno] for every outcome but ok.
+  HistogramSnapshot latency;
+
+  uint64_t completed() const;  // Requests with an outcome.
+  uint64_t in_flight() const { return started - completed(); }
+  uint64_t outcome(Outcome o) const { return outcomes[static_cast<size_t>(o)]; }
+  void Merge(const RunStats& other);
+};
+
+class WorkerStats {
+ public:
+  void RequestStarted() { Bump(started_); }
+  // `error` is the errno behind a failure (0 if none), kept for the summary's error details.
+  void RequestEnded(Outcome o, int error = 0) {
+    Bump(outcomes_[static_cast<size_t>(o)]);
+    if (o != Outcome::kOk) {
+      size_t slot = error > 0 && static_cast<size_t>(error) < kErrnoSlots ? error : 0;
+      Bump(causes_[static_cast<size_t>(o)][slot]);
+    }
+  }
+  void ResponseReceived(int status, uint64_t latency_ns) {
+    Bump(status_codes_[static_cast<size_t>(status) < kStatusCodeSlots ? status : 0]);
+    latency_.Record(latency_ns);
+  }
+  void BytesSent(uint64_t n) { Bump(bytes_sent_, n); }
+  void BytesReceived(uint64_t n) { Bump(bytes_received_, n); }
+  void ConnectionOpened();
+  void ConnectionClosed() {
+    connections_open_.store(connections_open_.load(std::memory_order_relaxed) - 1,
+                            std::memory_order_relaxed);
+  }
+
+  RunStats Snapshot() const;
+
+ private:
+  static void Bump(std::atomic<uint64_t>& a, uint64_t by = 1) {
+    a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  }
+
+  std::atomic<uint64_t> started_{0};
+  std::array<std::atomic<uint64_t>, kOutcomeCount> outcomes_{};
+  std::array<std::atomic<uint64_t>, kStatusCodeSlots> status_codes_{};
+  std::atomic<uint64_t> bytes_sent_{0};
+  std::atomic<uint64_t> bytes_received_{0};
+  std::atomic<uint64_t> connections_opened_{0};
+  std::atomic<uint64_t> connections_open_{0};
+  std::atomic<uint64_t> connections_peak_{0};
+  std::array<std::array<std::atomic<uint64_t>, kErrnoSlots>, kOutcomeCount> causes_{};
+  LatencyHistogram latency_;
+};
+
+}  // namespace uringload::core

@@ -1,0 +1,168 @@
+#include "exporters/run_report.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "exporters/json_writer.h"
+
+namespace uringload::exporters {
+namespace {
+
+using core::Outcome;
+using core::RunStats;
+
+constexpr double kNs = 1e9;
+
+std::string FormatSeconds(double seconds) {
+  if (seconds < 1e-3) return absl::StrFormat("%.1fus", seconds * 1e6);
+  if (seconds < 1.0) return absl::StrFormat("%.2fms", seconds * 1e3);
+  return absl::StrFormat("%.2fs", seconds);
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? absl::StrCat(bytes, " B") : absl::StrFormat("%.2f %s", value, units[unit]);
+}
+
+double Rate(uint64_t count, absl::Duration d) {
+  double seconds = absl::ToDoubleSeconds(d);
+  return seconds > 0 ? count / seconds : 0.0;
+}
+
+struct Quantiles {
+  double mean, p50, p90, p99, p999, max;
+};
+
+Quantiles LatencyQuantiles(const core::HistogramSnapshot& h) {
+  return {h.Mean() / kNs,         h.Quantile(0.5) / kNs,   h.Quantile(0.9) / kNs,
+          h.Quantile(0.99) / kNs, h.Quantile(0.999) / kNs, static_cast<double>(h.max) / kNs};
+}
+
+uint64_t Failures(const RunStats& s) { return s.completed() - s.outcome(Outcome::kOk); }
+
+std::string ErrorMessage(size_t error) {
+  return error == 0 ? std::string("no errno") : std::string(strerror(static_cast<int>(error)));
+}
+
+std::string ErrorDetails(const RunStats& s) {
+  std::string out;
+  for (size_t o = 1; o < core::kOutcomeCount; ++o) {
+    for (size_t e = 0; e < core::kErrnoSlots; ++e) {
+      uint64_t n = s.causes[o][e];
+      if (n == 0) continue;
+      std::string cause = e != 0                              ? ErrorMessage(e)
+                          : o == size_t(Outcome::kTimeout)    ? "no complete response in time"
+                          : o == size_t(Outcome::kParseError) ? "malformed or truncated response"
+                                                              : "unknown";
+      absl::StrAppend(&out, "  ", core::kOutcomeNames[o], ": ", n, " (", cause, ")\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatRunSummary(const RunReport& report) {
+  const RunStats& s = report.result->stats;
+  absl::Duration d = report.result->duration;
+  Quantiles q = LatencyQuantiles(s.latency);
+  std::string out = absl::StrCat("Target:      ", report.target, "\n");
+  absl::StrAppend(&out, "Plan:        ",
+                  report.planned ? absl::StrCat(*report.planned, " requests") : "duration", ", ",
+                  report.concurrency, " connections, ", report.threads, " threads",
+                  report.result->interrupted ? " (interrupted)" : "", "\n");
+  absl::StrAppend(
+      &out,
+      absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s\n", s.completed(),
+                      s.started, FormatSeconds(absl::ToDoubleSeconds(d)), Rate(s.completed(), d)));
+  absl::StrAppend(&out, "Latency:     mean ", FormatSeconds(q.mean), ", p50 ", FormatSeconds(q.p50),
+                  ", p90 ", FormatSeconds(q.p90), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
+                  FormatSeconds(q.p999), ", max ", FormatSeconds(q.max), "\n");
+  absl::StrAppend(&out, "Outcomes:   ");
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) {
+    absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);
+  }
+  absl::StrAppend(&out, "\nStatus:     ");
+  bool any_status = false;
+  for (size_t code = 0; code < s.status_codes.size(); ++code) {
+    if (s.status_codes[code] == 0) continue;
+    absl::StrAppend(&out, " ", code, ": ", s.status_codes[code]);
+    any_status = true;
+  }
+  if (!any_status) absl::StrAppend(&out, " none");
+  absl::StrAppend(&out, "\nBytes:       sent ", FormatBytes(s.bytes_sent), ", received ",
+                  FormatBytes(s.bytes_received), "\n");
+  absl::StrAppend(&out, "Connections: opened ", s.connections_opened, ", peak ", s.connections_peak,
+                  "\n");
+  if (Failures(s) > 0) absl::StrAppend(&out, "Errors:\n", ErrorDetails(s));
+  return out;
+}
+
+std::string RunResultToJson(const RunReport& report) {
+  const RunStats& s = report.result->stats;
+  absl::Duration d = report.result->duration;
+  Quantiles q = LatencyQuantiles(s.latency);
+  JsonWriter w;
+  w.BeginObject();
+  w.String("target", report.target);
+  w.Number("concurrency", uint64_t{report.concurrency});
+  w.Number("threads", uint64_t{report.threads});
+  w.Bool("interrupted", report.result->interrupted);
+  w.BeginObject("requests");
+  report.planned ? w.Number("planned", *report.planned) : w.Null("planned");
+  w.Number("started", s.started).Number("completed", s.completed()).EndObject();
+  w.BeginObject("outcomes");
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) w.Number(core::kOutcomeNames[o], s.outcomes[o]);
+  w.EndObject();
+  w.BeginObject("status_codes");
+  for (size_t code = 0; code < s.status_codes.size(); ++code) {
+    if (s.status_codes[code] > 0) w.Number(std::to_string(code), s.status_codes[code]);
+  }
+  w.EndObject();
+  w.Number("duration_seconds", absl::ToDoubleSeconds(d));
+  w.Number("requests_per_second", Rate(s.completed(), d));
+  w.BeginObject("latency_seconds")
+      .Number("mean", q.mean)
+      .Number("p50", q.p50)
+      .Number("p90", q.p90)
+      .Number("p99", q.p99)
+      .Number("p999", q.p999)
+      .Number("max", q.max)
+      .EndObject();
+  w.BeginObject("bytes").Number("sent", s.bytes_sent).Number("received", s.bytes_received);
+  w.EndObject();
+  w.BeginObject("connections")
+      .Number("opened", s.connections_opened)
+      .Number("peak", s.connections_peak)
+      .EndObject();
+  w.BeginArray("errors");
+  for (size_t o = 1; o < core::kOutcomeCount; ++o) {
+    for (size_t e = 0; e < core::kErrnoSlots; ++e) {
+      if (s.causes[o][e] == 0) continue;
+      w.BeginObject().String("outcome", core::kOutcomeNames[o]).Number("errno", uint64_t{e});
+      w.String("message", e ? ErrorMessage(e) : "").Number("count", s.causes[o][e]).EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
+}
+
+std::string FormatProgress(const RunStats& s, absl::Duration elapsed,
+                           std::optional<uint64_t> planned) {
+  std::string done = planned ? absl::StrFormat("%d/%d (%.1f%%)", s.completed(), *planned,
+                                               100.0 * s.completed() / *planned)
+                             : absl::StrCat(s.completed());
+  return absl::StrFormat("[%7.1fs] %s  %.0f req/s  in flight %d  failed %d",
+                         absl::ToDoubleSeconds(elapsed), done, Rate(s.completed(), elapsed),
+                         s.in_flight(), Failures(s));
+}
+
+}  // namespace uringload::exporters
