@@ -1,0 +1,44 @@
+#include "tests/support/nginx.h"
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "tests/support/ports.h"
+
+namespace uringload::testing {
+
+NginxServer::NginxServer(const NginxOptions& options) {
+  char dir_template[] = "/tmp/uringload-nginx-XXXXXX";
+  prefix_ = mkdtemp(dir_template);
+  port_ = FreePort();
+  std::string conf = absl::StrCat(
+      "worker_processes 1;\ndaemon off;\nmaster_process off;\nerror_log stderr error;\n", "pid ",
+      prefix_, "/nginx.pid;\nevents { worker_connections 30000; }\n",
+      "worker_rlimit_nofile 20000;\n", "http {\n  access_log off;\n  client_body_temp_path ",
+      prefix_, ";\n", "  proxy_temp_path ", prefix_, ";\n  fastcgi_temp_path ", prefix_, ";\n",
+      "  uwsgi_temp_path ", prefix_, ";\n  scgi_temp_path ", prefix_, ";\n",
+      "  keepalive_requests ", options.keepalive_requests, ";\n",
+      "  server {\n    listen 127.0.0.1:", port_, " backlog=4096;\n",
+      "    location / { default_type text/plain; return 200 \"", options.body, "\"; }\n",
+      "  }\n}\n");
+  std::ofstream(prefix_ + "/nginx.conf") << conf;
+  process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
+      "/usr/sbin/nginx", "-e", "stderr", "-p", prefix_, "-c", prefix_ + "/nginx.conf"});
+  ok_ = WaitForListener(port_);
+}
+
+NginxServer::~NginxServer() {
+  process_->Stop(SIGTERM);
+  std::error_code ignored;
+  std::filesystem::remove_all(prefix_, ignored);
+}
+
+std::string NginxServer::Url(const std::string& path) const {
+  return absl::StrCat("http://127.0.0.1:", port_, path);
+}
+
+}  // namespace uringload::testing

@@ -1,0 +1,33 @@
+// NginxServer: a real nginx (Debian's /usr/sbin/nginx) configured by the test in a temporary
+// prefix and listening on a free 127.0.0.1 port, stopped when the object goes away.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tests/support/process.h"
+
+namespace uringload::testing {
+
+struct NginxOptions {
+  int keepalive_requests = 1'000'000;  // nginx closes a connection after this many.
+  std::string body = "hello from nginx";
+};
+
+class NginxServer {
+ public:
+  explicit NginxServer(const NginxOptions& options = {});
+  ~NginxServer();
+  bool ok() const { return ok_; }
+  uint16_t port() const { return port_; }
+  std::string Url(const std::string& path) const;
+
+ private:
+  std::string prefix_;
+  uint16_t port_ = 0;
+  bool ok_ = false;
+  std::unique_ptr<BackgroundProcess> process_;
+};
+
+}  // namespace uringload::testing

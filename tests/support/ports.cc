@@ -1,0 +1,57 @@
+#include "tests/support/ports.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace uringload::testing {
+namespace {
+
+sockaddr_in Loopback(uint16_t port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return addr;
+}
+
+// Binds a TCP socket to 127.0.0.1:0 and returns it with its port.
+int BindAnyPort(uint16_t* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr = Loopback(0);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+uint16_t FreePort() {
+  uint16_t port = 0;
+  close(BindAnyPort(&port));
+  return port;
+}
+
+bool WaitForListener(uint16_t port, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 20) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr = Loopback(port);
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    close(fd);
+    if (ok) return true;
+    usleep(20'000);
+  }
+  return false;
+}
+
+SilentListener::SilentListener() {
+  fd_ = BindAnyPort(&port_);
+  listen(fd_, 4096);
+}
+
+SilentListener::~SilentListener() { close(fd_); }
+
+}  // namespace uringload::testing

@@ -1,0 +1,28 @@
+// Loopback helpers for tests: a free port, waiting for a listener, and a listener that
+// accepts connections into its backlog but never answers (for timeout tests).
+#pragma once
+
+#include <cstdint>
+
+namespace uringload::testing {
+
+// A port on 127.0.0.1 that was free a moment ago.
+uint16_t FreePort();
+// Polls until something accepts TCP connections on 127.0.0.1:port; false after the timeout.
+bool WaitForListener(uint16_t port, int timeout_ms = 10'000);
+
+// Listens on 127.0.0.1 and never accepts nor reads: connects succeed, requests hang.
+class SilentListener {
+ public:
+  SilentListener();
+  ~SilentListener();
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+}  // namespace uringload::testing

@@ -1,0 +1,125 @@
+#include "tests/support/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace uringload::testing {
+namespace {
+
+pid_t Spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (out_fd >= 0) dup2(out_fd, STDOUT_FILENO);
+    if (err_fd >= 0) dup2(err_fd, STDERR_FILENO);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, STDIN_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int ExitCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+double NowSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+// Reads whatever is ready on the pipes into the strings; returns false when both hit EOF.
+bool Pump(int fds[2], std::string* sinks[2], int timeout_ms) {
+  pollfd pfds[2];
+  int n = 0;
+  int which[2];
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i] < 0) continue;
+    pfds[n] = {fds[i], POLLIN, 0};
+    which[n++] = i;
+  }
+  if (n == 0) return false;
+  poll(pfds, n, timeout_ms);
+  for (int k = 0; k < n; ++k) {
+    if (!(pfds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    char buf[65536];
+    ssize_t got = read(fds[which[k]], buf, sizeof(buf));
+    if (got <= 0) {
+      close(fds[which[k]]);
+      fds[which[k]] = -1;
+    } else {
+      sinks[which[k]]->append(buf, got);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_seconds) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) return {};
+  pid_t pid = Spawn(argv, out_pipe[1], err_pipe[1]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  ProcessResult result;
+  int fds[2] = {out_pipe[0], err_pipe[0]};
+  std::string* sinks[2] = {&result.out, &result.err};
+  double deadline = NowSeconds() + timeout_seconds;
+  bool killed = false;
+  while (Pump(fds, sinks, 100)) {
+    if (!killed && NowSeconds() > deadline) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = ExitCode(status);
+  return result;
+}
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv)
+    : pid_(Spawn(argv, -1, -1)) {}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (pid_ > 0 && exit_code_ < 0) Stop(SIGTERM);
+}
+
+bool BackgroundProcess::running() {
+  if (exit_code_ >= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    exit_code_ = ExitCode(status);
+    return false;
+  }
+  return true;
+}
+
+int BackgroundProcess::Stop(int signal) {
+  if (!running()) return exit_code_;
+  kill(pid_, signal);
+  for (int i = 0; i < 100; ++i) {  // 10 s, then force.
+    if (!running()) return exit_code_;
+    usleep(100'000);
+  }
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  exit_code_ = ExitCode(status);
+  return exit_code_;
+}
+
+}  // namespace uringload::testing

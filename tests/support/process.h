@@ -1,0 +1,38 @@
+// Child processes for end-to-end tests: run a command to completion capturing its output,
+// or keep a server running until the object goes away (SIGTERM, then SIGKILL).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace uringload::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal when killed by one.
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] with argv, waits at most `timeout_seconds` (then kills it).
+ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_seconds = 120);
+
+class BackgroundProcess {
+ public:
+  explicit BackgroundProcess(const std::vector<std::string>& argv);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool running();
+  // Sends `signal` and waits for the exit; returns the exit code (128 + signal if killed).
+  int Stop(int signal);
+
+ private:
+  pid_t pid_ = -1;
+  int exit_code_ = -1;
+};
+
+}  // namespace uringload::testing
