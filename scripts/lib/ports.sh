@@ -1,0 +1,22 @@
+# Shell helpers for loopback ports (sourced by scripts; no python needed).
+
+# Prints a TCP port on 127.0.0.1 that nothing listens on right now.
+free_port() {
+  local port
+  for _ in $(seq 200); do
+    port=$(shuf -i 20000-60999 -n 1)
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+  done
+  echo "no free port found" >&2
+  return 1
+}
+
+# Waits up to 10 s until 127.0.0.1:$1 accepts connections.
+wait_for_port() {
+  for _ in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "nothing listens on 127.0.0.1:$1" >&2
+  return 1
+}
