@@ -93,6 +93,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
+  // A repeated flag takes its last value, so scripts can append overrides to defaults.
+  for (CLI::Option* option : run->get_options()) {
+    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  run->get_option("--header")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   return run;
 }
 
