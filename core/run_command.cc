@@ -91,6 +91,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt")
       ->capture_default_str();
   run->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
+  run->add_option("--batch-window", o.batch_window,
+                  "Max wait to batch completions (0 = none); may add this much to latencies")
+      ->capture_default_str();
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
   // A repeated flag takes its last value, so scripts can append overrides to defaults.

@@ -105,6 +105,13 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
       ParsePositiveDuration("--connect-timeout", options.connect_timeout);
   if (!connect_timeout.ok()) return connect_timeout.status();
   plan.connect_timeout = *connect_timeout;
+  absl::Duration window;
+  if (!absl::ParseDuration(options.batch_window, &window) || window < absl::ZeroDuration() ||
+      window > absl::Milliseconds(100)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--batch-window: invalid duration '", options.batch_window, "' (0 to 100ms, e.g. 200us)"));
+  }
+  plan.batch_window = window;
 
   plan.request.method = options.method;
   plan.request.target = plan.url.target;

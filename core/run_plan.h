@@ -29,6 +29,7 @@ struct RunOptions {
   std::optional<std::string> body_file;
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
+  std::string batch_window = "200us";
   bool no_keepalive = false;
 };
 
@@ -42,6 +43,8 @@ struct RunPlan {
   uint32_t threads = 1;
   absl::Duration timeout = absl::Seconds(30);
   absl::Duration connect_timeout = absl::Seconds(5);
+  // How long a worker may wait to collect completions into one batch (0: never waits).
+  absl::Duration batch_window = absl::Microseconds(200);
 };
 
 // Validates options and resolves the host. Errors are one line naming the problem.

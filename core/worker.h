@@ -49,6 +49,7 @@ class Worker {
   void StartAll();
   void Loop(int64_t now);
   int64_t WaitBudget(int64_t now) const;
+  unsigned BatchTarget() const;
 
   bool NextRequest(Connection& c);
   void Connect(Connection& c);
@@ -74,6 +75,7 @@ class Worker {
   const std::atomic<bool>* stop_;
   int64_t timeout_ns_;
   int64_t connect_timeout_ns_;
+  int64_t batch_window_ns_;
 
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<net::ProvidedBufferRing> buffers_;
@@ -81,7 +83,8 @@ class Worker {
   std::vector<Connection> connections_;
   std::vector<char> request_storage_;
   std::vector<uint32_t> rearm_queue_;
-  uint32_t live_ = 0;  // Connections not yet kDone.
+  uint32_t live_ = 0;       // Connections not yet kDone.
+  uint32_t in_flight_ = 0;  // Started requests without an outcome.
   bool draining_ = false;
 };
 

@@ -51,14 +51,14 @@ io_uring_sqe* Ring::GetSqe() {
   return sqe;
 }
 
-int Ring::SubmitAndWait(int64_t timeout_ns) {
+int Ring::SubmitAndWait(int64_t timeout_ns, unsigned wait_for) {
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns < 0) {
-    int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, nullptr, nullptr);
+    int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, wait_for, nullptr, nullptr);
     return ret > 0 ? 0 : ret;
   }
   __kernel_timespec ts{.tv_sec = timeout_ns / 1'000'000'000, .tv_nsec = timeout_ns % 1'000'000'000};
-  int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+  int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, wait_for, &ts, nullptr);
   return ret > 0 ? 0 : ret;
 }
 

@@ -31,9 +31,9 @@ class Ring {
   void Reserve(unsigned count) {
     if (io_uring_sq_space_left(&ring_) < count) io_uring_submit(&ring_);
   }
-  // Submits everything and waits for at least one completion or `timeout_ns` (< 0: forever).
-  // Returns 0, -ETIME on timeout, or another -errno.
-  int SubmitAndWait(int64_t timeout_ns);
+  // Submits everything and waits until `wait_for` completions are ready or `timeout_ns`
+  // passed (< 0: forever). Returns 0, -ETIME on timeout, or another -errno.
+  int SubmitAndWait(int64_t timeout_ns, unsigned wait_for = 1);
 
   // Calls fn(const io_uring_cqe&) for every ready completion and consumes them.
   template <typename Fn>
