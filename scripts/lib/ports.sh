@@ -1,10 +1,12 @@
 # Shell helpers for loopback ports (sourced by scripts; no python needed).
 
-# Prints a TCP port on 127.0.0.1 that nothing listens on right now.
+# Prints a TCP port on 127.0.0.1 that nothing listens on right now, chosen below the
+# ephemeral range so no client connection of this machine can be holding it.
 free_port() {
-  local port
+  local port low
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range
   for _ in $(seq 200); do
-    port=$(shuf -i 20000-60999 -n 1)
+    port=$(shuf -i 10000-$((low - 1)) -n 1)
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
   done
   echo "no free port found" >&2

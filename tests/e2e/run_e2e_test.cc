@@ -102,6 +102,17 @@ TEST(RunE2ETest, DurationRunAccountsForEveryStartedRequest) {
   EXPECT_LT(duration, 3.0);
 }
 
+TEST(RunE2ETest, Ipv6LiteralAndHostName) {
+  NginxServer nginx6({.ipv6 = true});
+  ASSERT_TRUE(nginx6.ok());
+  ExpectAllOk(RunUringload({"-n", "2000", "-c", "10", nginx6.Url("/{i}")}), 2000);
+  NginxServer nginx;
+  ASSERT_TRUE(nginx.ok());
+  ExpectAllOk(RunUringload({"-n", "2000", "-c", "10",
+                            "http://localhost:" + std::to_string(nginx.port()) + "/"}),
+              2000);
+}
+
 TEST(RunE2ETest, DurationAndCountTogetherEndAtTheCount) {
   NginxServer nginx;
   ASSERT_TRUE(nginx.ok());

@@ -21,14 +21,15 @@ NginxServer::NginxServer(const NginxOptions& options) {
       "worker_rlimit_nofile 20000;\n", "http {\n  access_log off;\n  client_body_temp_path ",
       prefix_, ";\n", "  proxy_temp_path ", prefix_, ";\n  fastcgi_temp_path ", prefix_, ";\n",
       "  uwsgi_temp_path ", prefix_, ";\n  scgi_temp_path ", prefix_, ";\n",
-      "  keepalive_requests ", options.keepalive_requests, ";\n",
-      "  server {\n    listen 127.0.0.1:", port_, " backlog=4096;\n",
+      "  keepalive_requests ", options.keepalive_requests, ";\n", "  server {\n    listen ",
+      options.ipv6 ? "[::1]:" : "127.0.0.1:", port_, " backlog=4096;\n",
       "    location / { default_type text/plain; return 200 \"", options.body, "\"; }\n",
       "  }\n}\n");
   std::ofstream(prefix_ + "/nginx.conf") << conf;
   process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
       "/usr/sbin/nginx", "-e", "stderr", "-p", prefix_, "-c", prefix_ + "/nginx.conf"});
-  ok_ = WaitForListener(port_);
+  ipv6_ = options.ipv6;
+  ok_ = options.ipv6 ? WaitForListener6(port_) : WaitForListener(port_);
 }
 
 NginxServer::~NginxServer() {
@@ -38,7 +39,7 @@ NginxServer::~NginxServer() {
 }
 
 std::string NginxServer::Url(const std::string& path) const {
-  return absl::StrCat("http://127.0.0.1:", port_, path);
+  return absl::StrCat(ipv6_ ? "http://[::1]:" : "http://127.0.0.1:", port_, path);
 }
 
 }  // namespace uringload::testing

@@ -13,6 +13,7 @@ namespace uringload::testing {
 struct NginxOptions {
   int keepalive_requests = 1'000'000;  // nginx closes a connection after this many.
   std::string body = "hello from nginx";
+  bool ipv6 = false;  // Listen on [::1] instead of 127.0.0.1.
 };
 
 class NginxServer {
@@ -27,6 +28,7 @@ class NginxServer {
   std::string prefix_;
   uint16_t port_ = 0;
   bool ok_ = false;
+  bool ipv6_ = false;
   std::unique_ptr<BackgroundProcess> process_;
 };
 

@@ -47,6 +47,21 @@ bool WaitForListener(uint16_t port, int timeout_ms) {
   return false;
 }
 
+bool WaitForListener6(uint16_t port, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 20) {
+    int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in6 addr{};
+    addr.sin6_family = AF_INET6;
+    addr.sin6_port = htons(port);
+    addr.sin6_addr = in6addr_loopback;
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    close(fd);
+    if (ok) return true;
+    usleep(20'000);
+  }
+  return false;
+}
+
 SilentListener::SilentListener() {
   fd_ = BindAnyPort(&port_);
   listen(fd_, 4096);

@@ -10,6 +10,8 @@ namespace uringload::testing {
 uint16_t FreePort();
 // Polls until something accepts TCP connections on 127.0.0.1:port; false after the timeout.
 bool WaitForListener(uint16_t port, int timeout_ms = 10'000);
+// The same on [::1].
+bool WaitForListener6(uint16_t port, int timeout_ms = 10'000);
 
 // Listens on 127.0.0.1 and never accepts nor reads: connects succeed, requests hang.
 class SilentListener {
