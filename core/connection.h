@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/user_data.h"
 #include "net/timer_wheel.h"
 #include "proto/request_template.h"
 #include "proto/response_parser.h"
@@ -33,16 +34,5 @@ struct Connection {
   bool rearm_queued = false;
   bool open = false;  // Counted in connections_open.
 };
-
-// user_data of every SQE: which connection, which incarnation, which operation.
-enum class Op : uint8_t { kSocket = 1, kConnect, kSend, kRecv, kCancel, kClose };
-
-inline uint64_t PackUserData(uint32_t slot, uint32_t generation, Op op) {
-  return (static_cast<uint64_t>(op) << 56) | (static_cast<uint64_t>(generation & 0xffffff) << 32) |
-         slot;
-}
-inline uint32_t UserDataSlot(uint64_t data) { return static_cast<uint32_t>(data); }
-inline uint32_t UserDataGeneration(uint64_t data) { return (data >> 32) & 0xffffff; }
-inline Op UserDataOp(uint64_t data) { return static_cast<Op>(data >> 56); }
 
 }  // namespace uringload::core

@@ -29,6 +29,7 @@ uint64_t HistogramBuckets::Width(size_t index) {
 
 void HistogramSnapshot::Merge(const HistogramSnapshot& other) {
   for (size_t i = 0; i < counts.size(); ++i) counts[i] += other.counts[i];
+  if (other.count > 0) min = count == 0 ? other.min : std::min(min, other.min);
   count += other.count;
   sum += other.sum;
   max = std::max(max, other.max);
@@ -73,6 +74,7 @@ HistogramSnapshot LatencyHistogram::Snapshot() const {
   snap.count = count_.load(std::memory_order_relaxed);
   snap.sum = sum_.load(std::memory_order_relaxed);
   snap.max = max_.load(std::memory_order_relaxed);
+  snap.min = snap.count == 0 ? 0 : min_.load(std::memory_order_relaxed);
   return snap;
 }
 

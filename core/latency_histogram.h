@@ -26,6 +26,7 @@ struct HistogramSnapshot {
   std::vector<uint64_t> counts = std::vector<uint64_t>(HistogramBuckets::kCount);
   uint64_t count = 0;
   uint64_t sum = 0;
+  uint64_t min = 0;  // 0 when empty.
   uint64_t max = 0;
 
   void Merge(const HistogramSnapshot& other);
@@ -44,6 +45,7 @@ class LatencyHistogram {
     Bump(count_, 1);
     Bump(sum_, value);
     if (value > max_.load(std::memory_order_relaxed)) max_.store(value, std::memory_order_relaxed);
+    if (value < min_.load(std::memory_order_relaxed)) min_.store(value, std::memory_order_relaxed);
   }
   HistogramSnapshot Snapshot() const;
 
@@ -55,6 +57,7 @@ class LatencyHistogram {
   std::atomic<uint64_t> count_{0};
   std::atomic<uint64_t> sum_{0};
   std::atomic<uint64_t> max_{0};
+  std::atomic<uint64_t> min_{~0ull};
 };
 
 }  // namespace uringload::core

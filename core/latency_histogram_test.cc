@@ -42,6 +42,7 @@ TEST(LatencyHistogramTest, QuantilesWithinOnePercentOfExact) {
     HistogramSnapshot snap = h.Snapshot();
     EXPECT_EQ(snap.count, values.size());
     EXPECT_EQ(snap.max, values.back());
+    EXPECT_EQ(snap.min, values.front());
     for (double q : {0.01, 0.5, 0.9, 0.99, 0.999, 1.0}) {
       double exact = ExactQuantile(values, q);
       EXPECT_NEAR(static_cast<double>(snap.Quantile(q)), exact, exact * 0.01) << "q=" << q;
@@ -65,6 +66,7 @@ TEST(LatencyHistogramTest, MergeEqualsRecordingEverythingInOne) {
   EXPECT_EQ(merged.count, expected.count);
   EXPECT_EQ(merged.sum, expected.sum);
   EXPECT_EQ(merged.max, expected.max);
+  EXPECT_EQ(merged.min, expected.min);
   EXPECT_EQ(merged.Quantile(0.99), expected.Quantile(0.99));
 }
 

@@ -3,13 +3,9 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "core/cli_util.h"
 #include "core/run_command.h"
-
-namespace {
-
-constexpr int kUsageError = 2;
-
-}  // namespace
+#include "core/serve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"uringload: io_uring HTTP/1.1 load generator", "uringload"};
@@ -17,6 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   uringload::cli::RunCommandOptions run_options;
   CLI::App* run = uringload::cli::AddRunCommand(app, run_options);
+  uringload::cli::ServeCommandOptions serve_options;
+  CLI::App* serve = uringload::cli::AddServeCommand(app, serve_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -31,8 +29,9 @@ int main(int argc, char** argv) {
       if (c == '\n') c = ' ';
     }
     std::cerr << "uringload: error: " << message << " (see uringload --help)\n";
-    return kUsageError;
+    return uringload::cli::kUsageError;
   }
   if (run->parsed()) return uringload::cli::RunCommand(run_options);
-  return kUsageError;
+  if (serve->parsed()) return uringload::cli::ServeCommand(serve_options);
+  return uringload::cli::kUsageError;
 }

@@ -7,39 +7,22 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/cli_util.h"
 #include "core/engine.h"
 #include "exporters/run_report.h"
 
 namespace uringload::cli {
 namespace {
 
-constexpr int kUsageError = 2;
-constexpr int kRuntimeError = 1;
-
-void PrintError(const std::string& message) {
-  std::cerr << "uringload: error: " << message << "\n";
-}
-
-// SIGINT/SIGTERM are blocked in every thread and collected by the reporter loop with
-// sigtimedwait: no signal handler, no global state.
-sigset_t StopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
-}
-
 // Waits for the engine, drawing progress once a second on a terminal, and turns the first
 // SIGINT/SIGTERM into a graceful stop. Returns the signal that stopped the run, or 0.
-int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, bool show_progress) {
-  sigset_t signals = StopSignals();
+int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t& signals,
+                 bool show_progress) {
   int stopped_by = 0;
   absl::Time next_progress = absl::Now() + absl::Seconds(1);
   while (!engine.Done()) {
-    timespec wait{.tv_sec = 0, .tv_nsec = 100'000'000};
-    int sig = sigtimedwait(&signals, nullptr, &wait);
-    if (sig == SIGINT || sig == SIGTERM) {
+    int sig = WaitForStopSignal(signals, 100);
+    if (sig != 0) {
       if (stopped_by != 0 && sig == SIGINT) _exit(128 + SIGINT);  // Second ^C: leave now.
       stopped_by = sig;
       engine.RequestStop();
@@ -53,21 +36,6 @@ int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, bool show_prog
   }
   if (show_progress) std::fprintf(stderr, "\r\x1b[K");
   return stopped_by;
-}
-
-bool WriteJson(const std::string& path, const std::string& json) {
-  if (path == "-") {
-    std::cout << json << std::flush;
-    return true;
-  }
-  std::ofstream out(path, std::ios::trunc);
-  out << json;
-  out.close();
-  if (!out) {
-    PrintError("cannot write --json file '" + path + "'");
-    return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -110,15 +78,14 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
-  sigset_t signals = StopSignals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // Workers inherit the mask.
+  sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::Engine engine(*plan);
   if (absl::Status s = engine.Start(); !s.ok()) {
     PrintError(std::string(s.message()));
     return kRuntimeError;
   }
   bool show_progress = !options.quiet && isatty(STDERR_FILENO);
-  int stopped_by = SuperviseRun(engine, *plan, show_progress);
+  int stopped_by = SuperviseRun(engine, *plan, signals, show_progress);
   absl::StatusOr<core::RunResult> result = engine.Wait();
   if (!result.ok()) {
     PrintError(std::string(result.status().message()));
@@ -133,7 +100,7 @@ int RunCommand(const RunCommandOptions& options) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }
   if (!options.json_path.empty() &&
-      !WriteJson(options.json_path, exporters::RunResultToJson(report))) {
+      !WriteOutput(options.json_path, exporters::RunResultToJson(report))) {
     return kRuntimeError;
   }
   return stopped_by != 0 ? 128 + stopped_by : 0;

@@ -27,13 +27,6 @@ struct WorkerConfig {
   uint64_t block_size = 1;  // Indexes claimed from the source at a time.
 };
 
-// Receive buffers for a worker with `connections`: a quarter as many 1 KiB buffers as
-// connections, rounded up to a power of two, at least 64 and at most 32768. Responses that
-// arrive together beyond that wait in their sockets (ENOBUFS, re-armed after the batch), so
-// memory follows bytes in flight per batch instead of connections (~256-512 B each).
-uint32_t ReceiveBufferCount(uint32_t connections);
-inline constexpr uint32_t kReceiveBufferSize = 1024;
-
 class Worker {
  public:
   Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,

@@ -37,12 +37,17 @@ double Rate(uint64_t count, absl::Duration d) {
 }
 
 struct Quantiles {
-  double mean, p50, p90, p99, p999, max;
+  double mean, min, p50, p90, p99, p999, max;
 };
 
 Quantiles LatencyQuantiles(const core::HistogramSnapshot& h) {
-  return {h.Mean() / kNs,         h.Quantile(0.5) / kNs,   h.Quantile(0.9) / kNs,
-          h.Quantile(0.99) / kNs, h.Quantile(0.999) / kNs, static_cast<double>(h.max) / kNs};
+  return {.mean = h.Mean() / kNs,
+          .min = h.min / kNs,
+          .p50 = h.Quantile(0.5) / kNs,
+          .p90 = h.Quantile(0.9) / kNs,
+          .p99 = h.Quantile(0.99) / kNs,
+          .p999 = h.Quantile(0.999) / kNs,
+          .max = static_cast<double>(h.max) / kNs};
 }
 
 uint64_t Failures(const RunStats& s) { return s.completed() - s.outcome(Outcome::kOk); }
@@ -82,9 +87,10 @@ std::string FormatRunSummary(const RunReport& report) {
       &out,
       absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s\n", s.completed(),
                       s.started, FormatSeconds(absl::ToDoubleSeconds(d)), Rate(s.completed(), d)));
-  absl::StrAppend(&out, "Latency:     mean ", FormatSeconds(q.mean), ", p50 ", FormatSeconds(q.p50),
-                  ", p90 ", FormatSeconds(q.p90), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
-                  FormatSeconds(q.p999), ", max ", FormatSeconds(q.max), "\n");
+  absl::StrAppend(&out, "Latency:     min ", FormatSeconds(q.min), ", mean ", FormatSeconds(q.mean),
+                  ", p50 ", FormatSeconds(q.p50), ", p90 ", FormatSeconds(q.p90), ", p99 ",
+                  FormatSeconds(q.p99), ", p99.9 ", FormatSeconds(q.p999), ", max ",
+                  FormatSeconds(q.max), "\n");
   absl::StrAppend(&out, "Outcomes:   ");
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
     absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);
@@ -130,6 +136,7 @@ std::string RunResultToJson(const RunReport& report) {
   w.Number("requests_per_second", Rate(s.completed(), d));
   w.BeginObject("latency_seconds")
       .Number("mean", q.mean)
+      .Number("min", q.min)
       .Number("p50", q.p50)
       .Number("p90", q.p90)
       .Number("p99", q.p99)

@@ -2,11 +2,17 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 
 namespace uringload::net {
+
+uint32_t RecommendedBufferCount(uint32_t connections) {
+  return std::bit_ceil(std::clamp<uint32_t>((connections + 3) / 4, 64, 32768));
+}
 
 absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> ProvidedBufferRing::Create(
     io_uring* ring, uint16_t group_id, uint32_t entries, uint32_t buffer_size) {

@@ -13,6 +13,13 @@
 
 namespace uringload::net {
 
+// Buffers for a ring serving `connections`: a quarter as many as connections, rounded up to a
+// power of two, at least 64 and at most 32768. Data that arrives while the ring is dry waits
+// in its socket (ENOBUFS, re-armed after the batch), so memory follows bytes in flight per
+// batch, not connections: ~256-512 B of buffer per connection with kReceiveBufferSize.
+uint32_t RecommendedBufferCount(uint32_t connections);
+inline constexpr uint32_t kReceiveBufferSize = 1024;
+
 class ProvidedBufferRing {
  public:
   // `entries` must be a power of two <= 32768 (buffer ids are 16-bit).

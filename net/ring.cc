@@ -1,5 +1,7 @@
 #include "net/ring.h"
 
+#include <sys/socket.h>
+
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +51,35 @@ io_uring_sqe* Ring::GetSqe() {
     sqe = io_uring_get_sqe(&ring_);
   }
   return sqe;
+}
+
+void Ring::RecvMultishot(uint32_t slot, uint16_t group, uint64_t user_data) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_recv_multishot(sqe, static_cast<int>(slot), nullptr, 0, 0);
+  sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
+  sqe->buf_group = group;
+  io_uring_sqe_set_data64(sqe, user_data);
+}
+
+void Ring::SendAll(uint32_t slot, const char* data, uint32_t size, uint64_t user_data) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_send(sqe, static_cast<int>(slot), data, size, MSG_WAITALL | MSG_NOSIGNAL);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, user_data);
+}
+
+void Ring::CancelThenClose(uint32_t slot, std::span<const uint64_t> pending, uint64_t cancel_data,
+                           uint64_t close_data) {
+  Reserve(static_cast<unsigned>(pending.size()) + 1);  // One chain, submitted whole.
+  for (uint64_t target : pending) {
+    io_uring_sqe* sqe = GetSqe();
+    io_uring_prep_cancel64(sqe, target, 0);
+    sqe->flags |= IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS;
+    io_uring_sqe_set_data64(sqe, cancel_data);
+  }
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_close_direct(sqe, slot);
+  io_uring_sqe_set_data64(sqe, close_data);
 }
 
 int Ring::SubmitAndWait(int64_t timeout_ns, unsigned wait_for) {

@@ -1,0 +1,98 @@
+#include "core/serve_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "absl/time/clock.h"
+#include "core/cli_util.h"
+#include "core/server_engine.h"
+#include "exporters/serve_report.h"
+#include "net/listener.h"
+
+namespace uringload::cli {
+namespace {
+
+void WarnAboutBacklog(int backlog) {
+  int somaxconn = net::SomaxConn();
+  if (somaxconn > 0 && somaxconn < backlog) {
+    std::fprintf(stderr,
+                 "uringload serve: warning: --backlog %d is capped by net.core.somaxconn = %d "
+                 "(sysctl -w net.core.somaxconn=%d)\n",
+                 backlog, somaxconn, backlog);
+  }
+}
+
+}  // namespace
+
+CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
+  CLI::App* serve = app.add_subcommand("serve", "A target HTTP/1.1 server with delays and faults");
+  core::ServeOptions& o = options.serve;
+  serve->add_option("--listen", o.listen, "ADDR:PORT or ADDR:PORT-PORT (repeatable)")
+      ->capture_default_str();
+  serve->add_option("-t,--threads", o.threads,
+                    "Worker threads (default: online CPUs, or enough for --max-connections)");
+  serve
+      ->add_option("--max-connections", o.max_connections,
+                   "Connections to hold at once (sizes the workers' descriptor tables)")
+      ->capture_default_str();
+  serve->add_option("--backlog", o.backlog, "listen() backlog")->capture_default_str();
+  serve->add_option("--delay", o.delay, "0, 50ms, uniform:0s-3s or exp:1.5s")
+      ->capture_default_str();
+  serve->add_option("--body", o.body, "Response body (default: the path's last segment)");
+  serve->add_option("--body-size", o.body_size, "Response body of N bytes");
+  serve->add_option("--fault-reset", o.fault_reset, "Probability: close without answering");
+  serve->add_option("--fault-partial", o.fault_partial, "Probability: half a response, close");
+  serve->add_option("--fault-malformed", o.fault_malformed, "Probability: garbage status line");
+  serve->add_option("--fault-stall", o.fault_stall, "Probability: never answer, hold open");
+  serve->add_option("--fault-status", o.fault_status, "Status code for --fault-status-rate");
+  serve->add_option("--fault-status-rate", o.fault_status_rate,
+                    "Probability: answer --fault-status instead of 200");
+  serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
+  serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)");
+  serve->add_flag("-q,--quiet", options.quiet, "No summary on exit");
+  for (CLI::Option* option : serve->get_options()) {
+    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  serve->get_option("--listen")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  return serve;
+}
+
+int ServeCommand(const ServeCommandOptions& options) {
+  absl::StatusOr<core::ServePlan> plan = core::MakeServePlan(options.serve);
+  if (!plan.ok()) {
+    PrintError(std::string(plan.status().message()));
+    return kUsageError;
+  }
+  WarnAboutBacklog(plan->backlog);
+  sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
+  core::ServerEngine engine(*plan);
+  if (absl::Status s = engine.Start(); !s.ok()) {
+    PrintError(std::string(s.message()));
+    return kRuntimeError;
+  }
+  std::fprintf(stderr, "uringload serve: listening on %s with %u threads\n",
+               exporters::ListenSummary(*plan).c_str(), plan->threads);
+  absl::Time started = absl::Now();
+  while (WaitForStopSignal(signals, 100) == 0 && !engine.Failed()) {
+  }
+  engine.Stop();
+  absl::Status status = engine.Wait();
+  if (!status.ok()) {
+    PrintError(std::string(status.message()));
+    return kRuntimeError;
+  }
+  exporters::ServeReport report{
+      .plan = &*plan, .stats = engine.Snapshot(), .duration = absl::Now() - started};
+  if (!options.quiet && options.json_path != "-") {
+    std::cout << exporters::FormatServeSummary(report) << std::flush;
+  }
+  if (!options.json_path.empty() &&
+      !WriteOutput(options.json_path, exporters::ServeReportToJson(report))) {
+    return kRuntimeError;
+  }
+  return 0;
+}
+
+}  // namespace uringload::cli

@@ -1,0 +1,22 @@
+// The `uringload serve` subcommand: its flags (CLI11) and what it does with them.
+#pragma once
+
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "core/serve_plan.h"
+
+namespace uringload::cli {
+
+struct ServeCommandOptions {
+  core::ServeOptions serve;
+  std::string json_path;  // Summary as JSON on exit ("-" = stdout).
+  bool quiet = false;
+};
+
+CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options);
+
+// Serves until SIGINT/SIGTERM. Returns the process exit status.
+int ServeCommand(const ServeCommandOptions& options);
+
+}  // namespace uringload::cli

@@ -1,0 +1,216 @@
+#include "core/serve_plan.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/time.h"
+
+namespace uringload::core {
+namespace {
+
+constexpr int64_t kMaxBodySize = 64 << 20;
+
+absl::StatusOr<int64_t> ParseNonNegativeDuration(absl::string_view text, const std::string& whole) {
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() || d > absl::Hours(1)) {
+    return absl::InvalidArgumentError(absl::StrCat("--delay: invalid duration '", text, "' in '",
+                                                   whole,
+                                                   "' (use 0, 50ms, uniform:0s-3s or exp:1.5s)"));
+  }
+  return absl::ToInt64Nanoseconds(d);
+}
+
+uint32_t TableLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1u << 20;
+  return static_cast<uint32_t>(std::min<rlim_t>(limit.rlim_cur, 1u << 20));
+}
+
+absl::Status CheckProbability(const char* flag, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " must be a probability in [0, 1]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FaultPlan> MakeFaultPlan(const ServeOptions& o) {
+  FaultPlan f{o.fault_reset, o.fault_partial,     o.fault_malformed,
+              o.fault_stall, o.fault_status_rate, static_cast<int>(o.fault_status.value_or(500))};
+  for (auto [flag, p] : {std::pair{"--fault-reset", f.reset},
+                         {"--fault-partial", f.partial},
+                         {"--fault-malformed", f.malformed},
+                         {"--fault-stall", f.stall},
+                         {"--fault-status-rate", f.status}}) {
+    if (absl::Status s = CheckProbability(flag, p); !s.ok()) return s;
+  }
+  if (f.reset + f.partial + f.malformed + f.stall + f.status > 1.0 + 1e-9) {
+    return absl::InvalidArgumentError("fault probabilities add up to more than 1");
+  }
+  if (o.fault_status.has_value() && (*o.fault_status < 100 || *o.fault_status > 999)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fault-status must be a status code 100-999, got ", *o.fault_status));
+  }
+  if (f.status > 0 && !o.fault_status.has_value()) {
+    return absl::InvalidArgumentError("--fault-status-rate needs --fault-status CODE");
+  }
+  return f;
+}
+
+absl::Status ChooseBody(const ServeOptions& o, ServePlan& plan) {
+  if (o.body.has_value() && o.body_size.has_value()) {
+    return absl::InvalidArgumentError("--body and --body-size cannot be used together");
+  }
+  if (o.body.has_value()) {
+    plan.body_mode = ServePlan::BodyMode::kFixed;
+    plan.body = *o.body;
+  } else if (o.body_size.has_value()) {
+    if (*o.body_size < 0 || *o.body_size > kMaxBodySize) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--body-size must be between 0 and ", kMaxBodySize));
+    }
+    plan.body_mode = ServePlan::BodyMode::kFixed;
+    plan.body.assign(static_cast<size_t>(*o.body_size), 'x');
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
+  if (o.threads.has_value() && (*o.threads < 1 || *o.threads > 1024)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("-t/--threads must be between 1 and 1024, got ", *o.threads));
+  }
+  if (o.max_connections < 1 || o.max_connections > 10'000'000) {
+    return absl::InvalidArgumentError("--max-connections must be between 1 and 10000000");
+  }
+  if (o.backlog < 1 || o.backlog > 1'000'000) {
+    return absl::InvalidArgumentError("--backlog must be between 1 and 1000000");
+  }
+  plan.backlog = static_cast<int>(o.backlog);
+  plan.table_size = TableLimit();
+  // SO_REUSEPORT spreads connections by hash, not evenly: leave each table 25% headroom.
+  uint64_t needed = (o.max_connections * 5 / 4 + plan.table_size - 1) / plan.table_size;
+  uint32_t cpus = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  plan.threads = o.threads.has_value() ? static_cast<uint32_t>(*o.threads)
+                                       : std::max<uint32_t>(cpus, static_cast<uint32_t>(needed));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<DelaySpec> DelaySpec::Parse(const std::string& text) {
+  DelaySpec spec;
+  absl::string_view t(text);
+  if (t == "0" || t.empty()) return spec;
+  if (absl::ConsumePrefix(&t, "uniform:")) {
+    size_t dash = t.find('-', 1);
+    if (dash == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--delay: '", text, "' needs a range, e.g. uniform:0s-3s"));
+    }
+    absl::StatusOr<int64_t> low = ParseNonNegativeDuration(t.substr(0, dash), text);
+    if (!low.ok()) return low.status();
+    absl::StatusOr<int64_t> high = ParseNonNegativeDuration(t.substr(dash + 1), text);
+    if (!high.ok()) return high.status();
+    if (*high < *low) {
+      return absl::InvalidArgumentError(absl::StrCat("--delay: '", text, "' has low > high"));
+    }
+    return DelaySpec{Kind::kUniform, *low, *high};
+  }
+  Kind kind = absl::ConsumePrefix(&t, "exp:") ? Kind::kExponential : Kind::kFixed;
+  absl::StatusOr<int64_t> value = ParseNonNegativeDuration(t, text);
+  if (!value.ok()) return value.status();
+  if (*value == 0) return spec;
+  return DelaySpec{kind, *value, 0};
+}
+
+int64_t DelaySpec::SampleNanos(Rng& rng) const {
+  switch (kind) {
+    case Kind::kNone:
+      return 0;
+    case Kind::kFixed:
+      return a_ns;
+    case Kind::kUniform:
+      return a_ns + static_cast<int64_t>(rng.NextDouble() * static_cast<double>(b_ns - a_ns));
+    case Kind::kExponential:
+      return static_cast<int64_t>(-std::log1p(-rng.NextDouble()) * static_cast<double>(a_ns));
+  }
+  return 0;
+}
+
+int64_t DelaySpec::MeanNanos() const {
+  return kind == Kind::kUniform ? (a_ns + b_ns) / 2 : kind == Kind::kNone ? 0 : a_ns;
+}
+
+Fault FaultPlan::Draw(Rng& rng) const {
+  if (!any()) return Fault::kNone;
+  double u = rng.NextDouble();
+  for (auto [fault, p] : {std::pair{Fault::kReset, reset},
+                          {Fault::kPartial, partial},
+                          {Fault::kMalformed, malformed},
+                          {Fault::kStall, stall},
+                          {Fault::kStatus, status}}) {
+    if (u < p) return fault;
+    u -= p;
+  }
+  return Fault::kNone;
+}
+
+absl::StatusOr<std::vector<net::SocketAddress>> ParseListen(const std::string& text) {
+  absl::string_view t(text);
+  size_t colon = t.rfind(':');
+  if (colon == absl::string_view::npos || colon == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen: '", text, "' must be ADDR:PORT or ADDR:PORT-PORT"));
+  }
+  std::string host(t.substr(0, colon));
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  absl::string_view ports = t.substr(colon + 1);
+  size_t dash = ports.find('-');
+  uint32_t first = 0, last = 0;
+  bool ok = absl::SimpleAtoi(ports.substr(0, dash), &first);
+  ok = ok && (dash == absl::string_view::npos ? (last = first, true)
+                                              : absl::SimpleAtoi(ports.substr(dash + 1), &last));
+  if (!ok || first == 0 || last > 65535 || last < first || last - first >= 1024) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--listen: invalid port in '", text, "' (1-65535, ranges like 8080-8083, <= 1024 ports)"));
+  }
+  std::vector<net::SocketAddress> out;
+  for (uint32_t port = first; port <= last; ++port) {
+    absl::StatusOr<net::SocketAddress> address = net::Resolve(host, static_cast<uint16_t>(port));
+    if (!address.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--listen: ", address.status().message()));
+    }
+    out.push_back(*address);
+  }
+  return out;
+}
+
+absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
+  ServePlan plan;
+  for (const std::string& text : options.listen) {
+    absl::StatusOr<std::vector<net::SocketAddress>> addresses = ParseListen(text);
+    if (!addresses.ok()) return addresses.status();
+    plan.listen.insert(plan.listen.end(), addresses->begin(), addresses->end());
+  }
+  if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
+  if (absl::Status s = ChooseBody(options, plan); !s.ok()) return s;
+  absl::StatusOr<DelaySpec> delay = DelaySpec::Parse(options.delay);
+  if (!delay.ok()) return delay.status();
+  plan.delay = *delay;
+  absl::StatusOr<FaultPlan> faults = MakeFaultPlan(options);
+  if (!faults.ok()) return faults.status();
+  plan.faults = *faults;
+  plan.seed = options.seed;
+  return plan;
+}
+
+}  // namespace uringload::core

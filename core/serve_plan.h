@@ -1,0 +1,72 @@
+// ServePlan: the validated configuration of `uringload serve`: listen addresses (port ranges
+// expanded), worker count, response body, delay distribution and fault probabilities.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/random.h"
+#include "net/address.h"
+
+namespace uringload::core {
+
+// How long each request waits before its response: none, fixed, uniform or exponential.
+struct DelaySpec {
+  enum class Kind { kNone, kFixed, kUniform, kExponential };
+  Kind kind = Kind::kNone;
+  int64_t a_ns = 0;  // fixed value, uniform low bound, or exponential mean
+  int64_t b_ns = 0;  // uniform high bound
+
+  static absl::StatusOr<DelaySpec> Parse(const std::string& text);
+  int64_t SampleNanos(Rng& rng) const;
+  int64_t MeanNanos() const;
+};
+
+enum class Fault : uint8_t { kNone = 0, kReset, kPartial, kMalformed, kStall, kStatus };
+inline constexpr size_t kFaultKinds = 6;
+inline constexpr const char* kFaultNames[kFaultKinds] = {"none",      "reset", "partial",
+                                                         "malformed", "stall", "status"};
+
+struct FaultPlan {
+  double reset = 0, partial = 0, malformed = 0, stall = 0, status = 0;
+  int status_code = 500;
+  bool any() const { return reset + partial + malformed + stall + status > 0; }
+  // One draw decides a request's fate; probabilities are disjoint slices of [0, 1).
+  Fault Draw(Rng& rng) const;
+};
+
+struct ServeOptions {
+  std::vector<std::string> listen = {"127.0.0.1:8080"};
+  std::optional<int64_t> threads;
+  int64_t backlog = 65535;
+  int64_t max_connections = 60000;
+  std::string delay = "0";
+  std::optional<std::string> body;
+  std::optional<int64_t> body_size;
+  double fault_reset = 0, fault_partial = 0, fault_malformed = 0, fault_stall = 0;
+  std::optional<int64_t> fault_status;
+  double fault_status_rate = 0;
+  uint64_t seed = 1;
+};
+
+struct ServePlan {
+  std::vector<net::SocketAddress> listen;
+  uint32_t threads = 1;
+  uint32_t table_size = 0;  // Direct descriptors per worker ring.
+  int backlog = 65535;
+  enum class BodyMode { kEcho, kFixed } body_mode = BodyMode::kEcho;
+  std::string body;  // For kFixed.
+  DelaySpec delay;
+  FaultPlan faults;
+  uint64_t seed = 1;
+};
+
+absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options);
+
+// "127.0.0.1:8080", "[::1]:80" or a port range "127.0.0.1:8080-8083" -> addresses.
+absl::StatusOr<std::vector<net::SocketAddress>> ParseListen(const std::string& text);
+
+}  // namespace uringload::core

@@ -1,0 +1,49 @@
+// ServerConnection: one accepted connection of `uringload serve`. Requests are parsed as they
+// arrive and queued (pipelining); each gets its delay and fault drawn on arrival and is
+// answered in order, one send at a time, when its time comes.
+#pragma once
+
+#include <cstdint>
+
+#include "core/serve_plan.h"
+#include "net/timer_wheel.h"
+#include "proto/request_parser.h"
+#include "proto/response_builder.h"
+
+namespace uringload::core {
+
+struct PendingResponse {
+  int64_t ready_at_ns = 0;
+  Fault fault = Fault::kNone;
+  bool keep_alive = true;
+  uint8_t echo_size = 0;
+  char echo[proto::RequestParser::kMaxEcho];
+};
+
+struct ServerConnection {
+  static constexpr uint8_t kMaxPipelined = 8;
+
+  net::TimerNode timer;  // Fires when the head response is due.
+  proto::RequestParser parser;
+  PendingResponse pending[kMaxPipelined];
+  uint8_t head = 0;
+  uint8_t count = 0;
+  char out[proto::kMaxResponseHead + proto::RequestParser::kMaxEcho];  // Echo responses.
+  const char* send_data = nullptr;
+  uint32_t send_size = 0;
+  uint32_t generation = 0;
+  bool in_use = false;
+  bool recv_armed = false;
+  bool send_pending = false;
+  bool close_after_send = false;
+  bool stalled = false;  // A stall fault: never answer again, hold the connection.
+
+  PendingResponse& Head() { return pending[head]; }
+  PendingResponse& Tail() { return pending[(head + count) % kMaxPipelined]; }
+  void Pop() {
+    head = (head + 1) % kMaxPipelined;
+    --count;
+  }
+};
+
+}  // namespace uringload::core

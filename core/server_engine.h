@@ -1,0 +1,48 @@
+// ServerEngine: runs `uringload serve` on T worker threads until Stop(); live stats merged
+// from every worker on demand.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/serve_plan.h"
+#include "core/server_stats.h"
+#include "core/server_worker.h"
+
+namespace uringload::core {
+
+class ServerEngine {
+ public:
+  explicit ServerEngine(const ServePlan& plan);
+  ~ServerEngine();
+  ServerEngine(const ServerEngine&) = delete;
+  ServerEngine& operator=(const ServerEngine&) = delete;
+
+  // Opens every worker's listeners, then starts the threads.
+  absl::Status Start();
+  ServerRunStats Snapshot() const;
+  // True when a worker ended by itself (its ring failed).
+  bool Failed() const { return failed_.load(std::memory_order_relaxed); }
+  void Stop() { stop_.store(true, std::memory_order_relaxed); }
+  // Joins the workers; the first worker error, if any.
+  absl::Status Wait();
+
+ private:
+  struct WorkerSlot {
+    std::unique_ptr<ServerStats> stats = std::make_unique<ServerStats>();
+    std::unique_ptr<ServerWorker> worker;
+    absl::Status status;
+    std::thread thread;
+  };
+
+  const ServePlan plan_;
+  FixedResponses fixed_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::vector<WorkerSlot> workers_;
+};
+
+}  // namespace uringload::core

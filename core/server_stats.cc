@@ -1,0 +1,42 @@
+#include "core/server_stats.h"
+
+namespace uringload::core {
+
+void ServerRunStats::Merge(const ServerRunStats& o) {
+  connections_accepted += o.connections_accepted;
+  connections_open += o.connections_open;
+  connections_peak += o.connections_peak;
+  requests_received += o.requests_received;
+  requests_answered += o.requests_answered;
+  for (size_t i = 0; i < faults.size(); ++i) faults[i] += o.faults[i];
+  bytes_received += o.bytes_received;
+  bytes_sent += o.bytes_sent;
+  table_full += o.table_full;
+  bad_requests += o.bad_requests;
+  pipeline_overflow += o.pipeline_overflow;
+}
+
+void ServerStats::ConnectionAccepted() {
+  Bump(connections_accepted_);
+  uint64_t open = Get(connections_open_) + 1;
+  Set(connections_open_, open);
+  if (open > Get(connections_peak_)) Set(connections_peak_, open);
+}
+
+ServerRunStats ServerStats::Snapshot() const {
+  ServerRunStats s;
+  s.connections_accepted = Get(connections_accepted_);
+  s.connections_open = Get(connections_open_);
+  s.connections_peak = Get(connections_peak_);
+  s.requests_received = Get(requests_received_);
+  s.requests_answered = Get(requests_answered_);
+  for (size_t i = 0; i < faults_.size(); ++i) s.faults[i] = Get(faults_[i]);
+  s.bytes_received = Get(bytes_received_);
+  s.bytes_sent = Get(bytes_sent_);
+  s.table_full = Get(table_full_);
+  s.bad_requests = Get(bad_requests_);
+  s.pipeline_overflow = Get(pipeline_overflow_);
+  return s;
+}
+
+}  // namespace uringload::core

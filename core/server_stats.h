@@ -1,0 +1,57 @@
+// ServerStats: one `serve` worker's counters (single writer, relaxed atomics, readable by the
+// reporter); ServerRunStats is the plain, mergeable copy.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "core/serve_plan.h"
+
+namespace uringload::core {
+
+struct ServerRunStats {
+  uint64_t connections_accepted = 0;
+  uint64_t connections_open = 0;
+  uint64_t connections_peak = 0;  // Sum of per-worker peaks.
+  uint64_t requests_received = 0;
+  uint64_t requests_answered = 0;              // Complete responses sent (200 or --fault-status).
+  std::array<uint64_t, kFaultKinds> faults{};  // Indexed by Fault; [0] unused.
+  uint64_t bytes_received = 0;
+  uint64_t bytes_sent = 0;
+  uint64_t table_full = 0;         // Accepts refused: the worker's descriptor table was full.
+  uint64_t bad_requests = 0;       // Unparseable requests (connection closed).
+  uint64_t pipeline_overflow = 0;  // Connections closed for pipelining too deep.
+
+  void Merge(const ServerRunStats& other);
+};
+
+class ServerStats {
+ public:
+  void ConnectionAccepted();
+  void ConnectionClosed() { Set(connections_open_, Get(connections_open_) - 1); }
+  void RequestReceived() { Bump(requests_received_); }
+  void RequestAnswered() { Bump(requests_answered_); }
+  void FaultInjected(Fault f) { Bump(faults_[static_cast<size_t>(f)]); }
+  void BytesReceived(uint64_t n) { Bump(bytes_received_, n); }
+  void BytesSent(uint64_t n) { Bump(bytes_sent_, n); }
+  void TableFull() { Bump(table_full_); }
+  void BadRequest() { Bump(bad_requests_); }
+  void PipelineOverflow() { Bump(pipeline_overflow_); }
+
+  ServerRunStats Snapshot() const;
+
+ private:
+  using Counter = std::atomic<uint64_t>;
+  static uint64_t Get(const Counter& c) { return c.load(std::memory_order_relaxed); }
+  static void Set(Counter& c, uint64_t v) { c.store(v, std::memory_order_relaxed); }
+  static void Bump(Counter& c, uint64_t by = 1) { Set(c, Get(c) + by); }
+
+  Counter connections_accepted_{0}, connections_open_{0}, connections_peak_{0};
+  Counter requests_received_{0}, requests_answered_{0};
+  std::array<Counter, kFaultKinds> faults_{};
+  Counter bytes_received_{0}, bytes_sent_{0};
+  Counter table_full_{0}, bad_requests_{0}, pipeline_overflow_{0};
+};
+
+}  // namespace uringload::core

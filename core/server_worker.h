@@ -1,0 +1,70 @@
+// ServerWorker: one thread of `uringload serve`: its own ring, an SO_REUSEPORT listener per
+// listen address with multishot accept into direct descriptors, multishot receive into its
+// buffer ring, llhttp request parsing, delays on its timer wheel and fault injection.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/random.h"
+#include "core/serve_plan.h"
+#include "core/server_connection.h"
+#include "core/server_stats.h"
+#include "net/buffer_ring.h"
+#include "net/listener.h"
+#include "net/ring.h"
+#include "net/timer_wheel.h"
+
+namespace uringload::core {
+
+// Prebuilt responses shared by all workers when the body does not depend on the request.
+struct FixedResponses {
+  std::string ok_keep_alive, ok_close, status_keep_alive, status_close;
+};
+
+class ServerWorker {
+ public:
+  ServerWorker(const ServePlan* plan, const FixedResponses* fixed, uint32_t index,
+               ServerStats* stats, const std::atomic<bool>* stop);
+  ServerWorker(const ServerWorker&) = delete;
+  ServerWorker& operator=(const ServerWorker&) = delete;
+
+  // Opens the listeners (called before Run so bind errors reach the caller first).
+  absl::Status Listen();
+  // Serves until stop is set. Call in the worker's thread.
+  absl::Status Run();
+
+ private:
+  absl::Status Setup();
+  void ArmAccept(uint32_t listener);
+  void ArmRecv(uint32_t slot);
+  void OnCompletion(const io_uring_cqe& cqe);
+  void OnAccept(uint32_t listener, const io_uring_cqe& cqe);
+  void OnRecv(uint32_t slot, const io_uring_cqe& cqe);
+  void OnData(uint32_t slot, std::string_view data);
+  void Enqueue(ServerConnection& c, int64_t now);
+  void Pump(uint32_t slot);
+  bool Respond(uint32_t slot, ServerConnection& c);
+  void Send(uint32_t slot, ServerConnection& c, std::string_view bytes, bool then_close);
+  void OnSend(uint32_t slot, int res);
+  void Close(uint32_t slot);
+  ServerConnection& Conn(uint32_t slot);
+
+  const ServePlan* plan_;
+  const FixedResponses* fixed_;
+  ServerStats* stats_;
+  const std::atomic<bool>* stop_;
+  Rng rng_;
+  std::vector<net::UniqueFd> listeners_;
+  std::unique_ptr<net::Ring> ring_;
+  std::unique_ptr<net::ProvidedBufferRing> buffers_;
+  std::unique_ptr<net::TimerWheel> wheel_;
+  // Indexed by direct-descriptor slot; allocated on a slot's first use and reused after.
+  std::vector<std::unique_ptr<ServerConnection>> connections_;
+  bool warned_table_full_ = false;
+};
+
+}  // namespace uringload::core

@@ -1,0 +1,64 @@
+#include "exporters/serve_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "exporters/json_writer.h"
+
+namespace uringload::exporters {
+
+std::string ListenSummary(const core::ServePlan& plan) {
+  std::string out;
+  for (const net::SocketAddress& address : plan.listen) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", address.ToString());
+  }
+  return out;
+}
+
+std::string FormatServeSummary(const ServeReport& report) {
+  const core::ServerRunStats& s = report.stats;
+  std::string out =
+      absl::StrCat("Served:      ", ListenSummary(*report.plan), " for ",
+                   absl::FormatDuration(absl::Trunc(report.duration, absl::Milliseconds(1))), ", ",
+                   report.plan->threads, " threads\n");
+  absl::StrAppend(&out, "Connections: accepted ", s.connections_accepted, ", peak ",
+                  s.connections_peak, ", refused (table full) ", s.table_full, "\n");
+  absl::StrAppend(&out, "Requests:    received ", s.requests_received, ", answered ",
+                  s.requests_answered, ", bad ", s.bad_requests, ", pipeline overflow ",
+                  s.pipeline_overflow, "\n");
+  absl::StrAppend(&out, "Faults:     ");
+  for (size_t f = 1; f < core::kFaultKinds; ++f) {
+    absl::StrAppend(&out, " ", core::kFaultNames[f], " ", s.faults[f]);
+  }
+  absl::StrAppend(&out, "\nBytes:       received ", s.bytes_received, ", sent ", s.bytes_sent,
+                  "\n");
+  return out;
+}
+
+std::string ServeReportToJson(const ServeReport& report) {
+  const core::ServerRunStats& s = report.stats;
+  JsonWriter w;
+  w.BeginObject();
+  w.String("listen", ListenSummary(*report.plan));
+  w.Number("threads", uint64_t{report.plan->threads});
+  w.Number("duration_seconds", absl::ToDoubleSeconds(report.duration));
+  w.BeginObject("requests")
+      .Number("received", s.requests_received)
+      .Number("answered", s.requests_answered)
+      .Number("bad", s.bad_requests)
+      .EndObject();
+  w.BeginObject("faults");
+  for (size_t f = 1; f < core::kFaultKinds; ++f) w.Number(core::kFaultNames[f], s.faults[f]);
+  w.EndObject();
+  w.BeginObject("connections")
+      .Number("accepted", s.connections_accepted)
+      .Number("peak", s.connections_peak)
+      .Number("table_full", s.table_full)
+      .Number("pipeline_overflow", s.pipeline_overflow)
+      .EndObject();
+  w.BeginObject("bytes").Number("received", s.bytes_received).Number("sent", s.bytes_sent);
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace uringload::exporters

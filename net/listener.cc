@@ -1,0 +1,42 @@
+#include "net/listener.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::net {
+
+absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog) {
+  UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) {
+    return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  }
+  int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+  setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (bind(fd.get(), address.get(), address.length) != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", address.ToString(), ": ", strerror(errno)));
+  }
+  if (listen(fd.get(), backlog) != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("listen on ", address.ToString(), ": ", strerror(errno)));
+  }
+  return fd;
+}
+
+int SomaxConn() {
+  std::ifstream in("/proc/sys/net/core/somaxconn");
+  int value = 0;
+  in >> value;
+  return value;
+}
+
+}  // namespace uringload::net

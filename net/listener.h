@@ -1,0 +1,43 @@
+// UniqueFd: owns one file descriptor. OpenListener: a TCP listening socket with SO_REUSEPORT
+// (one per worker, the kernel spreads connections between them) and TCP_NODELAY, which
+// accepted sockets inherit, so pipelined responses are not held back by Nagle.
+#pragma once
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "net/address.h"
+
+namespace uringload::net {
+
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~UniqueFd() { Reset(); }
+  int get() const { return fd_; }
+  void Reset() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog);
+
+// net.core.somaxconn, which silently caps every listen() backlog; 0 if unreadable.
+int SomaxConn();
+
+}  // namespace uringload::net
