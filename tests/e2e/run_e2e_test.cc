@@ -1,11 +1,12 @@
-// End-to-end: the real `uringload run` against a real nginx (and hostile listeners) on
-// 127.0.0.1, asserting exact outcome counts from the JSON result.
+// End-to-end: the real `uringload run` against a real nginx, `uringload serve` and hostile
+// listeners on 127.0.0.1, asserting exact outcome counts from the JSON result.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <tuple>
 
 #include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
 #include "tests/support/nginx.h"
 #include "tests/support/ports.h"
 
@@ -88,12 +89,12 @@ TEST(RunE2ETest, ServerThatNeverAnswersGivesOnlyTimeouts) {
 }
 
 TEST(RunE2ETest, DurationRunAccountsForEveryStartedRequest) {
-  NginxServer nginx;
-  ASSERT_TRUE(nginx.ok());
-  RunOutput run = RunUringload({"-d", "1s", "-c", "64", nginx.Url("/")});
+  UringloadServer server({"--delay", "20ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-d", "1s", "-c", "64", server.Url("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   uint64_t started = JsonCount(run.json, "requests.started");
-  EXPECT_GT(started, 1000u);
+  EXPECT_GT(started, 1000u);  // ~64 / 20 ms = 3,200 per second.
   EXPECT_EQ(run.json.at("requests.planned"), "null");
   EXPECT_EQ(JsonCount(run.json, "requests.completed"), started);
   EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), started);
@@ -114,9 +115,9 @@ TEST(RunE2ETest, Ipv6LiteralAndHostName) {
 }
 
 TEST(RunE2ETest, DurationAndCountTogetherEndAtTheCount) {
-  NginxServer nginx;
-  ASSERT_TRUE(nginx.ok());
-  RunOutput run = RunUringload({"-n", "500", "-d", "60s", "-c", "8", nginx.Url("/")});
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "500", "-d", "60s", "-c", "8", server.Url("/")});
   ExpectAllOk(run, 500);
 }
 

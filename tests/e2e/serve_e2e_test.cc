@@ -1,0 +1,123 @@
+// End-to-end: `uringload run` against `uringload serve` on 127.0.0.1: delays, every fault
+// kind counted identically on both sides, pipelining and HTTP/1.0, 20,000 connections.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/raw_client.h"
+
+namespace uringload::testing {
+namespace {
+
+TEST(ServeE2ETest, UniformDelayIsHonoured) {
+  UringloadServer server({"--delay", "uniform:100ms-300ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "20000", "-c", "1000", server.Url("/{i}")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 20000u);
+  double mean = std::stod(run.json.at("latency_seconds.mean"));
+  double min = std::stod(run.json.at("latency_seconds.min"));
+  EXPECT_NEAR(mean, 0.200, 0.020);
+  EXPECT_GE(min, 0.100);
+  FlatJson summary;
+  EXPECT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 20000u);
+}
+
+struct FaultCase {
+  std::vector<std::string> flags;
+  std::string server_key;  // faults.<kind>
+  std::string client_key;  // Where the client counts it.
+};
+
+class ServeFaults : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(ServeFaults, ClientCountsExactlyWhatTheServerInjected) {
+  const FaultCase& c = GetParam();
+  std::vector<std::string> flags = c.flags;
+  flags.insert(flags.end(), {"--seed", "42"});
+  UringloadServer server(flags);
+  ASSERT_TRUE(server.ok());
+  constexpr uint64_t kN = 20000;
+  RunOutput run =
+      RunUringload({"-n", std::to_string(kN), "-c", "1000", "--timeout", "1s", server.Url("/{i}")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  uint64_t injected = JsonCount(summary, "faults." + c.server_key);
+  EXPECT_GT(injected, kN / 20);  // ~10%: the fault really happened.
+  EXPECT_LT(injected, kN / 5);
+  EXPECT_EQ(JsonCount(run.json, c.client_key), injected);
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), kN);
+  EXPECT_EQ(
+      JsonCount(run.json, "outcomes.ok") + injected - (c.server_key == "status" ? injected : 0),
+      kN);
+  EXPECT_EQ(JsonCount(summary, "requests.received"), kN);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EachKind, ServeFaults,
+    ::testing::Values(FaultCase{{"--fault-reset", "0.1"}, "reset", "outcomes.reset"},
+                      FaultCase{{"--fault-partial", "0.1"}, "partial", "outcomes.parse_error"},
+                      FaultCase{{"--fault-malformed", "0.1"}, "malformed", "outcomes.parse_error"},
+                      FaultCase{{"--fault-stall", "0.1"}, "stall", "outcomes.timeout"},
+                      FaultCase{{"--fault-status", "503", "--fault-status-rate", "0.1"},
+                                "status",
+                                "status_codes.503"}),
+    [](const ::testing::TestParamInfo<FaultCase>& info) { return info.param.server_key; });
+
+TEST(ServeE2ETest, PipelinedRequestsAreAnsweredInOrder) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RawClient client(server.port());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(
+      client.Send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "GET /second HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "GET /third?q=1 HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::string expected;
+  for (std::string body : {"first", "second", "third"}) {
+    expected += "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\nConnection: keep-alive\r\n\r\n" + body;
+  }
+  EXPECT_EQ(client.ReadExactly(expected.size()), expected);
+}
+
+TEST(ServeE2ETest, Http10ClosesUnlessKeepAliveIsAsked) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RawClient plain(server.port());
+  ASSERT_TRUE(plain.Send("GET /old HTTP/1.0\r\n\r\n"));
+  EXPECT_EQ(plain.ReadUntilClose(),
+            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nold");
+  RawClient keep(server.port());
+  std::string response = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: keep-alive\r\n\r\nk";
+  for (int i = 0; i < 2; ++i) {  // The connection stays usable.
+    ASSERT_TRUE(keep.Send("GET /k HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+    EXPECT_EQ(keep.ReadExactly(response.size()), response);
+  }
+}
+
+TEST(ServeE2ETest, HoldsTwentyThousandConnectionsAtOnce) {
+  UringloadServer server({"--delay", "2s"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "20000", "-c", "20000", "-t", "2", server.Url("/{i}")}, 120);
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 20000u);
+  EXPECT_EQ(JsonCount(run.json, "connections.peak"), 20000u);
+  // All 20,000 waited their 2 s together: one wave, not several.
+  EXPECT_LT(std::stod(run.json.at("duration_seconds")), 6.0);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  // The test's own readiness probe is one more connection.
+  EXPECT_GE(JsonCount(summary, "connections.accepted"), 20000u);
+  EXPECT_GE(JsonCount(summary, "connections.peak"), 20000u);
+  EXPECT_EQ(JsonCount(summary, "connections.table_full"), 0u);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 20000u);
+}
+
+}  // namespace
+}  // namespace uringload::testing
