@@ -38,6 +38,44 @@ int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t
   return stopped_by;
 }
 
+absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommandOptions& options,
+                                                                const core::RunPlan& plan,
+                                                                const core::Engine& engine) {
+  exporters::RunInfo info{.version = "0.1.0",
+                          .target = options.run.url,
+                          .threads = plan.threads,
+                          .concurrency = plan.concurrency,
+                          .planned = plan.requests};
+  return MetricsSession::Start(
+      options.metrics, "client", [&engine, &info](exporters::LabelPairs labels) {
+        return std::make_shared<exporters::RunCollector>([&engine] { return engine.Snapshot(); },
+                                                         info, std::move(labels));
+      });
+}
+
+// Prints the summary and writes the JSON; false if the JSON could not be written.
+bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
+                  const core::RunResult& result) {
+  exporters::RunReport report{.target = options.run.url,
+                              .planned = plan.requests,
+                              .concurrency = plan.concurrency,
+                              .threads = plan.threads,
+                              .result = &result};
+  if (!options.quiet && options.json_path != "-") {
+    std::cout << exporters::FormatRunSummary(report) << std::flush;
+  }
+  return options.json_path.empty() ||
+         WriteOutput(options.json_path, exporters::RunResultToJson(report));
+}
+
+// Keeps the process (and its /metrics) up for `linger` so the final values get scraped;
+// SIGINT or SIGTERM ends it early.
+void Linger(const sigset_t& signals, absl::Duration linger) {
+  absl::Time until = absl::Now() + linger;
+  while (absl::Now() < until && WaitForStopSignal(signals, 100) == 0) {
+  }
+}
+
 }  // namespace
 
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
@@ -64,11 +102,19 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->capture_default_str();
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
+  AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
   // A repeated flag takes its last value, so scripts can append overrides to defaults.
   for (CLI::Option* option : run->get_options()) {
     option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
-  run->get_option("--header")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->get_option("--header")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  run->get_option("--metrics-label")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
   return run;
 }
 
@@ -80,6 +126,11 @@ int RunCommand(const RunCommandOptions& options) {
   }
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::Engine engine(*plan);
+  absl::StatusOr<std::unique_ptr<MetricsSession>> metrics = StartRunMetrics(options, *plan, engine);
+  if (!metrics.ok()) {
+    PrintError(std::string(metrics.status().message()));
+    return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;
+  }
   if (absl::Status s = engine.Start(); !s.ok()) {
     PrintError(std::string(s.message()));
     return kRuntimeError;
@@ -91,18 +142,11 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(result.status().message()));
     return kRuntimeError;
   }
-  exporters::RunReport report{.target = options.run.url,
-                              .planned = plan->requests,
-                              .concurrency = plan->concurrency,
-                              .threads = plan->threads,
-                              .result = &*result};
-  if (!options.quiet && options.json_path != "-") {
-    std::cout << exporters::FormatRunSummary(report) << std::flush;
-  }
-  if (!options.json_path.empty() &&
-      !WriteOutput(options.json_path, exporters::RunResultToJson(report))) {
-    return kRuntimeError;
-  }
+  bool written = ReportResult(options, *plan, *result);
+  absl::Status pushed = (*metrics)->Finish();
+  if (!pushed.ok()) PrintError(std::string(pushed.message()));
+  if (stopped_by == 0) Linger(signals, (*metrics)->linger());
+  if (!written || !pushed.ok()) return kRuntimeError;
   return stopped_by != 0 ? 128 + stopped_by : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "core/cli_metrics.h"
 #include "core/run_plan.h"
 
 namespace uringload::cli {
@@ -12,6 +13,7 @@ struct RunCommandOptions {
   core::RunOptions run;
   std::string json_path;  // "-" = stdout; empty = none.
   bool quiet = false;
+  MetricsFlags metrics;
 };
 
 // Registers `run` and its flags on `app`, filling `options` when parsed.

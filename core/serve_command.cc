@@ -52,10 +52,18 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
   serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)");
   serve->add_flag("-q,--quiet", options.quiet, "No summary on exit");
+  AddMetricsFlags(serve, options.metrics, /*with_linger=*/false);
   for (CLI::Option* option : serve->get_options()) {
     option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
-  serve->get_option("--listen")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  serve->get_option("--listen")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  serve->get_option("--metrics-label")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
   return serve;
 }
 
@@ -68,6 +76,15 @@ int ServeCommand(const ServeCommandOptions& options) {
   WarnAboutBacklog(plan->backlog);
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::ServerEngine engine(*plan);
+  absl::StatusOr<std::unique_ptr<MetricsSession>> metrics =
+      MetricsSession::Start(options.metrics, "server", [&engine](exporters::LabelPairs labels) {
+        return std::make_shared<exporters::ServeCollector>([&engine] { return engine.Snapshot(); },
+                                                           std::move(labels));
+      });
+  if (!metrics.ok()) {
+    PrintError(std::string(metrics.status().message()));
+    return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;
+  }
   if (absl::Status s = engine.Start(); !s.ok()) {
     PrintError(std::string(s.message()));
     return kRuntimeError;
@@ -90,6 +107,10 @@ int ServeCommand(const ServeCommandOptions& options) {
   }
   if (!options.json_path.empty() &&
       !WriteOutput(options.json_path, exporters::ServeReportToJson(report))) {
+    return kRuntimeError;
+  }
+  if (absl::Status pushed = (*metrics)->Finish(); !pushed.ok()) {
+    PrintError(std::string(pushed.message()));
     return kRuntimeError;
   }
   return 0;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "core/cli_metrics.h"
 #include "core/serve_plan.h"
 
 namespace uringload::cli {
@@ -12,6 +13,7 @@ struct ServeCommandOptions {
   core::ServeOptions serve;
   std::string json_path;  // Summary as JSON on exit ("-" = stdout).
   bool quiet = false;
+  MetricsFlags metrics;
 };
 
 CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options);

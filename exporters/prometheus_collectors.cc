@@ -1,0 +1,139 @@
+// Metric families for `run` and `serve`, built from stats snapshots at collection time.
+#include <prometheus/text_serializer.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "exporters/prometheus_metrics.h"
+
+namespace uringload::exporters {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+// Builds families one metric at a time, every metric carrying the shared labels.
+class FamilyBuilder {
+ public:
+  explicit FamilyBuilder(const LabelPairs& labels) : labels_(labels) {}
+
+  MetricFamily& Family(const std::string& name, const std::string& help, MetricType type) {
+    families_.push_back(MetricFamily{name, help, type, {}});
+    return families_.back();
+  }
+  ClientMetric& Metric(MetricFamily& family, const LabelPairs& extra = {}) {
+    ClientMetric& m = family.metric.emplace_back();
+    for (const auto& [name, value] : labels_) m.label.push_back({name, value});
+    for (const auto& [name, value] : extra) m.label.push_back({name, value});
+    return m;
+  }
+  void Counter(const std::string& name, const std::string& help, double value,
+               const LabelPairs& extra = {}) {
+    Metric(Family(name, help, MetricType::Counter), extra).counter.value = value;
+  }
+  void Gauge(const std::string& name, const std::string& help, double value,
+             const LabelPairs& extra = {}) {
+    Metric(Family(name, help, MetricType::Gauge), extra).gauge.value = value;
+  }
+  std::vector<MetricFamily> Take() { return std::move(families_); }
+
+ private:
+  const LabelPairs& labels_;
+  std::vector<MetricFamily> families_;
+};
+
+void AddDurationHistogram(FamilyBuilder& b, const core::HistogramSnapshot& latency) {
+  MetricFamily& family = b.Family("uringload_request_duration_seconds",
+                                  "Send submission to end of the parsed response, ok requests",
+                                  MetricType::Histogram);
+  ClientMetric::Histogram& h = b.Metric(family).histogram;
+  h.sample_count = latency.count;
+  h.sample_sum = static_cast<double>(latency.sum) / 1e9;
+  for (double bound : DurationBuckets()) {
+    uint64_t bound_ns = static_cast<uint64_t>(std::llround(bound * 1e9));
+    h.bucket.push_back({latency.CountAtOrBelow(bound_ns), bound});
+  }
+  h.bucket.push_back({latency.count, std::numeric_limits<double>::infinity()});
+}
+
+}  // namespace
+
+const std::vector<double>& DurationBuckets() {
+  static const std::vector<double> buckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                              0.01,   0.025,   0.05,   0.1,   0.25,   0.5,
+                                              1,      2.5,     5,      10,    30,     60};
+  return buckets;
+}
+
+RunCollector::RunCollector(std::function<core::RunStats()> snapshot, RunInfo info,
+                           LabelPairs labels)
+    : snapshot_(std::move(snapshot)), info_(std::move(info)), labels_(std::move(labels)) {}
+
+std::vector<MetricFamily> RunCollector::Collect() const {
+  core::RunStats s = snapshot_();
+  FamilyBuilder b(labels_);
+  b.Counter("uringload_requests_started_total", "Requests started", s.started);
+  MetricFamily& completed = b.Family("uringload_requests_completed_total",
+                                     "Requests with an outcome, by outcome", MetricType::Counter);
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) {
+    b.Metric(completed, {{"outcome", core::kOutcomeNames[o]}}).counter.value = s.outcomes[o];
+  }
+  MetricFamily& responses =
+      b.Family("uringload_responses_total", "Responses by status code", MetricType::Counter);
+  for (size_t code = 0; code < s.status_codes.size(); ++code) {
+    if (s.status_codes[code] == 0) continue;
+    b.Metric(responses, {{"code", std::to_string(code)}}).counter.value = s.status_codes[code];
+  }
+  AddDurationHistogram(b, s.latency);
+  b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet",
+          s.in_flight());
+  b.Gauge("uringload_connections_open", "Client connections open", s.connections_open);
+  b.Counter("uringload_connections_opened_total", "Client connections established",
+            s.connections_opened);
+  b.Counter("uringload_bytes_sent_total", "HTTP bytes sent", s.bytes_sent);
+  b.Counter("uringload_bytes_received_total", "HTTP bytes received", s.bytes_received);
+  if (info_.planned.has_value()) {
+    b.Gauge("uringload_planned_requests", "Requests planned (-n)", *info_.planned);
+  }
+  b.Gauge("uringload_run_info", "The run's plan", 1,
+          {{"version", info_.version},
+           {"target", info_.target},
+           {"threads", std::to_string(info_.threads)},
+           {"concurrency", std::to_string(info_.concurrency)}});
+  return b.Take();
+}
+
+ServeCollector::ServeCollector(std::function<core::ServerRunStats()> snapshot, LabelPairs labels)
+    : snapshot_(std::move(snapshot)), labels_(std::move(labels)) {}
+
+std::vector<MetricFamily> ServeCollector::Collect() const {
+  core::ServerRunStats s = snapshot_();
+  FamilyBuilder b(labels_);
+  b.Counter("uringload_server_requests_total", "Requests received", s.requests_received);
+  b.Counter("uringload_server_responses_total",
+            "Complete responses sent (200 or --fault-status)", s.requests_answered);
+  MetricFamily& faults =
+      b.Family("uringload_server_faults_total", "Faults injected, by kind", MetricType::Counter);
+  for (size_t f = 1; f < core::kFaultKinds; ++f) {
+    b.Metric(faults, {{"kind", core::kFaultNames[f]}}).counter.value = s.faults[f];
+  }
+  b.Gauge("uringload_server_connections_open", "Server connections open", s.connections_open);
+  b.Counter("uringload_server_connections_accepted_total", "Connections accepted",
+            s.connections_accepted);
+  b.Counter("uringload_server_connections_refused_total",
+            "Connections dropped because a descriptor table was full", s.table_full);
+  b.Counter("uringload_server_bytes_received_total", "HTTP bytes received", s.bytes_received);
+  b.Counter("uringload_server_bytes_sent_total", "HTTP bytes sent", s.bytes_sent);
+  return b.Take();
+}
+
+std::string SerializeMetrics(const prometheus::Collectable& collectable) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, collectable.Collect());
+  return out.str();
+}
+
+}  // namespace uringload::exporters

@@ -1,0 +1,77 @@
+#include "exporters/prometheus_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace uringload::exporters {
+namespace {
+
+core::RunStats SampleStats() {
+  core::WorkerStats w;
+  for (int i = 0; i < 5; ++i) w.RequestStarted();
+  w.RequestEnded(core::Outcome::kOk);
+  w.ResponseReceived(200, 300'000);  // 0.3 ms
+  w.RequestEnded(core::Outcome::kOk);
+  w.ResponseReceived(404, 2'000'000'000);  // 2 s
+  w.RequestEnded(core::Outcome::kTimeout);
+  w.ConnectionOpened();
+  return w.Snapshot();
+}
+
+TEST(PrometheusMetricsTest, RunCollectorExposesEveryMetricWithLabels) {
+  RunCollector collector([] { return SampleStats(); },
+                         RunInfo{"0.1.0", "http://x/{i}", 2, 10, 5},
+                         {{"role", "client"}, {"experiment", "a"}});
+  std::string text = SerializeMetrics(collector);
+  for (const char* line :
+       {"uringload_requests_started_total{role=\"client\",experiment=\"a\"} 5",
+        "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"ok\"} 2",
+        "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"timeout\"} 1",
+        "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"reset\"} 0",
+        "uringload_responses_total{role=\"client\",experiment=\"a\",code=\"404\"} 1",
+        "uringload_requests_in_flight{role=\"client\",experiment=\"a\"} 2",
+        "uringload_connections_open{role=\"client\",experiment=\"a\"} 1",
+        "uringload_planned_requests{role=\"client\",experiment=\"a\"} 5",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0001\"} 0",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0005\"} 1",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"2.5\"} 2",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"+Inf\"} 2",
+        "uringload_request_duration_seconds_count{role=\"client\",experiment=\"a\"} 2",
+        "target=\"http://x/{i}\"", "concurrency=\"10\""}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
+TEST(PrometheusMetricsTest, ServeCollectorExposesFaultsByKind) {
+  ServeCollector collector(
+      [] {
+        core::ServerRunStats s;
+        s.requests_received = 7;
+        s.faults[static_cast<size_t>(core::Fault::kStall)] = 3;
+        return s;
+      },
+      {{"role", "server"}});
+  std::string text = SerializeMetrics(collector);
+  EXPECT_NE(text.find("uringload_server_requests_total{role=\"server\"} 7"), std::string::npos);
+  EXPECT_NE(text.find("uringload_server_faults_total{role=\"server\",kind=\"stall\"} 3"),
+            std::string::npos);
+  EXPECT_NE(text.find("uringload_server_connections_open{role=\"server\"} 0"), std::string::npos);
+}
+
+TEST(PrometheusMetricsTest, LabelsAreValidated) {
+  EXPECT_EQ(ParseMetricsLabel("run=a=b")->second, "a=b");
+  EXPECT_EQ(ParseMetricsLabel("empty=")->second, "");
+  for (const char* bad : {"novalue", "1x=a", "__x=a", "role=x", "a-b=c", "=v"}) {
+    EXPECT_FALSE(ParseMetricsLabel(bad).ok()) << bad;
+  }
+}
+
+TEST(PrometheusMetricsTest, EndpointRefusesABadAddress) {
+  RunCollector collector([] { return core::RunStats{}; }, RunInfo{}, {});
+  auto shared = std::make_shared<RunCollector>(collector);
+  EXPECT_FALSE(MetricsEndpoint::Start("256.0.0.1:99999", shared).ok());
+}
+
+}  // namespace
+}  // namespace uringload::exporters

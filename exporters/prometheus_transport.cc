@@ -1,0 +1,108 @@
+// Getting metrics out: the /metrics endpoint (prometheus-cpp pull) and the Pushgateway pusher.
+#include <prometheus/exposer.h>
+#include <prometheus/gateway.h>
+
+#include <regex>
+#include <stdexcept>
+
+#include "absl/strings/str_cat.h"
+#include "exporters/prometheus_metrics.h"
+#include "proto/url.h"
+
+namespace uringload::exporters {
+
+absl::StatusOr<std::pair<std::string, std::string>> ParseMetricsLabel(const std::string& text) {
+  size_t eq = text.find('=');
+  std::string name = text.substr(0, eq);
+  static const std::regex kName("[a-zA-Z_][a-zA-Z0-9_]*");
+  if (eq == std::string::npos || !std::regex_match(name, kName) || name.rfind("__", 0) == 0 ||
+      name == "role") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--metrics-label: '", text,
+        "' must be name=value with a Prometheus label name (not 'role', not starting __)"));
+  }
+  return std::make_pair(name, text.substr(eq + 1));
+}
+
+struct MetricsEndpoint::Impl {
+  std::shared_ptr<prometheus::Collectable> collectable;
+  std::unique_ptr<prometheus::Exposer> exposer;
+};
+
+MetricsEndpoint::MetricsEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MetricsEndpoint::~MetricsEndpoint() = default;
+
+absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
+    const std::string& address, std::shared_ptr<prometheus::Collectable> collectable) {
+  auto impl = std::make_unique<Impl>();
+  impl->collectable = std::move(collectable);
+  try {
+    impl->exposer = std::make_unique<prometheus::Exposer>(address, 1);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("--metrics-listen: cannot serve metrics on '", address, "'"));
+  }
+  impl->exposer->RegisterCollectable(impl->collectable);
+  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(std::move(impl)));
+}
+
+struct MetricsPusher::Impl {
+  std::string url;
+  std::shared_ptr<prometheus::Collectable> collectable;
+  std::unique_ptr<prometheus::Gateway> gateway;
+};
+
+MetricsPusher::MetricsPusher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+absl::StatusOr<std::unique_ptr<MetricsPusher>> MetricsPusher::Start(
+    const std::string& url, const std::string& job, absl::Duration interval,
+    std::shared_ptr<prometheus::Collectable> collectable) {
+  absl::StatusOr<proto::Url> parsed = proto::ParseUrl(url);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pushgateway: ", parsed.status().message()));
+  }
+  if (job.empty() || job.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError("--push-job must be a non-empty name without '/'");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->url = url;
+  impl->collectable = std::move(collectable);
+  std::string host = parsed->host_is_ipv6_literal ? absl::StrCat("[", parsed->host, "]")
+                                                  : parsed->host;
+  impl->gateway = std::make_unique<prometheus::Gateway>(absl::StrCat("http://", host),
+                                                        std::to_string(parsed->port), job);
+  impl->gateway->RegisterCollectable(impl->collectable);
+  std::unique_ptr<MetricsPusher> pusher(new MetricsPusher(std::move(impl)));
+  if (interval > absl::ZeroDuration()) {
+    pusher->thread_ = std::thread([p = pusher.get(), interval] { p->Loop(interval); });
+  }
+  return pusher;
+}
+
+MetricsPusher::~MetricsPusher() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void MetricsPusher::Loop(absl::Duration interval) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, absl::ToChronoMilliseconds(interval), [this] { return stopping_; })) {
+    lock.unlock();
+    (void)Push();  // A missed periodic push is not fatal; the final one is checked.
+    lock.lock();
+  }
+}
+
+absl::Status MetricsPusher::Push() {
+  int code = impl_->gateway->Push();
+  if (code >= 200 && code < 300) return absl::OkStatus();
+  return absl::UnavailableError(
+      absl::StrCat("pushing metrics to ", impl_->url, " failed (HTTP status ", code, ")"));
+}
+
+}  // namespace uringload::exporters
