@@ -46,9 +46,9 @@ class FamilyBuilder {
 };
 
 void AddDurationHistogram(FamilyBuilder& b, const core::HistogramSnapshot& latency) {
-  MetricFamily& family = b.Family("uringload_request_duration_seconds",
-                                  "Send submission to end of the parsed response, ok requests",
-                                  MetricType::Histogram);
+  MetricFamily& family =
+      b.Family("uringload_request_duration_seconds",
+               "Send submission to end of the parsed response, ok requests", MetricType::Histogram);
   ClientMetric::Histogram& h = b.Metric(family).histogram;
   h.sample_count = latency.count;
   h.sample_sum = static_cast<double>(latency.sum) / 1e9;
@@ -88,8 +88,7 @@ std::vector<MetricFamily> RunCollector::Collect() const {
     b.Metric(responses, {{"code", std::to_string(code)}}).counter.value = s.status_codes[code];
   }
   AddDurationHistogram(b, s.latency);
-  b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet",
-          s.in_flight());
+  b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet", s.in_flight());
   b.Gauge("uringload_connections_open", "Client connections open", s.connections_open);
   b.Counter("uringload_connections_opened_total", "Client connections established",
             s.connections_opened);
@@ -113,8 +112,8 @@ std::vector<MetricFamily> ServeCollector::Collect() const {
   core::ServerRunStats s = snapshot_();
   FamilyBuilder b(labels_);
   b.Counter("uringload_server_requests_total", "Requests received", s.requests_received);
-  b.Counter("uringload_server_responses_total",
-            "Complete responses sent (200 or --fault-status)", s.requests_answered);
+  b.Counter("uringload_server_responses_total", "Complete responses sent (200 or --fault-status)",
+            s.requests_answered);
   MetricFamily& faults =
       b.Family("uringload_server_faults_total", "Faults injected, by kind", MetricType::Counter);
   for (size_t f = 1; f < core::kFaultKinds; ++f) {

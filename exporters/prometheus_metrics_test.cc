@@ -20,21 +20,23 @@ core::RunStats SampleStats() {
 }
 
 TEST(PrometheusMetricsTest, RunCollectorExposesEveryMetricWithLabels) {
-  RunCollector collector([] { return SampleStats(); },
-                         RunInfo{"0.1.0", "http://x/{i}", 2, 10, 5},
+  RunCollector collector([] { return SampleStats(); }, RunInfo{"0.1.0", "http://x/{i}", 2, 10, 5},
                          {{"role", "client"}, {"experiment", "a"}});
   std::string text = SerializeMetrics(collector);
   for (const char* line :
        {"uringload_requests_started_total{role=\"client\",experiment=\"a\"} 5",
         "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"ok\"} 2",
-        "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"timeout\"} 1",
+        "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"timeout\"} "
+        "1",
         "uringload_requests_completed_total{role=\"client\",experiment=\"a\",outcome=\"reset\"} 0",
         "uringload_responses_total{role=\"client\",experiment=\"a\",code=\"404\"} 1",
         "uringload_requests_in_flight{role=\"client\",experiment=\"a\"} 2",
         "uringload_connections_open{role=\"client\",experiment=\"a\"} 1",
         "uringload_planned_requests{role=\"client\",experiment=\"a\"} 5",
-        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0001\"} 0",
-        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0005\"} 1",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0001\"} "
+        "0",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0005\"} "
+        "1",
         "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"2.5\"} 2",
         "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"+Inf\"} 2",
         "uringload_request_duration_seconds_count{role=\"client\",experiment=\"a\"} 2",

@@ -59,8 +59,7 @@ absl::StatusOr<std::unique_ptr<MetricsPusher>> MetricsPusher::Start(
     std::shared_ptr<prometheus::Collectable> collectable) {
   absl::StatusOr<proto::Url> parsed = proto::ParseUrl(url);
   if (!parsed.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--pushgateway: ", parsed.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("--pushgateway: ", parsed.status().message()));
   }
   if (job.empty() || job.find('/') != std::string::npos) {
     return absl::InvalidArgumentError("--push-job must be a non-empty name without '/'");
@@ -68,8 +67,8 @@ absl::StatusOr<std::unique_ptr<MetricsPusher>> MetricsPusher::Start(
   auto impl = std::make_unique<Impl>();
   impl->url = url;
   impl->collectable = std::move(collectable);
-  std::string host = parsed->host_is_ipv6_literal ? absl::StrCat("[", parsed->host, "]")
-                                                  : parsed->host;
+  std::string host =
+      parsed->host_is_ipv6_literal ? absl::StrCat("[", parsed->host, "]") : parsed->host;
   impl->gateway = std::make_unique<prometheus::Gateway>(absl::StrCat("http://", host),
                                                         std::to_string(parsed->port), job);
   impl->gateway->RegisterCollectable(impl->collectable);
@@ -91,7 +90,8 @@ MetricsPusher::~MetricsPusher() {
 
 void MetricsPusher::Loop(absl::Duration interval) {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, absl::ToChronoMilliseconds(interval), [this] { return stopping_; })) {
+  while (
+      !wake_.wait_for(lock, absl::ToChronoMilliseconds(interval), [this] { return stopping_; })) {
     lock.unlock();
     (void)Push();  // A missed periodic push is not fatal; the final one is checked.
     lock.lock();
