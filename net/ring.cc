@@ -82,6 +82,11 @@ void Ring::CancelThenClose(uint32_t slot, std::span<const uint64_t> pending, uin
   io_uring_sqe_set_data64(sqe, close_data);
 }
 
+int Ring::InstallFile(uint32_t slot, int fd) {
+  int ret = io_uring_register_files_update(&ring_, slot, &fd, 1);
+  return ret == 1 ? 0 : (ret < 0 ? ret : -EIO);
+}
+
 int Ring::SubmitAndWait(int64_t timeout_ns, unsigned wait_for) {
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns < 0) {

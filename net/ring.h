@@ -62,6 +62,10 @@ class Ring {
   void CancelThenClose(uint32_t slot, std::span<const uint64_t> pending, uint64_t cancel_data,
                        uint64_t close_data);
 
+  // Puts a normal socket into direct descriptor `slot` (the ring keeps its own reference;
+  // the caller may close `fd` afterwards). Returns 0 or -errno.
+  int InstallFile(uint32_t slot, int fd);
+
   io_uring* raw() { return &ring_; }
   uint32_t direct_descriptors() const { return direct_descriptors_; }
 

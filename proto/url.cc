@@ -19,10 +19,10 @@ absl::StatusOr<uint16_t> ParsePort(absl::string_view text) {
 
 }  // namespace
 
-std::string Url::HostHeader() const {
+std::string Url::HostHeader(uint16_t target_port) const {
   std::string host_part = host_is_ipv6_literal ? absl::StrCat("[", host, "]") : host;
-  if (port == 80) return host_part;
-  return absl::StrCat(host_part, ":", port);
+  if (target_port == 80) return host_part;
+  return absl::StrCat(host_part, ":", target_port);
 }
 
 absl::StatusOr<Url> ParseUrl(std::string_view input) {
@@ -77,9 +77,19 @@ absl::StatusOr<Url> ParseUrl(std::string_view input) {
     return absl::InvalidArgumentError(absl::StrCat("URL '", text, "' has no host"));
   }
   if (has_port) {
-    absl::StatusOr<uint16_t> port = ParsePort(port_text);
+    size_t dash = port_text.find('-');
+    absl::StatusOr<uint16_t> port = ParsePort(port_text.substr(0, dash));
     if (!port.ok()) return port.status();
-    url.port = *port;
+    url.port = url.last_port = *port;
+    if (dash != absl::string_view::npos) {
+      absl::StatusOr<uint16_t> last = ParsePort(port_text.substr(dash + 1));
+      if (!last.ok()) return last.status();
+      if (*last < *port || *last - *port >= 1024) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "invalid port range '", port_text, "' in URL (low-high, at most 1024 ports)"));
+      }
+      url.last_port = *last;
+    }
   }
   for (char c : url.target) {
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {

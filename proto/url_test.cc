@@ -24,6 +24,18 @@ TEST(UrlTest, DefaultsPortAndPath) {
   EXPECT_EQ(ParseUrl("http://h?q=1")->target, "/?q=1");
 }
 
+TEST(UrlTest, ParsesPortRanges) {
+  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:8080-8083/{i}");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_EQ(url->port, 8080);
+  EXPECT_EQ(url->last_port, 8083);
+  EXPECT_EQ(url->HostHeader(8082), "127.0.0.1:8082");
+  EXPECT_EQ(ParseUrl("http://h:81/")->last_port, 81);
+  for (const char* bad : {"http://h:9-8/", "http://h:1-2000/", "http://h:8080-/", "http://h:-1/"}) {
+    EXPECT_FALSE(ParseUrl(bad).ok()) << bad;
+  }
+}
+
 TEST(UrlTest, ParsesIpv6Literal) {
   absl::StatusOr<Url> url = ParseUrl("http://[::1]:9000/x");
   ASSERT_TRUE(url.ok());

@@ -1,0 +1,26 @@
+#include "net/client_socket.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+namespace uringload::net {
+
+UniqueFd OpenBoundClientSocket(const SocketAddress& source, int* error) {
+  UniqueFd fd(socket(source.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) {
+    *error = errno;
+    return fd;
+  }
+  int one = 1;
+  setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+  if (bind(fd.get(), source.get(), source.length) != 0) {
+    *error = errno;
+    return UniqueFd();
+  }
+  *error = 0;
+  return fd;
+}
+
+}  // namespace uringload::net
