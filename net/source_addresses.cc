@@ -37,8 +37,7 @@ SocketAddress V4(uint32_t host_order) {
 absl::Status AddRange(uint32_t first, uint32_t last, std::vector<SocketAddress>* out) {
   if (last < first || last - first >= kMaxSourceAddresses) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--source: a range must go upwards and name at most ", kMaxSourceAddresses,
-        " addresses"));
+        "--source: a range must go upwards and name at most ", kMaxSourceAddresses, " addresses"));
   }
   for (uint64_t a = first; a <= last; ++a) out->push_back(V4(static_cast<uint32_t>(a)));
   return absl::OkStatus();

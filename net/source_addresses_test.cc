@@ -7,7 +7,9 @@ namespace {
 
 std::vector<std::string> Strings(const std::string& text) {
   std::vector<std::string> out;
-  for (const SocketAddress& a : *ParseSourceAddresses(text)) out.push_back(a.ToString());
+  absl::StatusOr<std::vector<SocketAddress>> addresses = ParseSourceAddresses(text);
+  EXPECT_TRUE(addresses.ok()) << addresses.status();
+  for (const SocketAddress& a : addresses.value()) out.push_back(a.ToString());
   return out;
 }
 
@@ -15,9 +17,9 @@ TEST(SourceAddressesTest, ParsesListsRangesAndCidr) {
   EXPECT_EQ(Strings("127.0.0.2"), std::vector<std::string>{"127.0.0.2:0"});
   EXPECT_EQ(Strings("127.0.0.2,127.0.0.5"),
             (std::vector<std::string>{"127.0.0.2:0", "127.0.0.5:0"}));
-  EXPECT_EQ(Strings("127.0.0.254-127.0.1.1"),
-            (std::vector<std::string>{"127.0.0.254:0", "127.0.0.255:0", "127.0.1.0:0",
-                                      "127.0.1.1:0"}));
+  EXPECT_EQ(
+      Strings("127.0.0.254-127.0.1.1"),
+      (std::vector<std::string>{"127.0.0.254:0", "127.0.0.255:0", "127.0.1.0:0", "127.0.1.1:0"}));
   std::vector<std::string> cidr = Strings("127.0.0.17/28");
   ASSERT_EQ(cidr.size(), 16u);
   EXPECT_EQ(cidr.front(), "127.0.0.16:0");

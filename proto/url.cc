@@ -85,8 +85,8 @@ absl::StatusOr<Url> ParseUrl(std::string_view input) {
       absl::StatusOr<uint16_t> last = ParsePort(port_text.substr(dash + 1));
       if (!last.ok()) return last.status();
       if (*last < *port || *last - *port >= 1024) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "invalid port range '", port_text, "' in URL (low-high, at most 1024 ports)"));
+        return absl::InvalidArgumentError(absl::StrCat("invalid port range '", port_text,
+                                                       "' in URL (low-high, at most 1024 ports)"));
       }
       url.last_port = *last;
     }

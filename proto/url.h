@@ -11,8 +11,8 @@
 namespace uringload::proto {
 
 struct Url {
-  std::string host;    // Name or address literal, IPv6 without brackets.
-  uint16_t port = 80;  // Explicit or the scheme's default.
+  std::string host;         // Name or address literal, IPv6 without brackets.
+  uint16_t port = 80;       // Explicit or the scheme's default.
   uint16_t last_port = 80;  // A port range "8080-8083" names several targets; else == port.
   bool host_is_ipv6_literal = false;
   std::string target;  // Path and query as sent on the request line ("/" when empty).
