@@ -23,6 +23,8 @@ struct Connection {
   int64_t sent_at_ns = 0;           // When the request's send was queued.
   const char* send_data = nullptr;  // The rendered request (template or own storage).
   uint32_t slot = 0;                // Direct descriptor slot, fixed for the connection's life.
+  uint16_t target = 0;              // Index into the plan's targets.
+  int16_t source = -1;              // Index into the plan's sources; -1: the kernel chooses.
   uint32_t generation = 0;          // Bumped on every close: completions of older ops are stale.
   uint32_t send_offset = 0;         // Bytes of the current request already sent.
   uint32_t send_size = 0;
@@ -32,7 +34,8 @@ struct Connection {
   bool send_pending = false;
   bool recv_armed = false;
   bool rearm_queued = false;
-  bool open = false;  // Counted in connections_open.
+  bool open = false;    // Counted in connections_open.
+  bool ramped = false;  // Its first connect attempt has ended (see Worker ramp).
 };
 
 }  // namespace uringload::core

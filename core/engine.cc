@@ -24,9 +24,12 @@ uint64_t Engine::BlockSize() const {
 }
 
 absl::Status Engine::Start() {
-  absl::StatusOr<proto::RequestTemplate> tmpl = proto::RequestTemplate::Build(plan_.request);
-  if (!tmpl.ok()) return tmpl.status();
-  template_ = *std::move(tmpl);
+  for (size_t i = 0; i < plan_.targets.size(); ++i) {
+    absl::StatusOr<proto::RequestTemplate> tmpl =
+        proto::RequestTemplate::Build(plan_.RequestFor(i));
+    if (!tmpl.ok()) return tmpl.status();
+    templates_.push_back(*std::move(tmpl));
+  }
   started_at_ = absl::Now();
   int64_t deadline_ns = 0;
   if (plan_.duration.has_value()) {
@@ -34,11 +37,13 @@ absl::Status Engine::Start() {
   }
   workers_.resize(plan_.threads);
   for (uint32_t i = 0; i < plan_.threads; ++i) {
-    WorkerConfig config{.plan = &plan_,
-                        .request = &*template_,
-                        .connections = ConnectionsForWorker(plan_.concurrency, plan_.threads, i),
-                        .deadline_ns = deadline_ns,
-                        .block_size = BlockSize()};
+    WorkerConfig config{
+        .plan = &plan_,
+        .templates = templates_,
+        .connections = ConnectionsForWorker(plan_.concurrency, plan_.threads, i),
+        .first_connection = FirstConnectionOfWorker(plan_.concurrency, plan_.threads, i),
+        .deadline_ns = deadline_ns,
+        .block_size = BlockSize()};
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<Worker>(config, &source_, slot.stats.get(), &stop_);
     slot.thread = std::thread([this, &slot] {

@@ -52,7 +52,7 @@ class Engine {
   uint64_t BlockSize() const;
 
   const RunPlan plan_;
-  std::optional<proto::RequestTemplate> template_;
+  std::vector<proto::RequestTemplate> templates_;  // One per target.
   RequestSource source_;
   std::atomic<bool> stop_{false};
   std::atomic<size_t> finished_{0};

@@ -97,6 +97,10 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt")
       ->capture_default_str();
   run->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
+  run->add_option("--source", o.source,
+                  "Source addresses: 127.0.0.2,127.0.0.3 or 127.0.0.2-127.0.0.9 or 127.0.0.0/28");
+  run->add_option("--max-connecting", o.max_connecting, "Connects in flight per thread (ramp)")
+      ->capture_default_str();
   run->add_option("--batch-window", o.batch_window,
                   "Max wait to batch completions (0 = none); may add this much to latencies")
       ->capture_default_str();

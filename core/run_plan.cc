@@ -7,17 +7,10 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "net/source_addresses.h"
 
 namespace uringload::core {
 namespace {
-
-// Each worker's ring holds its connections' direct descriptors; the kernel caps one ring's
-// table at RLIMIT_NOFILE (DESIGN.md §3).
-uint64_t DescriptorTableLimit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1u << 20;
-  return limit.rlim_cur;
-}
 
 absl::StatusOr<std::string> ReadBodyFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -46,12 +39,16 @@ absl::Status CheckCounts(const RunOptions& options) {
   return absl::OkStatus();
 }
 
+// Default: one worker per CPU, never more than C, and enough that no ring's descriptor table
+// exceeds RLIMIT_NOFILE. An explicit -t is kept and checked.
 absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
+  uint64_t table_limit = DescriptorTableLimit();
   uint32_t cpus = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  uint32_t threads = options.threads.has_value() ? static_cast<uint32_t>(*options.threads) : cpus;
+  uint32_t needed = static_cast<uint32_t>((plan.concurrency + table_limit - 1) / table_limit);
+  uint32_t threads = options.threads.has_value() ? static_cast<uint32_t>(*options.threads)
+                                                 : std::max(cpus, needed);
   plan.threads = std::min(threads, plan.concurrency);
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
-  uint64_t table_limit = DescriptorTableLimit();
   if (per_worker > table_limit) {
     uint64_t needed = (plan.concurrency + table_limit - 1) / table_limit;
     return absl::InvalidArgumentError(
@@ -77,6 +74,22 @@ absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
 
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
   return total / workers + (index < total % workers ? 1 : 0);
+}
+
+uint32_t FirstConnectionOfWorker(uint32_t total, uint32_t workers, uint32_t index) {
+  return index * (total / workers) + std::min(index, total % workers);
+}
+
+uint64_t DescriptorTableLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1u << 20;
+  return limit.rlim_cur;
+}
+
+proto::RequestSpec RunPlan::RequestFor(size_t index) const {
+  proto::RequestSpec spec = request;
+  spec.host_header = url.HostHeader(static_cast<uint16_t>(url.port + index));
+  return spec;
 }
 
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
@@ -127,9 +140,28 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   // Build once here so a bad method or header is reported before any traffic.
   if (absl::Status s = proto::RequestTemplate::Build(plan.request).status(); !s.ok()) return s;
 
-  absl::StatusOr<net::SocketAddress> address = net::Resolve(plan.url.host, plan.url.port);
-  if (!address.ok()) return address.status();
-  plan.address = *address;
+  for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
+    absl::StatusOr<net::SocketAddress> address =
+        net::Resolve(plan.url.host, static_cast<uint16_t>(port));
+    if (!address.ok()) return address.status();
+    plan.targets.push_back(*address);
+  }
+  if (options.source.has_value()) {
+    absl::StatusOr<std::vector<net::SocketAddress>> sources =
+        net::ParseSourceAddresses(*options.source);
+    if (!sources.ok()) return sources.status();
+    for (const net::SocketAddress& source : *sources) {
+      if (source.family() != plan.targets[0].family()) {
+        return absl::InvalidArgumentError(
+            "--source: addresses must be of the target's family (IPv4 or IPv6)");
+      }
+    }
+    plan.sources = *std::move(sources);
+  }
+  if (options.max_connecting < 1 || options.max_connecting > 65536) {
+    return absl::InvalidArgumentError("--max-connecting must be between 1 and 65536");
+  }
+  plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
   return plan;
 }
 

@@ -31,11 +31,14 @@ struct RunOptions {
   std::string connect_timeout = "5s";
   std::string batch_window = "200us";
   bool no_keepalive = false;
+  std::optional<std::string> source;  // --source list, range or CIDR.
+  int64_t max_connecting = 1024;      // Connects in flight per worker (the ramp).
 };
 
 struct RunPlan {
   proto::Url url;
-  net::SocketAddress address;
+  std::vector<net::SocketAddress> targets;  // One per port of the URL's port range.
+  std::vector<net::SocketAddress> sources;  // --source; empty: the kernel chooses.
   proto::RequestSpec request;
   std::optional<uint64_t> requests;  // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
@@ -45,6 +48,11 @@ struct RunPlan {
   absl::Duration connect_timeout = absl::Seconds(5);
   // How long a worker may wait to collect completions into one batch (0: never waits).
   absl::Duration batch_window = absl::Microseconds(200);
+  // Connects in flight per worker: a ramp, so SYN and accept queues never overflow.
+  uint32_t max_connecting = 1024;
+
+  // The request for target `index` (its own Host header when the URL names a port range).
+  proto::RequestSpec RequestFor(size_t index) const;
 };
 
 // Validates options and resolves the host. Errors are one line naming the problem.
@@ -54,7 +62,12 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options);
 absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
                                                      const std::string& text);
 
-// Concurrency of worker `index` when `total` connections are spread over `workers`.
+// Concurrency of worker `index` when `total` connections are spread over `workers`, and the
+// global index of its first connection.
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index);
+uint32_t FirstConnectionOfWorker(uint32_t total, uint32_t workers, uint32_t index);
+
+// Each ring's table of direct descriptors is capped by RLIMIT_NOFILE (DESIGN.md §3).
+uint64_t DescriptorTableLimit();
 
 }  // namespace uringload::core

@@ -23,7 +23,9 @@ TEST(RunPlanTest, DefaultsToThousandRequests) {
   EXPECT_GE(plan->threads, 1u);
   EXPECT_EQ(plan->request.target, "/{i}");
   EXPECT_EQ(plan->request.host_header, "127.0.0.1:8080");
-  EXPECT_EQ(plan->address.ToString(), "127.0.0.1:8080");
+  ASSERT_EQ(plan->targets.size(), 1u);
+  EXPECT_EQ(plan->targets[0].ToString(), "127.0.0.1:8080");
+  EXPECT_TRUE(plan->sources.empty());
 }
 
 TEST(RunPlanTest, DurationOnlyHasNoRequestCountAndThreadsNeverExceedConcurrency) {
@@ -42,6 +44,24 @@ TEST(RunPlanTest, SpreadsConnectionsEvenly) {
   EXPECT_EQ(ConnectionsForWorker(10, 3, 0), 4u);
   EXPECT_EQ(ConnectionsForWorker(10, 3, 1), 3u);
   EXPECT_EQ(ConnectionsForWorker(10, 3, 2), 3u);
+  EXPECT_EQ(FirstConnectionOfWorker(10, 3, 0), 0u);
+  EXPECT_EQ(FirstConnectionOfWorker(10, 3, 1), 4u);
+  EXPECT_EQ(FirstConnectionOfWorker(10, 3, 2), 7u);
+}
+
+TEST(RunPlanTest, PortRangesSourcesAndEnoughThreadsForTheDescriptorTables) {
+  RunOptions o = Valid();
+  o.url = "http://127.0.0.1:8080-8083/{i}";
+  o.source = "127.0.0.2-127.0.0.4";
+  o.concurrency = 60000;
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->targets.size(), 4u);
+  EXPECT_EQ(plan->targets[3].ToString(), "127.0.0.1:8083");
+  EXPECT_EQ(plan->RequestFor(2).host_header, "127.0.0.1:8082");
+  EXPECT_EQ(plan->sources.size(), 3u);
+  // Chosen automatically: no ring holds more descriptors than RLIMIT_NOFILE allows.
+  EXPECT_LE(ConnectionsForWorker(60000, plan->threads, 0), DescriptorTableLimit());
 }
 
 struct BadCase {
@@ -77,6 +97,9 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
        "--body-file"},
       {"unknown host", [](RunOptions& o) { o.url = "http://no-such-host.invalid/"; },
        "no-such-host.invalid"},
+      {"bad source", [](RunOptions& o) { o.source = "127.0.0.9-127.0.0.1"; }, "--source"},
+      {"v6 source, v4 target", [](RunOptions& o) { o.source = "::1"; }, "--source"},
+      {"bad ramp", [](RunOptions& o) { o.max_connecting = 0; }, "--max-connecting"},
       {"too many per ring",
        [](RunOptions& o) {
          o.concurrency = 5'000'000;

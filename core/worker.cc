@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "absl/strings/str_cat.h"
+#include "net/client_socket.h"
 #include "net/clock.h"
 
 namespace uringload::core {
@@ -48,20 +49,37 @@ absl::Status Worker::Setup() {
   wheel_ = std::make_unique<net::TimerWheel>(net::MonotonicNanos());
 
   connections_ = std::vector<Connection>(n);
-  const proto::RequestTemplate& tmpl = *config_.request;
-  if (tmpl.has_index()) request_storage_.resize(static_cast<size_t>(n) * tmpl.max_size());
+  AssignRoutes();
+  size_t stride = 0;
+  for (const proto::RequestTemplate& t : config_.templates) {
+    if (t.has_index()) stride = std::max(stride, t.max_size());
+  }
+  request_storage_.resize(static_cast<size_t>(n) * stride);
   for (uint32_t i = 0; i < n; ++i) {
     Connection& c = connections_[i];
     c.slot = i;
     c.timer.owner = i;
+    const proto::RequestTemplate& tmpl = config_.templates[c.target];
     std::span<char> storage;
-    if (tmpl.has_index()) {
-      storage = std::span<char>(request_storage_).subspan(i * tmpl.max_size(), tmpl.max_size());
-    }
+    if (tmpl.has_index()) storage = std::span<char>(request_storage_).subspan(i * stride, stride);
     c.request = proto::RenderedRequest(&tmpl, storage);
   }
   rearm_queue_.reserve(n);
+  ramp_.emplace(config_.plan->max_connecting, n);
   return absl::OkStatus();
+}
+
+// Connections go round-robin over every (source, target) pair, so each pair's ephemeral
+// ports carry an equal share.
+void Worker::AssignRoutes() {
+  const RunPlan& plan = *config_.plan;
+  size_t sources = std::max<size_t>(1, plan.sources.size());
+  size_t pairs = sources * plan.targets.size();
+  for (uint32_t i = 0; i < connections_.size(); ++i) {
+    size_t pair = (config_.first_connection + i) % pairs;
+    connections_[i].source = plan.sources.empty() ? -1 : static_cast<int16_t>(pair % sources);
+    connections_[i].target = static_cast<uint16_t>(pair / sources);
+  }
 }
 
 absl::Status Worker::Run() {
@@ -84,15 +102,18 @@ absl::Status Worker::Run() {
     ring_->DrainCompletions([this](const io_uring_cqe& cqe) { OnCompletion(cqe); });
     buffers_->Publish();
     RearmQueued();
+    AdmitQueuedConnects();
   }
   return absl::OkStatus();
 }
 
 void Worker::StartAll() {
+  started_ns_ = net::MonotonicNanos();
   for (Connection& c : connections_) {
     if (NextRequest(c)) {
       ++live_;
-      Connect(c);
+      ++ramp_remaining_;
+      RequestConnect(c);
     } else {
       c.state = ConnState::kDone;
     }
@@ -123,20 +144,65 @@ bool Worker::NextRequest(Connection& c) {
   return true;
 }
 
+void Worker::RequestConnect(Connection& c) {
+  if (ramp_->TryAdmit()) {
+    Connect(c);
+  } else {
+    ramp_->Enqueue(c.slot);  // Stays kIdle with its request until a place frees up.
+  }
+}
+
+void Worker::AdmitQueuedConnects() {
+  uint32_t slot;
+  while (ramp_->PopAdmitted(&slot)) Connect(connections_[slot]);
+}
+
 void Worker::Connect(Connection& c) {
-  const net::SocketAddress& address = config_.plan->address;
-  ring_->Reserve(2);  // socket -> connect is one linked chain.
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_socket_direct(sqe, address.family(), SOCK_STREAM, 0, c.slot, 0);
-  sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kSocket));
-  sqe = ring_->GetSqe();
-  io_uring_prep_connect(sqe, c.slot, address.get(), address.length);
-  sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
   c.state = ConnState::kConnecting;
   c.socket_error = 0;
   wheel_->Schedule(&c.timer, net::MonotonicNanos() + connect_timeout_ns_);
+  if (c.source >= 0) {
+    ConnectFrom(c, config_.plan->sources[c.source]);
+    return;
+  }
+  const net::SocketAddress& target = config_.plan->targets[c.target];
+  ring_->Reserve(2);  // socket -> connect is one linked chain.
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_socket_direct(sqe, target.family(), SOCK_STREAM, 0, c.slot, 0);
+  sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kSocket));
+  sqe = ring_->GetSqe();
+  io_uring_prep_connect(sqe, c.slot, target.get(), target.length);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
+}
+
+// io_uring 2.3 cannot bind: a normal socket is bound (IP_BIND_ADDRESS_NO_PORT), installed in
+// the slot and closed, costing a few syscalls per connection, not per request.
+void Worker::ConnectFrom(Connection& c, const net::SocketAddress& source) {
+  int error = 0;
+  net::UniqueFd fd = net::OpenBoundClientSocket(source, &error);
+  if (fd.get() >= 0) error = -ring_->InstallFile(c.slot, fd.get());
+  if (error != 0) {
+    FinishRequest(c, Outcome::kConnectError, error);
+    Close(c);
+    return;
+  }
+  const net::SocketAddress& target = config_.plan->targets[c.target];
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_connect(sqe, c.slot, target.get(), target.length);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
+}
+
+// Every way out of kConnecting passes here: it frees a ramp place and ends the ramp.
+void Worker::LeaveConnecting(Connection& c) {
+  c.state = ConnState::kIdle;
+  ramp_->Release();
+  if (!c.ramped) {
+    c.ramped = true;
+    if (--ramp_remaining_ == 0) stats_->RampFinished(net::MonotonicNanos() - started_ns_);
+  }
 }
 
 void Worker::SendRequest(Connection& c) {
@@ -144,7 +210,7 @@ void Worker::SendRequest(Connection& c) {
   c.send_data = bytes.data();
   c.send_size = static_cast<uint32_t>(bytes.size());
   c.send_offset = 0;
-  c.parser.Start(config_.request->is_head());
+  c.parser.Start(config_.templates[c.target].is_head());
   c.sent_at_ns = net::MonotonicNanos();
   wheel_->Schedule(&c.timer, c.sent_at_ns + timeout_ns_);
   QueueSend(c);
@@ -173,6 +239,7 @@ void Worker::Close(Connection& c) {
   if (c.send_pending) pending[count++] = PackUserData(c.slot, c.generation, Op::kSend);
   if (c.state == ConnState::kConnecting) {
     pending[count++] = PackUserData(c.slot, c.generation, Op::kConnect);
+    LeaveConnecting(c);
   }
   ++c.generation;  // Completions of the old incarnation are stale from now on.
   c.state = ConnState::kClosing;
@@ -225,6 +292,7 @@ void Worker::OnCompletion(const io_uring_cqe& cqe) {
 }
 
 void Worker::OnConnect(Connection& c, int res) {
+  LeaveConnecting(c);
   if (res < 0) {
     int error = res == -ECANCELED && c.socket_error != 0 ? c.socket_error : -res;
     FinishRequest(c, Outcome::kConnectError, error);
@@ -316,7 +384,7 @@ void Worker::OnPeerClosed(Connection& c) {
 void Worker::OnClosed(Connection& c) {
   c.state = ConnState::kIdle;
   if (NextRequest(c)) {
-    Connect(c);
+    RequestConnect(c);
   } else {
     c.state = ConnState::kDone;
     --live_;

@@ -6,9 +6,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/connect_ramp.h"
 #include "core/connection.h"
 #include "core/request_source.h"
 #include "core/run_plan.h"
@@ -21,10 +24,11 @@ namespace uringload::core {
 
 struct WorkerConfig {
   const RunPlan* plan = nullptr;
-  const proto::RequestTemplate* request = nullptr;
+  std::span<const proto::RequestTemplate> templates;  // One per target.
   uint32_t connections = 0;
-  int64_t deadline_ns = 0;  // Stop starting requests then (0: no deadline).
-  uint64_t block_size = 1;  // Indexes claimed from the source at a time.
+  uint32_t first_connection = 0;  // Global index of this worker's first connection.
+  int64_t deadline_ns = 0;        // Stop starting requests then (0: no deadline).
+  uint64_t block_size = 1;        // Indexes claimed from the source at a time.
 };
 
 class Worker {
@@ -44,8 +48,13 @@ class Worker {
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
 
+  void AssignRoutes();
   bool NextRequest(Connection& c);
+  void RequestConnect(Connection& c);
+  void AdmitQueuedConnects();
   void Connect(Connection& c);
+  void ConnectFrom(Connection& c, const net::SocketAddress& source);
+  void LeaveConnecting(Connection& c);
   void SendRequest(Connection& c);
   void QueueSend(Connection& c);
   void ArmRecv(Connection& c);
@@ -76,8 +85,11 @@ class Worker {
   std::vector<Connection> connections_;
   std::vector<char> request_storage_;
   std::vector<uint32_t> rearm_queue_;
-  uint32_t live_ = 0;       // Connections not yet kDone.
-  uint32_t in_flight_ = 0;  // Started requests without an outcome.
+  std::optional<ConnectRamp> ramp_;
+  int64_t started_ns_ = 0;
+  uint32_t ramp_remaining_ = 0;  // Connections whose first connect attempt has not ended.
+  uint32_t live_ = 0;            // Connections not yet kDone.
+  uint32_t in_flight_ = 0;       // Started requests without an outcome.
   bool draining_ = false;
 };
 

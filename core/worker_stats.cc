@@ -19,6 +19,7 @@ void RunStats::Merge(const RunStats& other) {
   connections_opened += other.connections_opened;
   connections_open += other.connections_open;
   connections_peak += other.connections_peak;
+  ramp_ns = std::max(ramp_ns, other.ramp_ns);
   for (size_t o = 0; o < causes.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) causes[o][e] += other.causes[o][e];
   }
@@ -49,6 +50,7 @@ RunStats WorkerStats::Snapshot() const {
   s.connections_opened = connections_opened_.load(std::memory_order_relaxed);
   s.connections_open = connections_open_.load(std::memory_order_relaxed);
   s.connections_peak = connections_peak_.load(std::memory_order_relaxed);
+  s.ramp_ns = ramp_ns_.load(std::memory_order_relaxed);
   for (size_t o = 0; o < causes_.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) {
       s.causes[o][e] = causes_[o][e].load(std::memory_order_relaxed);

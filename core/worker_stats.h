@@ -25,6 +25,7 @@ struct RunStats {
   uint64_t connections_opened = 0;
   uint64_t connections_open = 0;
   uint64_t connections_peak = 0;  // Sum of per-worker peaks: an upper bound of the true peak.
+  uint64_t ramp_ns = 0;           // Until every connection's first connect ended (slowest worker).
   CauseCounts causes{};           // [outcome][errno] for every outcome but ok.
   HistogramSnapshot latency;
 
@@ -57,6 +58,8 @@ class WorkerStats {
                             std::memory_order_relaxed);
   }
 
+  void RampFinished(uint64_t ns) { ramp_ns_.store(ns, std::memory_order_relaxed); }
+
   RunStats Snapshot() const;
 
  private:
@@ -72,6 +75,7 @@ class WorkerStats {
   std::atomic<uint64_t> connections_opened_{0};
   std::atomic<uint64_t> connections_open_{0};
   std::atomic<uint64_t> connections_peak_{0};
+  std::atomic<uint64_t> ramp_ns_{0};
   std::array<std::array<std::atomic<uint64_t>, kErrnoSlots>, kOutcomeCount> causes_{};
   LatencyHistogram latency_;
 };

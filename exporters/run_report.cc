@@ -106,7 +106,7 @@ std::string FormatRunSummary(const RunReport& report) {
   absl::StrAppend(&out, "\nBytes:       sent ", FormatBytes(s.bytes_sent), ", received ",
                   FormatBytes(s.bytes_received), "\n");
   absl::StrAppend(&out, "Connections: opened ", s.connections_opened, ", peak ", s.connections_peak,
-                  "\n");
+                  ", ramp ", FormatSeconds(s.ramp_ns / kNs), "\n");
   if (Failures(s) > 0) absl::StrAppend(&out, "Errors:\n", ErrorDetails(s));
   return out;
 }
@@ -148,6 +148,7 @@ std::string RunResultToJson(const RunReport& report) {
   w.BeginObject("connections")
       .Number("opened", s.connections_opened)
       .Number("peak", s.connections_peak)
+      .Number("ramp_seconds", s.ramp_ns / kNs)
       .EndObject();
   w.BeginArray("errors");
   for (size_t o = 1; o < core::kOutcomeCount; ++o) {

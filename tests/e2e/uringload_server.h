@@ -19,16 +19,20 @@ namespace uringload::testing {
 
 class UringloadServer {
  public:
-  explicit UringloadServer(std::vector<std::string> flags = {}) : port_(FreePort()) {
+  // Listens on `ports` consecutive ports (a port range) starting at port().
+  explicit UringloadServer(std::vector<std::string> flags = {}, int ports = 1)
+      : port_(FreePortRange(ports)), ports_(ports) {
     char path[] = "/tmp/uringload-serve-XXXXXX";
     close(mkstemp(path));
     json_path_ = path;
-    std::vector<std::string> argv = {
-        URINGLOAD_BINARY, "serve",    "--listen", "127.0.0.1:" + std::to_string(port_),
-        "--json",         json_path_, "--quiet"};
+    std::string listen = "127.0.0.1:" + std::to_string(port_);
+    if (ports > 1) listen += "-" + std::to_string(port_ + ports - 1);
+    std::vector<std::string> argv = {URINGLOAD_BINARY, "serve",    "--listen", listen,
+                                     "--json",         json_path_, "--quiet"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     process_ = std::make_unique<BackgroundProcess>(argv);
-    ok_ = WaitForListener(port_);
+    ok_ = true;
+    for (int i = 0; i < ports; ++i) ok_ = ok_ && WaitForListener(port_ + i);
   }
   ~UringloadServer() {
     process_->Stop(SIGKILL);
@@ -37,8 +41,11 @@ class UringloadServer {
 
   bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
+  // The URL of every port: "http://127.0.0.1:P-Q/path" when there are several.
   std::string Url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
+    std::string ports = std::to_string(port_);
+    if (ports_ > 1) ports += "-" + std::to_string(port_ + ports_ - 1);
+    return "http://127.0.0.1:" + ports + path;
   }
   // SIGTERM, then the exit status and the JSON summary.
   int Stop(FlatJson* summary) {
@@ -52,6 +59,7 @@ class UringloadServer {
 
  private:
   uint16_t port_;
+  int ports_;
   std::string json_path_;
   bool ok_ = false;
   std::unique_ptr<BackgroundProcess> process_;

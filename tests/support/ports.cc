@@ -35,6 +35,22 @@ uint16_t FreePort() {
   return port;
 }
 
+uint16_t FreePortRange(int count) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    uint16_t first = FreePort();
+    bool all_free = true;
+    for (int i = 1; i < count && all_free; ++i) {
+      int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in addr = Loopback(static_cast<uint16_t>(first + i));
+      all_free =
+          first + i <= 65535 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+      close(fd);
+    }
+    if (all_free) return first;
+  }
+  return 0;
+}
+
 bool WaitForListener(uint16_t port, int timeout_ms) {
   for (int waited = 0; waited < timeout_ms; waited += 20) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -8,6 +8,8 @@ namespace uringload::testing {
 
 // A port on 127.0.0.1 that was free a moment ago.
 uint16_t FreePort();
+// The first of `count` consecutive ports on 127.0.0.1 that were all free a moment ago.
+uint16_t FreePortRange(int count);
 // Polls until something accepts TCP connections on 127.0.0.1:port; false after the timeout.
 bool WaitForListener(uint16_t port, int timeout_ms = 10'000);
 // The same on [::1].
