@@ -9,6 +9,7 @@
 
 #include "core/cli_util.h"
 #include "core/engine.h"
+#include "core/preflight.h"
 #include "exporters/run_report.h"
 
 namespace uringload::cli {
@@ -68,6 +69,21 @@ bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
          WriteOutput(options.json_path, exporters::RunResultToJson(report));
 }
 
+// Prints the preflight checks: all of them with --preflight (stdout), else only problems
+// (stderr, as warnings). Returns whether every check passed.
+bool RunPreflight(const core::RunPlan& plan, bool report_all) {
+  bool all_ok = true;
+  for (const core::PreflightCheck& check : core::Preflight(plan, core::ReadMachineLimits())) {
+    all_ok = all_ok && check.ok;
+    if (report_all) {
+      std::cout << (check.ok ? "ok       " : "PROBLEM  ") << check.line << "\n";
+    } else if (!check.ok) {
+      std::cerr << "uringload: preflight: " << check.line << "\n";
+    }
+  }
+  return all_ok;
+}
+
 // Keeps the process (and its /metrics) up for `linger` so the final values get scraped;
 // SIGINT or SIGTERM ends it early.
 void Linger(const sigset_t& signals, absl::Duration linger) {
@@ -106,6 +122,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->capture_default_str();
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
+  run->add_flag("--preflight", options.preflight_only,
+                "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
   // A repeated flag takes its last value, so scripts can append overrides to defaults.
   for (CLI::Option* option : run->get_options()) {
@@ -128,6 +146,8 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
+  bool preflight_ok = RunPreflight(*plan, options.preflight_only);
+  if (options.preflight_only) return preflight_ok ? 0 : kRuntimeError;
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::Engine engine(*plan);
   absl::StatusOr<std::unique_ptr<MetricsSession>> metrics = StartRunMetrics(options, *plan, engine);

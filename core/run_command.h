@@ -13,6 +13,7 @@ struct RunCommandOptions {
   core::RunOptions run;
   std::string json_path;  // "-" = stdout; empty = none.
   bool quiet = false;
+  bool preflight_only = false;
   MetricsFlags metrics;
 };
 

@@ -1,0 +1,113 @@
+#include "core/preflight.h"
+
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/connection.h"
+#include "core/latency_histogram.h"
+#include "net/buffer_ring.h"
+#include "net/listener.h"
+
+namespace uringload::core {
+namespace {
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+bool IsLoopback(const net::SocketAddress& address) {
+  if (address.family() == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address.storage);
+    return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+  }
+  const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address.storage);
+  return IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+}
+
+PreflightCheck CheckTables(const RunPlan& plan, const MachineLimits& limits) {
+  uint64_t per_ring = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
+  std::string line = absl::StrCat(
+      "descriptor tables: ", plan.concurrency, " connections over ", plan.threads,
+      " rings = ", per_ring, " per ring; RLIMIT_NOFILE caps a ring at ", limits.descriptor_table);
+  if (per_ring <= limits.descriptor_table) return {true, line};
+  return {false, absl::StrCat(line, "; fix: -t ",
+                              CeilDiv(plan.concurrency, limits.descriptor_table), " or more")};
+}
+
+PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
+  uint64_t sources = std::max<size_t>(1, plan.sources.size());
+  uint64_t pairs = sources * plan.targets.size();
+  uint64_t per_pair = CeilDiv(plan.concurrency, pairs);
+  std::string line = absl::StrCat("ports: ", plan.concurrency, " connections over ", pairs,
+                                  " source/destination pairs = ", per_pair,
+                                  " per pair; net.ipv4.ip_local_port_range gives ", limits.ports());
+  // Past ~70% of the range the kernel's port search (__inet_hash_connect) slows connects.
+  if (per_pair * 10 <= limits.ports() * 7) return {true, line};
+  uint64_t pairs_needed = CeilDiv(plan.concurrency * 10, limits.ports() * 7);
+  uint64_t sources_needed = CeilDiv(pairs_needed, plan.targets.size());
+  return {false,
+          absl::StrCat(line, "; fix: --source 127.0.0.2-127.0.0.", 1 + sources_needed,
+                       " (loopback), or a port range in the URL (", pairs_needed,
+                       " ports), or scripts/tune-kernel apply (ip_local_port_range 1024 65535)")};
+}
+
+PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
+  uint64_t connecting = static_cast<uint64_t>(plan.max_connecting) * plan.threads;
+  uint64_t wanted = std::min<uint64_t>(std::max<uint64_t>(connecting, plan.concurrency), 65535);
+  std::string line = absl::StrCat("listen backlog: net.core.somaxconn ", limits.somaxconn,
+                                  " caps a loopback target's accept queue; this run opens up to ",
+                                  connecting, " connections at once");
+  if (!IsLoopback(plan.targets[0]) || static_cast<uint64_t>(limits.somaxconn) >= wanted) {
+    return {true, line};
+  }
+  return {false, absl::StrCat(line, "; fix: sysctl -w net.core.somaxconn=", wanted,
+                              " (scripts/tune-kernel apply)")};
+}
+
+PreflightCheck CheckMemory(const RunPlan& plan, const MachineLimits& limits) {
+  uint64_t bytes = EstimateMemoryBytes(plan);
+  std::string line = absl::StrFormat("memory: about %.1f MiB for this run; %.1f MiB available",
+                                     bytes / 1048576.0, limits.memory_available / 1048576.0);
+  if (limits.memory_available == 0 || bytes * 10 <= limits.memory_available * 8) {
+    return {true, line};
+  }
+  return {false, absl::StrCat(line, "; fix: lower -c or free memory")};
+}
+
+}  // namespace
+
+MachineLimits ReadMachineLimits() {
+  MachineLimits limits;
+  limits.descriptor_table = DescriptorTableLimit();
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> limits.port_range_low >>
+      limits.port_range_high;
+  limits.somaxconn = net::SomaxConn();
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") limits.memory_available = kib * 1024;
+  }
+  return limits;
+}
+
+uint64_t EstimateMemoryBytes(const RunPlan& plan) {
+  uint64_t request = plan.request.target.size() + plan.request.body.size() + 256;
+  for (const std::string& h : plan.request.headers) request += h.size() + 2;
+  uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
+  uint64_t buffers = uint64_t{net::RecommendedBufferCount(per_worker)} * net::kReceiveBufferSize;
+  uint64_t fixed_per_worker = buffers + sizeof(LatencyHistogram) + 4096 * 64 /* SQ */ +
+                              65536 * 16 /* CQ at most */ + (1 << 20) /* stack */;
+  return plan.concurrency * (sizeof(Connection) + request) + plan.threads * fixed_per_worker;
+}
+
+std::vector<PreflightCheck> Preflight(const RunPlan& plan, const MachineLimits& limits) {
+  return {CheckTables(plan, limits), CheckPorts(plan, limits), CheckBacklog(plan, limits),
+          CheckMemory(plan, limits)};
+}
+
+}  // namespace uringload::core

@@ -1,0 +1,37 @@
+// Preflight: checks a run plan against this machine's limits before any traffic: descriptor
+// tables vs RLIMIT_NOFILE, ephemeral ports per (source, destination) pair vs concurrency,
+// the listen backlog cap for loopback targets, and memory. Each problem is one line that
+// names the exact fix.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/run_plan.h"
+
+namespace uringload::core {
+
+struct MachineLimits {
+  uint64_t descriptor_table = 0;  // RLIMIT_NOFILE: one ring's direct descriptors.
+  uint32_t port_range_low = 32768;
+  uint32_t port_range_high = 60999;  // net.ipv4.ip_local_port_range
+  int somaxconn = 4096;
+  uint64_t memory_available = 0;  // MemAvailable, bytes.
+
+  uint32_t ports() const { return port_range_high - port_range_low + 1; }
+};
+
+MachineLimits ReadMachineLimits();
+
+struct PreflightCheck {
+  bool ok;
+  std::string line;  // "what: numbers" and, when not ok, "; fix: ...".
+};
+
+std::vector<PreflightCheck> Preflight(const RunPlan& plan, const MachineLimits& limits);
+
+// Bytes this run's client will hold at most: per connection plus per worker.
+uint64_t EstimateMemoryBytes(const RunPlan& plan);
+
+}  // namespace uringload::core

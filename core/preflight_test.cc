@@ -1,0 +1,95 @@
+#include "core/preflight.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace uringload::core {
+namespace {
+
+RunPlan Plan(uint32_t concurrency, uint32_t threads, int targets, int sources) {
+  RunPlan plan;
+  plan.concurrency = concurrency;
+  plan.threads = threads;
+  for (int i = 0; i < targets; ++i) {
+    plan.targets.push_back(*net::Resolve("127.0.0.1", static_cast<uint16_t>(8080 + i)));
+  }
+  for (int i = 0; i < sources; ++i) {
+    plan.sources.push_back(*net::Resolve("127.0.0." + std::to_string(2 + i), 0));
+  }
+  plan.request.target = "/{i}";
+  return plan;
+}
+
+MachineLimits Limits() {
+  MachineLimits limits;
+  limits.descriptor_table = 20000;
+  limits.port_range_low = 32768;
+  limits.port_range_high = 60999;  // 28,232 ports, as on this machine.
+  limits.somaxconn = 4096;
+  limits.memory_available = 24ull << 30;
+  return limits;
+}
+
+bool Ok(const std::vector<PreflightCheck>& checks, const std::string& what) {
+  for (const PreflightCheck& c : checks) {
+    if (c.line.rfind(what, 0) == 0) return c.ok;
+  }
+  ADD_FAILURE() << "no check " << what;
+  return false;
+}
+
+std::string Line(const std::vector<PreflightCheck>& checks, const std::string& what) {
+  for (const PreflightCheck& c : checks) {
+    if (c.line.rfind(what, 0) == 0) return c.line;
+  }
+  return "";
+}
+
+TEST(PreflightTest, SmallRunPassesEverything) {
+  for (const PreflightCheck& c : Preflight(Plan(100, 2, 1, 0), Limits())) {
+    EXPECT_TRUE(c.ok) << c.line;
+  }
+}
+
+TEST(PreflightTest, TablesNeedEnoughThreads) {
+  std::vector<PreflightCheck> checks = Preflight(Plan(60000, 2, 4, 0), Limits());
+  EXPECT_FALSE(Ok(checks, "descriptor tables"));
+  EXPECT_NE(Line(checks, "descriptor tables").find("fix: -t 3 or more"), std::string::npos);
+  EXPECT_TRUE(Ok(Preflight(Plan(60000, 3, 4, 0), Limits()), "descriptor tables"));
+}
+
+TEST(PreflightTest, PortsPerPairAndTheFix) {
+  // 30,000 over one pair: more than 70% of 28,232 ports.
+  std::vector<PreflightCheck> checks = Preflight(Plan(30000, 2, 1, 0), Limits());
+  EXPECT_FALSE(Ok(checks, "ports"));
+  // 30000 * 10 / (28232 * 7) -> 2 pairs needed.
+  EXPECT_NE(Line(checks, "ports").find("--source 127.0.0.2-127.0.0.3"), std::string::npos)
+      << Line(checks, "ports");
+  EXPECT_NE(Line(checks, "ports").find("(2 ports)"), std::string::npos);
+  EXPECT_TRUE(Ok(Preflight(Plan(30000, 2, 2, 0), Limits()), "ports"));
+  EXPECT_TRUE(Ok(Preflight(Plan(60000, 3, 2, 2), Limits()), "ports"));
+  MachineLimits wide = Limits();
+  wide.port_range_low = 1024;
+  wide.port_range_high = 65535;
+  EXPECT_TRUE(Ok(Preflight(Plan(30000, 2, 1, 0), wide), "ports"));
+}
+
+TEST(PreflightTest, BacklogAndMemory) {
+  RunPlan plan = Plan(60000, 3, 4, 0);
+  plan.max_connecting = 2048;
+  EXPECT_FALSE(Ok(Preflight(plan, Limits()), "listen backlog"));
+  MachineLimits tuned = Limits();
+  tuned.somaxconn = 65535;
+  EXPECT_TRUE(Ok(Preflight(plan, tuned), "listen backlog"));
+  MachineLimits tiny = Limits();
+  tiny.memory_available = 1 << 20;
+  EXPECT_FALSE(Ok(Preflight(plan, tiny), "memory"));
+  // Per connection the estimate stays under 1 KiB plus the request.
+  uint64_t per_connection =
+      (EstimateMemoryBytes(Plan(100000, 1, 1, 0)) - EstimateMemoryBytes(Plan(0, 1, 1, 0))) / 100000;
+  EXPECT_LT(per_connection, 1024u);
+}
+
+}  // namespace
+}  // namespace uringload::core
