@@ -121,5 +121,25 @@ TEST(ServeE2ETest, HoldsTwentyThousandConnectionsAtOnce) {
   EXPECT_EQ(JsonCount(summary, "requests.answered"), 20000u);
 }
 
+// Above one descriptor table (20,000) and above one source/destination pair's ports (28,232):
+// two source addresses times two target ports.
+TEST(ServeE2ETest, ThirtyThousandConnectionsFromSeveralSourcesToSeveralPorts) {
+  UringloadServer server({"--delay", "100ms"}, 2);
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload(
+      {"-n", "150000", "-c", "30000", "--source", "127.0.0.2-127.0.0.3", server.Url("/{i}")}, 180);
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "requests.started"), 150000u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 150000u);
+  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error"}) {
+    EXPECT_EQ(JsonCount(run.json, std::string("outcomes.") + failure), 0u) << failure;
+  }
+  EXPECT_EQ(JsonCount(run.json, "connections.opened"), 30000u);
+  EXPECT_GE(JsonCount(run.json, "threads"), 2u);  // 30,000 do not fit one ring's table.
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 150000u);
+}
+
 }  // namespace
 }  // namespace uringload::testing
