@@ -17,6 +17,7 @@ constexpr uint16_t kBufferGroup = 0;
 constexpr int64_t kMsNs = 1'000'000;
 constexpr int64_t kMaxWaitWithTimersNs = 10 * kMsNs;  // Timer wheel resolution in practice.
 constexpr int64_t kMaxWaitNs = 100 * kMsNs;           // How fast a stop request is noticed.
+constexpr int64_t kStopGraceNs = 2000 * kMsNs;        // In-flight requests get this after a stop.
 
 int64_t ToNanos(absl::Duration d) { return absl::ToInt64Nanoseconds(d); }
 
@@ -69,28 +70,12 @@ absl::Status Worker::Setup() {
   return absl::OkStatus();
 }
 
-// Connections go round-robin over every (source, target) pair, so each pair's ephemeral
-// ports carry an equal share.
-void Worker::AssignRoutes() {
-  const RunPlan& plan = *config_.plan;
-  size_t sources = std::max<size_t>(1, plan.sources.size());
-  size_t pairs = sources * plan.targets.size();
-  for (uint32_t i = 0; i < connections_.size(); ++i) {
-    size_t pair = (config_.first_connection + i) % pairs;
-    connections_[i].source = plan.sources.empty() ? -1 : static_cast<int16_t>(pair % sources);
-    connections_[i].target = static_cast<uint16_t>(pair / sources);
-  }
-}
-
 absl::Status Worker::Run() {
   if (absl::Status s = Setup(); !s.ok()) return s;
   StartAll();
   while (live_ > 0) {
     int64_t now = net::MonotonicNanos();
-    if (!draining_ && (stop_->load(std::memory_order_relaxed) ||
-                       (config_.deadline_ns != 0 && now >= config_.deadline_ns))) {
-      draining_ = true;
-    }
+    CheckStop(now);
     wheel_->Advance(now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
     unsigned batch = BatchTarget();
     int64_t budget = WaitBudget(now);
@@ -105,6 +90,34 @@ absl::Status Worker::Run() {
     AdmitQueuedConnects();
   }
   return absl::OkStatus();
+}
+
+// The end of the plan's duration stops new requests; a stop request (SIGINT/SIGTERM) does
+// too, and what is still in flight kStopGraceNs later is aborted.
+void Worker::CheckStop(int64_t now) {
+  bool stop_requested = stop_->load(std::memory_order_relaxed);
+  if (!draining_ && (stop_requested || (config_.deadline_ns != 0 && now >= config_.deadline_ns))) {
+    draining_ = true;
+  }
+  if (stop_requested && abort_at_ns_ == 0) abort_at_ns_ = now + kStopGraceNs;
+  if (abort_at_ns_ != 0 && now >= abort_at_ns_ && !aborted_) {
+    aborted_ = true;
+    AbortInFlight();
+  }
+}
+
+// Every request still without an outcome ends as a timeout with cause ECANCELED.
+void Worker::AbortInFlight() {
+  for (Connection& c : connections_) {
+    if (!c.has_request) continue;
+    FinishRequest(c, Outcome::kTimeout, ECANCELED);
+    if (c.state == ConnState::kIdle) {  // Still queued for a connect: never opened.
+      c.state = ConnState::kDone;
+      --live_;
+    } else if (c.state != ConnState::kClosing) {
+      Close(c);
+    }
+  }
 }
 
 void Worker::StartAll() {
@@ -142,67 +155,6 @@ bool Worker::NextRequest(Connection& c) {
   ++in_flight_;
   stats_->RequestStarted();
   return true;
-}
-
-void Worker::RequestConnect(Connection& c) {
-  if (ramp_->TryAdmit()) {
-    Connect(c);
-  } else {
-    ramp_->Enqueue(c.slot);  // Stays kIdle with its request until a place frees up.
-  }
-}
-
-void Worker::AdmitQueuedConnects() {
-  uint32_t slot;
-  while (ramp_->PopAdmitted(&slot)) Connect(connections_[slot]);
-}
-
-void Worker::Connect(Connection& c) {
-  c.state = ConnState::kConnecting;
-  c.socket_error = 0;
-  wheel_->Schedule(&c.timer, net::MonotonicNanos() + connect_timeout_ns_);
-  if (c.source >= 0) {
-    ConnectFrom(c, config_.plan->sources[c.source]);
-    return;
-  }
-  const net::SocketAddress& target = config_.plan->targets[c.target];
-  ring_->Reserve(2);  // socket -> connect is one linked chain.
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_socket_direct(sqe, target.family(), SOCK_STREAM, 0, c.slot, 0);
-  sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kSocket));
-  sqe = ring_->GetSqe();
-  io_uring_prep_connect(sqe, c.slot, target.get(), target.length);
-  sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
-}
-
-// io_uring 2.3 cannot bind: a normal socket is bound (IP_BIND_ADDRESS_NO_PORT), installed in
-// the slot and closed, costing a few syscalls per connection, not per request.
-void Worker::ConnectFrom(Connection& c, const net::SocketAddress& source) {
-  int error = 0;
-  net::UniqueFd fd = net::OpenBoundClientSocket(source, &error);
-  if (fd.get() >= 0) error = -ring_->InstallFile(c.slot, fd.get());
-  if (error != 0) {
-    FinishRequest(c, Outcome::kConnectError, error);
-    Close(c);
-    return;
-  }
-  const net::SocketAddress& target = config_.plan->targets[c.target];
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_connect(sqe, c.slot, target.get(), target.length);
-  sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
-}
-
-// Every way out of kConnecting passes here: it frees a ramp place and ends the ramp.
-void Worker::LeaveConnecting(Connection& c) {
-  c.state = ConnState::kIdle;
-  ramp_->Release();
-  if (!c.ramped) {
-    c.ramped = true;
-    if (--ramp_remaining_ == 0) stats_->RampFinished(net::MonotonicNanos() - started_ns_);
-  }
 }
 
 void Worker::SendRequest(Connection& c) {

@@ -44,6 +44,8 @@ class Worker {
  private:
   absl::Status Setup();
   void StartAll();
+  void CheckStop(int64_t now);
+  void AbortInFlight();
   void Loop(int64_t now);
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
@@ -91,6 +93,8 @@ class Worker {
   uint32_t live_ = 0;            // Connections not yet kDone.
   uint32_t in_flight_ = 0;       // Started requests without an outcome.
   bool draining_ = false;
+  int64_t abort_at_ns_ = 0;  // Set by a stop request.
+  bool aborted_ = false;
 };
 
 }  // namespace uringload::core
