@@ -35,7 +35,14 @@ PrometheusServer::PrometheusServer(const std::vector<std::string>& targets) {
       "/usr/bin/prometheus", "--config.file=" + dir_ + "/prometheus.yml",
       "--storage.tsdb.path=" + dir_ + "/data",
       "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=error"});
+  // Listening comes before the storage is open: queries succeed once /-/ready says so.
   ok_ = WaitForListener(port_, 30'000);
+  std::string ready_url = absl::StrCat("http://127.0.0.1:", port_, "/-/ready");
+  for (int i = 0; ok_ && i < 300; ++i) {
+    if (HttpGet(ready_url).find("Ready") != std::string::npos) return;
+    usleep(100'000);
+  }
+  ok_ = false;
 }
 
 PrometheusServer::~PrometheusServer() {
