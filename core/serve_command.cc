@@ -73,7 +73,6 @@ int ServeCommand(const ServeCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
-  WarnAboutBacklog(plan->backlog);
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::ServerEngine engine(*plan);
   absl::StatusOr<std::unique_ptr<MetricsSession>> metrics =
@@ -85,6 +84,7 @@ int ServeCommand(const ServeCommandOptions& options) {
     PrintError(std::string(metrics.status().message()));
     return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;
   }
+  WarnAboutBacklog(plan->backlog);
   if (absl::Status s = engine.Start(); !s.ok()) {
     PrintError(std::string(s.message()));
     return kRuntimeError;

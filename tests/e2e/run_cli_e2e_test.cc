@@ -1,9 +1,11 @@
-// End-to-end: bad invocations of `uringload run` exit 2 with one line naming the problem.
+// End-to-end: bad invocations of `uringload run` and `serve` exit 2 with one line naming the
+// problem, print nothing on stdout, and never start traffic.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 
 namespace uringload::testing {
@@ -29,8 +31,50 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"run", "--bogus", "http://127.0.0.1/"}, "bogus"},
       {{"run"}, "url"},
       {{}, "subcommand"},
+      {{"run", "-n", "0", "URL"}, "-n"},
+      {{"run", "-t", "0", "URL"}, "-t"},
+      {{"run", "-t", "5000", "URL"}, "-t"},
+      {{"run", "-c", "20000000", "URL"}, "-c"},
+      {{"run", "-m", "G T", "URL"}, "method"},
+      {{"run", "-H", "Content-Length: 5", "URL"}, "Content-Length"},
+      {{"run", "--body", "a", "--body-file", "/etc/hostname", "URL"}, "--body"},
+      {{"run", "--timeout", "0s", "URL"}, "--timeout"},
+      {{"run", "--connect-timeout", "soon", "URL"}, "--connect-timeout"},
+      {{"run", "--batch-window", "1s", "URL"}, "--batch-window"},
+      {{"run", "--source", "127.0.0.9-127.0.0.1", "URL"}, "--source"},
+      {{"run", "--max-connecting", "0", "URL"}, "--max-connecting"},
+      {{"run", "--metrics-label", "no_equals", "URL"}, "--metrics-label"},
+      {{"run", "--metrics-linger", "-1s", "URL"}, "--metrics-linger"},
+      {{"run", "--push-interval", "often", "URL"}, "--push-interval"},
+      {{"run", "--pushgateway", "ftp://127.0.0.1/", "URL"}, "--pushgateway"},
+      {{"run", "http://[::1/"}, "IPv6"},
+      {{"run", "http://user@127.0.0.1/"}, "user information"},
+      {{"run", "http://no-such-host.invalid/"}, "cannot resolve"},
+      {{"run", "http://127.0.0.1:9000-8000/"}, "port range"},
+      {{"serve", "--listen", "8080"}, "--listen"},
+      {{"serve", "--listen", "127.0.0.1:0"}, "--listen"},
+      {{"serve", "--listen", "127.0.0.1:99999"}, "--listen"},
+      {{"serve", "--delay", "soon"}, "--delay"},
+      {{"serve", "--delay", "uniform:3s-1s"}, "--delay"},
+      {{"serve", "--fault-reset", "2"}, "--fault-reset"},
+      {{"serve", "--fault-stall", "0.7", "--fault-reset", "0.7"}, "more than 1"},
+      {{"serve", "--fault-status-rate", "0.1"}, "--fault-status CODE"},
+      {{"serve", "--fault-status", "42", "--fault-status-rate", "0.1"}, "--fault-status"},
+      {{"serve", "--body", "x", "--body-size", "3"}, "--body"},
+      {{"serve", "--body-size", "-1"}, "--body-size"},
+      {{"serve", "-t", "0"}, "-t"},
+      {{"serve", "--backlog", "0"}, "--backlog"},
+      {{"serve", "--max-connections", "0"}, "--max-connections"},
+      {{"serve", "--metrics-label", "__bad=x"}, "--metrics-label"},
+      {{"serve", "--unknown-flag"}, "unknown-flag"},
   };
-  for (const BadInvocation& c : cases) {
+  SilentListener target;  // Every URL points here: nothing may connect to it.
+  std::string url = "http://127.0.0.1:" + std::to_string(target.port()) + "/";
+  ASSERT_GE(cases.size(), 30u);
+  for (BadInvocation& c : cases) {
+    for (std::string& arg : c.args) {
+      if (arg == "URL") arg = url;
+    }
     std::vector<std::string> argv = {URINGLOAD_BINARY};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     ProcessResult r = RunProcess(argv, 10);
@@ -40,6 +84,7 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << shown << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << shown;
   }
+  EXPECT_EQ(target.AcceptAll(), 0) << "a bad invocation connected to the target";
 }
 
 }  // namespace

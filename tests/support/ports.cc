@@ -1,6 +1,7 @@
 #include "tests/support/ports.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -84,5 +85,17 @@ SilentListener::SilentListener() {
 }
 
 SilentListener::~SilentListener() { close(fd_); }
+
+int SilentListener::AcceptAll() {
+  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  int count = 0;
+  while (true) {
+    int fd = accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) break;
+    close(fd);
+    ++count;
+  }
+  return count;
+}
 
 }  // namespace uringload::testing

@@ -23,6 +23,8 @@ class SilentListener {
   SilentListener(const SilentListener&) = delete;
   SilentListener& operator=(const SilentListener&) = delete;
   uint16_t port() const { return port_; }
+  // Accepts (and closes) every connection waiting in the backlog; returns how many.
+  int AcceptAll();
 
  private:
   int fd_ = -1;
