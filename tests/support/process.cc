@@ -108,6 +108,14 @@ bool BackgroundProcess::running() {
   return true;
 }
 
+int BackgroundProcess::Wait(int timeout_seconds) {
+  for (int i = 0; i < timeout_seconds * 10; ++i) {
+    if (!running()) return exit_code_;
+    usleep(100'000);
+  }
+  return Stop(SIGKILL);
+}
+
 int BackgroundProcess::Stop(int signal) {
   if (!running()) return exit_code_;
   kill(pid_, signal);

@@ -29,6 +29,8 @@ class BackgroundProcess {
   bool running();
   // Sends `signal` and waits for the exit; returns the exit code (128 + signal if killed).
   int Stop(int signal);
+  // Waits for the process to end by itself (at most `timeout_seconds`, then SIGKILL).
+  int Wait(int timeout_seconds);
 
  private:
   pid_t pid_ = -1;
