@@ -44,6 +44,8 @@ int ResponseParser::OnHeadersComplete(llhttp_t* parser) {
   // Returning 1 tells llhttp that no body follows. 204 and 304 never have one, whatever
   // Content-Length says (RFC 9110 6.4.1); llhttp only knows that when the header is absent.
   int status = llhttp_get_status_code(parser);
+  // llhttp takes any number as a status; HTTP's are three digits (found by fuzzing).
+  if (status < 100 || status > 999) return -1;
   return self->head_request_ || status == 204 || status == 304 ? 1 : 0;
 }
 

@@ -113,10 +113,12 @@ TEST(ResponseParserTest, PipelinedLeftoversAreNotConsumed) {
 }
 
 TEST(ResponseParserTest, MalformedInputIsAnError) {
-  for (std::string_view bad : {"garbage\r\n\r\n", "HTTP/1.1 abc OK\r\n\r\n",
-                               "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
-                               "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-                               "HTTP/1.1 200 OK\r\nBad Header\r\n\r\n"}) {
+  for (std::string_view bad :
+       {"garbage\r\n\r\n", "HTTP/1.1 abc OK\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nBad Header\r\n\r\n", "HTTP/1.0 0 32OK\r\nContent-Length: 1\r\n\r\n",
+        "HTTP/1.1 99 Low\r\n\r\n"}) {
     ResponseParser parser;
     parser.Start(false);
     EXPECT_EQ(parser.Feed(bad).state, State::kError) << bad;
