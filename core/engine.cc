@@ -6,7 +6,9 @@
 
 namespace uringload::core {
 
-Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests) {}
+// The worker slots (and their stats) exist from construction on and never move, so
+// Snapshot() may run on another thread (a scrape) before, during and after Start().
+Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests), workers_(plan.threads) {}
 
 Engine::~Engine() {
   RequestStop();
@@ -35,7 +37,6 @@ absl::Status Engine::Start() {
   if (plan_.duration.has_value()) {
     deadline_ns = net::MonotonicNanos() + absl::ToInt64Nanoseconds(*plan_.duration);
   }
-  workers_.resize(plan_.threads);
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerConfig config{
         .plan = &plan_,

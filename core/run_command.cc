@@ -23,6 +23,7 @@ int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t
   absl::Time next_progress = absl::Now() + absl::Seconds(1);
   while (!engine.Done()) {
     int sig = WaitForStopSignal(signals, 100);
+    if (sig != 0 && engine.Done()) break;  // Too late to interrupt anything: it finished.
     if (sig != 0) {
       if (stopped_by != 0 && sig == SIGINT) _exit(128 + SIGINT);  // Second ^C: leave now.
       stopped_by = sig;

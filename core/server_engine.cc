@@ -4,7 +4,8 @@
 
 namespace uringload::core {
 
-ServerEngine::ServerEngine(const ServePlan& plan) : plan_(plan) {
+// Worker slots exist from construction on and never move: Snapshot() is safe from any thread.
+ServerEngine::ServerEngine(const ServePlan& plan) : plan_(plan), workers_(plan.threads) {
   if (plan_.body_mode == ServePlan::BodyMode::kFixed) {
     int status = plan_.faults.status_code;
     fixed_.ok_keep_alive = proto::BuildResponse(200, true, plan_.body);
@@ -22,7 +23,6 @@ ServerEngine::~ServerEngine() {
 }
 
 absl::Status ServerEngine::Start() {
-  workers_.resize(plan_.threads);
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<ServerWorker>(&plan_, &fixed_, i, slot.stats.get(), &stop_);

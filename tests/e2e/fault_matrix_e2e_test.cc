@@ -175,7 +175,7 @@ TEST(FaultMatrixTest, SecondSigintExitsAtOnce) {
   usleep(200'000);
   double sent = Now();
   EXPECT_EQ(run.process->Stop(SIGINT), 130);
-  EXPECT_LT(Now() - sent, 1.0);  // Not the 2 s grace.
+  EXPECT_LT(Now() - sent, 1.5);  // Not the rest of the 2 s grace (1.8 s); slack for TSan.
 }
 
 }  // namespace
