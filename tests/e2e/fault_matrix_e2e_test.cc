@@ -146,6 +146,21 @@ TEST(FaultMatrixTest, PortExhaustionIsAConnectErrorWithItsCause) {
   EXPECT_EQ(j["errors.0.message"], "Cannot assign requested address");
 }
 
+TEST(FaultMatrixTest, FullDescriptorTableIsAConnectErrorWithItsCause) {
+  // RLIMIT_NOFILE 4: the ring's table of 4 fits, but binding a source address needs a normal
+  // socket first, and fds 0-3 are taken. (The JSON goes to stdout: no fd is left for a file.)
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  ProcessResult r =
+      RunProcess({"prlimit", "--nofile=4:4", URINGLOAD_BINARY, "run", "-n", "50", "-c", "4", "-t",
+                  "1", "--source", "127.0.0.1", "--json", "-", server.Url("/")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<FlatJson> j = FlattenJson(r.out);
+  ASSERT_TRUE(j.ok()) << r.out;
+  EXPECT_EQ(JsonCount(*j, "outcomes.connect_error"), 50u);
+  EXPECT_EQ((*j)["errors.0.message"], "Too many open files");
+}
+
 class StopSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(StopSignal, StopsWithin2sWritesTheResultAndExits128PlusSignal) {
