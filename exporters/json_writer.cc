@@ -44,39 +44,21 @@ void JsonWriter::Escaped(std::string_view text) {
   out_ += '"';
 }
 
-JsonWriter& JsonWriter::BeginObject(std::string_view key) {
+JsonWriter& JsonWriter::Open(std::string_view key, char bracket) {
   Key(key);
-  out_ += '{';
+  out_ += bracket;
   has_items_.push_back(false);
   return *this;
 }
 
-JsonWriter& JsonWriter::EndObject() {
+JsonWriter& JsonWriter::Close(char bracket) {
   bool had_items = has_items_.back();
   has_items_.pop_back();
   if (had_items) {
     out_ += '\n';
     out_.append(2 * has_items_.size(), ' ');
   }
-  out_ += '}';
-  return *this;
-}
-
-JsonWriter& JsonWriter::BeginArray(std::string_view key) {
-  Key(key);
-  out_ += '[';
-  has_items_.push_back(false);
-  return *this;
-}
-
-JsonWriter& JsonWriter::EndArray() {
-  bool had_items = has_items_.back();
-  has_items_.pop_back();
-  if (had_items) {
-    out_ += '\n';
-    out_.append(2 * has_items_.size(), ' ');
-  }
-  out_ += ']';
+  out_ += bracket;
   return *this;
 }
 

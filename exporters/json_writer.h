@@ -11,10 +11,10 @@ namespace uringload::exporters {
 
 class JsonWriter {
  public:
-  JsonWriter& BeginObject(std::string_view key = {});
-  JsonWriter& EndObject();
-  JsonWriter& BeginArray(std::string_view key = {});
-  JsonWriter& EndArray();
+  JsonWriter& BeginObject(std::string_view key = {}) { return Open(key, '{'); }
+  JsonWriter& EndObject() { return Close('}'); }
+  JsonWriter& BeginArray(std::string_view key = {}) { return Open(key, '['); }
+  JsonWriter& EndArray() { return Close(']'); }
   JsonWriter& Number(std::string_view key, uint64_t value);
   JsonWriter& Number(std::string_view key, double value);
   JsonWriter& String(std::string_view key, std::string_view value);
@@ -25,6 +25,8 @@ class JsonWriter {
   std::string Take();
 
  private:
+  JsonWriter& Open(std::string_view key, char bracket);
+  JsonWriter& Close(char bracket);
   void Key(std::string_view key);
   void Escaped(std::string_view text);
 
