@@ -1,6 +1,7 @@
 // Worker: one thread, one io_uring, a fixed set of connections driven as state machines.
 // Takes request indexes from the shared RequestSource, records into its own WorkerStats.
-// Nothing on its hot path allocates, locks or makes a syscall beyond io_uring_enter.
+// Nothing on its hot path allocates, locks or makes a syscall beyond io_uring_enter (binding
+// a --source address costs a few syscalls per new connection, see worker_connect.cc).
 #pragma once
 
 #include <atomic>
