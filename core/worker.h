@@ -47,7 +47,7 @@ class Worker {
   void StartAll();
   void CheckStop(int64_t now);
   void AbortInFlight();
-  void Loop(int64_t now);
+  void StampQueuedSends(int64_t now);
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
 
@@ -88,11 +88,14 @@ class Worker {
   std::vector<Connection> connections_;
   std::vector<char> request_storage_;
   std::vector<uint32_t> rearm_queue_;
+  std::vector<uint32_t> unstamped_sends_;  // Sends queued since the last submit.
   std::optional<ConnectRamp> ramp_;
   int64_t started_ns_ = 0;
-  uint32_t ramp_remaining_ = 0;  // Connections whose first connect attempt has not ended.
-  uint32_t live_ = 0;            // Connections not yet kDone.
-  uint32_t in_flight_ = 0;       // Started requests without an outcome.
+  uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.
+  uint32_t live_ = 0;              // Connections not yet kDone.
+  uint32_t in_flight_ = 0;         // Started requests without an outcome.
+  uint32_t sends_queued_ = 0;      // Sends queued since the last submit.
+  int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
   bool draining_ = false;
   int64_t abort_at_ns_ = 0;  // Set by a stop request.
   bool aborted_ = false;
