@@ -80,8 +80,10 @@ absl::Status Worker::Run() {
     CheckStop(now);
     wheel_->Advance(now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
     // Sends complete inline during the submit and their completions count towards the wait,
-    // so the wait is for that many more.
-    unsigned batch = BatchTarget() + sends_queued_;
+    // so the wait is for that many more, up to the target again: waiting for thousands of
+    // completions at c=10,000 made every batch huge and cost ~25% more CPU per request.
+    unsigned target = BatchTarget();
+    unsigned batch = target + std::min(sends_queued_, target);
     sends_queued_ = 0;
     int64_t budget = WaitBudget(now);
     if (batch > 1) budget = std::min(budget, batch_window_ns_);
