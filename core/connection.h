@@ -20,7 +20,7 @@ struct Connection {
   proto::ResponseParser parser;
   proto::RenderedRequest request;
   uint64_t index = 0;               // Request in flight (valid while has_request).
-  int64_t sent_at_ns = 0;           // When the request's send was queued.
+  int64_t sent_at_ns = 0;           // Just before the submit that carried the request.
   const char* send_data = nullptr;  // The rendered request (template or own storage).
   uint32_t slot = 0;                // Direct descriptor slot, fixed for the connection's life.
   uint16_t target = 0;              // Index into the plan's targets.
