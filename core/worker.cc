@@ -76,23 +76,10 @@ absl::Status Worker::Run() {
   StartAll();
   while (live_ > 0) {
     int64_t now = net::MonotonicNanos();
-    StampQueuedSends(now);
+    unsigned sends = StampQueuedSends(now);
     CheckStop(now);
     wheel_->Advance(now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
-    // Sends complete inline during the submit and their completions count towards the wait,
-    // so the wait is for that many more, up to the target again: waiting for thousands of
-    // completions at c=10,000 made every batch huge and cost ~25% more CPU per request.
-    unsigned target = BatchTarget();
-    unsigned batch = target + std::min(sends_queued_, target);
-    sends_queued_ = 0;
-    int64_t budget = WaitBudget(now);
-    if (batch > 1) budget = std::min(budget, batch_window_ns_);
-    int ret = ring_->SubmitAndWait(budget, batch);
-    if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-      return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
-    }
-    // Every completion drained below was ready by now: one clock read serves them all.
-    completions_at_ns_ = net::MonotonicNanos();
+    if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
     ring_->DrainCompletions([this](const io_uring_cqe& cqe) { OnCompletion(cqe); });
     buffers_->Publish();
     RearmQueued();
@@ -102,8 +89,9 @@ absl::Status Worker::Run() {
 }
 
 // Requests queued since the last submit go out with the next one: their latency and
-// timeout start now, with one clock read for all of them.
-void Worker::StampQueuedSends(int64_t now) {
+// timeout start now, with one clock read for all of them. Returns how many there were.
+unsigned Worker::StampQueuedSends(int64_t now) {
+  auto count = static_cast<unsigned>(unstamped_sends_.size());
   for (uint32_t slot : unstamped_sends_) {
     Connection& c = connections_[slot];
     if (!c.has_request || c.state != ConnState::kActive) continue;  // Ended before the submit.
@@ -111,6 +99,25 @@ void Worker::StampQueuedSends(int64_t now) {
     wheel_->Schedule(&c.timer, now + timeout_ns_);
   }
   unstamped_sends_.clear();
+  return count;
+}
+
+// Submits what is queued and waits for a batch of completions (see BatchTarget). The `sends`
+// just queued complete inline during the submit and their completions count towards the
+// wait, so it waits for that many more, up to the target again: waiting for thousands of
+// completions at c=10,000 made every batch huge and cost ~25% more CPU per request.
+absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
+  unsigned target = BatchTarget();
+  unsigned batch = target + std::min(sends, target);
+  int64_t budget = WaitBudget(now);
+  if (batch > 1) budget = std::min(budget, batch_window_ns_);
+  int ret = ring_->SubmitAndWait(budget, batch);
+  if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+    return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
+  }
+  // Every completion drained next was ready by now: one clock read serves them all.
+  completions_at_ns_ = net::MonotonicNanos();
+  return absl::OkStatus();
 }
 
 // The end of the plan's duration stops new requests; a stop request (SIGINT/SIGTERM) does
@@ -193,7 +200,6 @@ void Worker::QueueSend(Connection& c) {
   ring_->SendAll(c.slot, c.send_data + c.send_offset, c.send_size - c.send_offset,
                  PackUserData(c.slot, c.generation, Op::kSend));
   c.send_pending = true;
-  ++sends_queued_;
 }
 
 void Worker::ArmRecv(Connection& c) {

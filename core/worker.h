@@ -47,7 +47,8 @@ class Worker {
   void StartAll();
   void CheckStop(int64_t now);
   void AbortInFlight();
-  void StampQueuedSends(int64_t now);
+  unsigned StampQueuedSends(int64_t now);
+  absl::Status SubmitAndWait(int64_t now, unsigned sends);
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
 
@@ -94,7 +95,6 @@ class Worker {
   uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.
   uint32_t live_ = 0;              // Connections not yet kDone.
   uint32_t in_flight_ = 0;         // Started requests without an outcome.
-  uint32_t sends_queued_ = 0;      // Sends queued since the last submit.
   int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
   bool draining_ = false;
   int64_t abort_at_ns_ = 0;  // Set by a stop request.
