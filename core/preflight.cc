@@ -12,6 +12,7 @@
 #include "core/latency_histogram.h"
 #include "net/buffer_ring.h"
 #include "net/listener.h"
+#include "net/time_wait.h"
 
 namespace uringload::core {
 namespace {
@@ -41,11 +42,20 @@ PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
   uint64_t sources = std::max<size_t>(1, plan.sources.size());
   uint64_t pairs = sources * plan.targets.size();
   uint64_t per_pair = CeilDiv(plan.concurrency, pairs);
-  std::string line = absl::StrCat("ports: ", plan.concurrency, " connections over ", pairs,
-                                  " source/destination pairs = ", per_pair,
-                                  " per pair; net.ipv4.ip_local_port_range gives ", limits.ports());
+  uint64_t held = limits.time_wait_per_pair;
+  std::string line = absl::StrCat(
+      "ports: ", plan.concurrency, " connections over ", pairs,
+      " source/destination pairs = ", per_pair, " per pair",
+      held > 0 ? absl::StrCat(" + up to ", held, " held by TIME_WAIT sockets of earlier runs") : "",
+      "; net.ipv4.ip_local_port_range gives ", limits.ports());
   // Past ~70% of the range the kernel's port search (__inet_hash_connect) slows connects.
-  if (per_pair * 10 <= limits.ports() * 7) return {true, line};
+  auto fits = [&](uint64_t ports) { return ports * 10 <= limits.ports() * 7; };
+  if (fits(per_pair + held)) return {true, line};
+  if (fits(per_pair)) {  // Only the TIME_WAIT sockets are in the way: they expire within 60 s.
+    return {false, absl::StrCat(line,
+                                "; fix: wait up to 60 s for them to expire, or use other target "
+                                "ports or --source addresses, or scripts/tune-kernel apply")};
+  }
   uint64_t pairs_needed = CeilDiv(plan.concurrency * 10, limits.ports() * 7);
   uint64_t sources_needed = CeilDiv(pairs_needed, plan.targets.size());
   return {false,
@@ -79,8 +89,11 @@ PreflightCheck CheckMemory(const RunPlan& plan, const MachineLimits& limits) {
 
 }  // namespace
 
-MachineLimits ReadMachineLimits() {
+MachineLimits ReadMachineLimits(const RunPlan& plan) {
   MachineLimits limits;
+  for (uint64_t held : net::CountTimeWait(plan.sources, plan.targets)) {
+    limits.time_wait_per_pair = std::max(limits.time_wait_per_pair, held);
+  }
   limits.descriptor_table = DescriptorTableLimit();
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> limits.port_range_low >>
       limits.port_range_high;

@@ -1,5 +1,6 @@
 // Preflight: checks a run plan against this machine's limits before any traffic: descriptor
-// tables vs RLIMIT_NOFILE, ephemeral ports per (source, destination) pair vs concurrency,
+// tables vs RLIMIT_NOFILE, ephemeral ports per (source, destination) pair vs concurrency plus
+// the ports that earlier connections' TIME_WAIT sockets still hold,
 // the listen backlog cap for loopback targets, and memory. Each problem is one line that
 // names the exact fix.
 #pragma once
@@ -17,12 +18,14 @@ struct MachineLimits {
   uint32_t port_range_low = 32768;
   uint32_t port_range_high = 60999;  // net.ipv4.ip_local_port_range
   int somaxconn = 4096;
-  uint64_t memory_available = 0;  // MemAvailable, bytes.
+  uint64_t memory_available = 0;    // MemAvailable, bytes.
+  uint64_t time_wait_per_pair = 0;  // The most TIME_WAIT sockets any of the plan's pairs has.
 
   uint32_t ports() const { return port_range_high - port_range_low + 1; }
 };
 
-MachineLimits ReadMachineLimits();
+// Reads the limits; the TIME_WAIT count is for `plan`'s (source, target) pairs.
+MachineLimits ReadMachineLimits(const RunPlan& plan);
 
 struct PreflightCheck {
   bool ok;

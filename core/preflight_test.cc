@@ -75,6 +75,23 @@ TEST(PreflightTest, PortsPerPairAndTheFix) {
   EXPECT_TRUE(Ok(Preflight(Plan(30000, 2, 1, 0), wide), "ports"));
 }
 
+TEST(PreflightTest, TimeWaitSocketsOfEarlierRunsCountAgainstThePorts) {
+  MachineLimits limits = Limits();
+  limits.time_wait_per_pair = 15000;  // 10,000 + 15,000 > 70% of 28,232.
+  std::vector<PreflightCheck> checks = Preflight(Plan(10000, 1, 1, 0), limits);
+  EXPECT_FALSE(Ok(checks, "ports"));
+  EXPECT_NE(Line(checks, "ports").find("+ up to 15000 held by TIME_WAIT sockets"),
+            std::string::npos)
+      << Line(checks, "ports");
+  EXPECT_NE(Line(checks, "ports").find("fix: wait up to 60 s"), std::string::npos);
+  limits.time_wait_per_pair = 9000;  // 19,000 <= 19,762.
+  EXPECT_TRUE(Ok(Preflight(Plan(10000, 1, 1, 0), limits), "ports"));
+  // Too many connections even without them: the fix is more pairs.
+  limits.time_wait_per_pair = 100;
+  EXPECT_NE(Line(Preflight(Plan(30000, 2, 1, 0), limits), "ports").find("fix: --source"),
+            std::string::npos);
+}
+
 TEST(PreflightTest, BacklogAndMemory) {
   RunPlan plan = Plan(60000, 3, 4, 0);
   plan.max_connecting = 2048;

@@ -74,7 +74,7 @@ bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
 // (stderr, as warnings). Returns whether every check passed.
 bool RunPreflight(const core::RunPlan& plan, bool report_all) {
   bool all_ok = true;
-  for (const core::PreflightCheck& check : core::Preflight(plan, core::ReadMachineLimits())) {
+  for (const core::PreflightCheck& check : core::Preflight(plan, core::ReadMachineLimits(plan))) {
     all_ok = all_ok && check.ok;
     if (report_all) {
       std::cout << (check.ok ? "ok       " : "PROBLEM  ") << check.line << "\n";
