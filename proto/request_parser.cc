@@ -1,8 +1,31 @@
 #include "proto/request_parser.h"
 
-namespace uringload::proto {
+#include "absl/strings/ascii.h"
 
-RequestParser::RequestParser() { Reset(); }
+namespace uringload::proto {
+namespace {
+
+constexpr std::string_view kExpect = "expect";
+constexpr std::string_view kContinue = "100-continue";
+
+// Extends a case-insensitive prefix match of `want` by `piece`; kNoMatch sticks.
+uint8_t MatchMore(uint8_t matched, std::string_view want, const char* at, size_t length,
+                  uint8_t no_match) {
+  if (matched == no_match) return no_match;
+  if (matched + length > want.size()) return no_match;
+  for (size_t i = 0; i < length; ++i) {
+    if (absl::ascii_tolower(static_cast<unsigned char>(at[i])) != want[matched + i]) {
+      return no_match;
+    }
+  }
+  return static_cast<uint8_t>(matched + length);
+}
+
+}  // namespace
+
+RequestParser::RequestParser() : MessageFeeder(HTTP_REQUEST, &Settings(), this) {
+  OnMessageBegin(&parser_);
+}
 
 const llhttp_settings_t& RequestParser::Settings() {
   static const llhttp_settings_t settings = [] {
@@ -10,6 +33,8 @@ const llhttp_settings_t& RequestParser::Settings() {
     llhttp_settings_init(&s);
     s.on_message_begin = &OnMessageBegin;
     s.on_url = &OnUrl;
+    s.on_header_field = &OnHeaderField;
+    s.on_header_value = &OnHeaderValue;
     s.on_headers_complete = &OnHeadersComplete;
     s.on_message_complete = &OnMessageComplete;
     return s;
@@ -18,20 +43,20 @@ const llhttp_settings_t& RequestParser::Settings() {
 }
 
 void RequestParser::Reset() {
-  llhttp_init(&parser_, HTTP_REQUEST, &Settings());
-  parser_.data = this;
-  error_ = nullptr;
+  ResetParser();
   OnMessageBegin(&parser_);
 }
 
 int RequestParser::OnMessageBegin(llhttp_t* parser) {
   auto* self = static_cast<RequestParser*>(parser->data);
-  self->header_bytes_ = 0;
+  self->BeginMessage();
   self->echo_size_ = 0;
   self->url_done_ = false;
-  self->headers_complete_ = false;
   self->keep_alive_ = false;
-  self->complete_ = false;
+  self->expect_continue_ = false;
+  self->field_match_ = 0;
+  self->value_match_ = 0;
+  self->in_value_ = false;
   return HPE_OK;
 }
 
@@ -51,39 +76,49 @@ int RequestParser::OnUrl(llhttp_t* parser, const char* at, size_t length) {
   return HPE_OK;
 }
 
+int RequestParser::OnHeaderField(llhttp_t* parser, const char* at, size_t length) {
+  auto* self = static_cast<RequestParser*>(parser->data);
+  if (self->in_value_) {  // A new header starts: the previous one is whole.
+    if (self->field_match_ == kExpect.size() && self->value_match_ == kContinue.size()) {
+      self->expect_continue_ = true;
+    }
+    self->in_value_ = false;
+    self->field_match_ = 0;
+    self->value_match_ = 0;
+  }
+  self->field_match_ = MatchMore(self->field_match_, kExpect, at, length, kNoMatch);
+  return HPE_OK;
+}
+
+int RequestParser::OnHeaderValue(llhttp_t* parser, const char* at, size_t length) {
+  auto* self = static_cast<RequestParser*>(parser->data);
+  self->in_value_ = true;
+  if (self->field_match_ == kExpect.size()) {
+    self->value_match_ = MatchMore(self->value_match_, kContinue, at, length, kNoMatch);
+  }
+  return HPE_OK;
+}
+
 int RequestParser::OnHeadersComplete(llhttp_t* parser) {
-  static_cast<RequestParser*>(parser->data)->headers_complete_ = true;
+  auto* self = static_cast<RequestParser*>(parser->data);
+  if (self->in_value_ && self->field_match_ == kExpect.size() &&
+      self->value_match_ == kContinue.size()) {
+    self->expect_continue_ = true;
+  }
+  self->HeadersDone();
   return HPE_OK;
 }
 
 int RequestParser::OnMessageComplete(llhttp_t* parser) {
   auto* self = static_cast<RequestParser*>(parser->data);
   self->keep_alive_ = llhttp_should_keep_alive(parser) != 0;
-  self->complete_ = true;
+  self->MessageDone();
   return HPE_PAUSED;
 }
 
 RequestParser::Result RequestParser::Feed(std::string_view data) {
-  if (error_ != nullptr) return {State::kError, 0};
   if (complete_) OnMessageBegin(&parser_);  // The previous request was taken.
-  llhttp_errno_t err = llhttp_execute(&parser_, data.data(), data.size());
-  size_t consumed = data.size();
-  if (err == HPE_PAUSED) {
-    consumed = llhttp_get_error_pos(&parser_) - data.data();
-    llhttp_resume(&parser_);
-  } else if (err != HPE_OK) {
-    error_ = llhttp_errno_name(err);
-    return {State::kError, consumed};
-  }
-  if (complete_) return {State::kComplete, consumed};
-  if (!headers_complete_) {
-    header_bytes_ += consumed;
-    if (header_bytes_ > kMaxHeaderBytes) {
-      error_ = "HPE_HEADERS_TOO_LARGE";
-      return {State::kError, consumed};
-    }
-  }
-  return {State::kNeedMore, consumed};
+  return MessageFeeder::Feed(data);
 }
 
 }  // namespace uringload::proto

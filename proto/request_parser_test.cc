@@ -65,3 +65,42 @@ TEST(RequestParserTest, LongSegmentsAreCutAndGarbageIsAnError) {
 
 }  // namespace
 }  // namespace uringload::proto
+
+namespace uringload::proto {
+namespace {
+
+TEST(RequestParserTest, HeaderBlockCapIsExact) {
+  for (size_t size : {MessageFeeder::kMaxHeaderBytes, MessageFeeder::kMaxHeaderBytes + 1}) {
+    std::string head = "GET /x HTTP/1.1\r\nX-Fill: ";
+    std::string request = head + std::string(size - head.size() - 4, 'f') + "\r\n\r\n";
+    RequestParser parser;
+    RequestParser::Result r{RequestParser::State::kNeedMore, 0};
+    for (size_t off = 0; off < request.size() && r.state == RequestParser::State::kNeedMore;
+         off += 1024) {
+      r = parser.Feed(std::string_view(request).substr(off, 1024));
+    }
+    bool fits = size <= MessageFeeder::kMaxHeaderBytes;
+    EXPECT_EQ(r.state, fits ? RequestParser::State::kComplete : RequestParser::State::kError);
+    EXPECT_EQ(parser.error_kind(),
+              fits ? MessageFeeder::Error::kNone : MessageFeeder::Error::kHeadersTooLarge);
+  }
+}
+
+TEST(RequestParserTest, ExpectContinueIsSeenInAnyCaseAndSplit) {
+  std::string head = "POST /u HTTP/1.1\r\nContent-Length: 3\r\nEXPECT: 100-Continue\r\n\r\n";
+  for (size_t split = 1; split < head.size(); ++split) {
+    RequestParser parser;
+    parser.Feed(std::string_view(head).substr(0, split));
+    RequestParser::Result r = parser.Feed(std::string_view(head).substr(split));
+    ASSERT_EQ(r.state, RequestParser::State::kNeedMore);
+    EXPECT_TRUE(parser.expects_continue()) << split;
+    EXPECT_EQ(parser.Feed("abc").state, RequestParser::State::kComplete);
+    EXPECT_FALSE(parser.expects_continue());
+  }
+  RequestParser plain;
+  plain.Feed("POST /u HTTP/1.1\r\nContent-Length: 3\r\nExpectation: 100-continue\r\n\r\n");
+  EXPECT_FALSE(plain.expects_continue());
+}
+
+}  // namespace
+}  // namespace uringload::proto

@@ -2,10 +2,7 @@
 
 namespace uringload::proto {
 
-ResponseParser::ResponseParser() {
-  llhttp_init(&parser_, HTTP_RESPONSE, &Settings());
-  parser_.data = this;
-}
+ResponseParser::ResponseParser() : MessageFeeder(HTTP_RESPONSE, &Settings(), this) {}
 
 const llhttp_settings_t& ResponseParser::Settings() {
   static const llhttp_settings_t settings = [] {
@@ -20,27 +17,21 @@ const llhttp_settings_t& ResponseParser::Settings() {
 }
 
 void ResponseParser::Start(bool head_request) {
-  llhttp_reset(&parser_);
-  parser_.data = this;
+  ResetParser();
   head_request_ = head_request;
-  header_bytes_ = 0;
-  error_ = nullptr;
   status_code_ = 0;
-  headers_complete_ = false;
   keep_alive_ = false;
   started_ = false;
-  complete_ = false;
 }
 
 int ResponseParser::OnMessageBegin(llhttp_t* parser) {
-  auto* self = static_cast<ResponseParser*>(parser->data);
-  self->headers_complete_ = false;
+  static_cast<ResponseParser*>(parser->data)->BeginMessage();
   return HPE_OK;
 }
 
 int ResponseParser::OnHeadersComplete(llhttp_t* parser) {
   auto* self = static_cast<ResponseParser*>(parser->data);
-  self->headers_complete_ = true;
+  self->HeadersDone();
   // Returning 1 tells llhttp that no body follows. 204 and 304 never have one, whatever
   // Content-Length says (RFC 9110 6.4.1); llhttp only knows that when the header is absent.
   int status = llhttp_get_status_code(parser);
@@ -52,47 +43,28 @@ int ResponseParser::OnHeadersComplete(llhttp_t* parser) {
 int ResponseParser::OnMessageComplete(llhttp_t* parser) {
   auto* self = static_cast<ResponseParser*>(parser->data);
   int status = llhttp_get_status_code(parser);
-  if (status >= 100 && status < 200 && status != 101) {
-    self->header_bytes_ = 0;  // An interim response: the real one follows.
-    return HPE_OK;
-  }
+  // An interim response: pausing without MessageDone() lets the real one follow, with a
+  // header count of its own.
+  if (status >= 100 && status < 200 && status != 101) return HPE_PAUSED;
   self->status_code_ = status;
   self->keep_alive_ = llhttp_should_keep_alive(parser) != 0;
-  self->complete_ = true;
+  self->MessageDone();
   return HPE_PAUSED;  // Stop right at the boundary; later bytes belong to no request.
 }
 
-ResponseParser::Result ResponseParser::Fail(const char* reason, size_t consumed) {
-  error_ = reason;
-  return {State::kError, consumed};
-}
-
 ResponseParser::Result ResponseParser::Feed(std::string_view data) {
-  if (error_ != nullptr) return {State::kError, 0};
   if (!data.empty()) started_ = true;
-  llhttp_errno_t err = llhttp_execute(&parser_, data.data(), data.size());
-  size_t consumed = data.size();
-  if (err == HPE_PAUSED) {
-    consumed = llhttp_get_error_pos(&parser_) - data.data();
-    llhttp_resume(&parser_);
-  } else if (err != HPE_OK) {
-    return Fail(llhttp_errno_name(err), consumed);
-  }
-  if (complete_) return {State::kComplete, consumed};
-  if (!headers_complete_) {
-    header_bytes_ += consumed;
-    if (header_bytes_ > kMaxHeaderBytes) return Fail("HPE_HEADERS_TOO_LARGE", consumed);
-  }
-  return {State::kNeedMore, consumed};
+  return MessageFeeder::Feed(data);
 }
 
 ResponseParser::Result ResponseParser::Finish() {
   if (complete_) return {State::kComplete, 0};
-  if (error_ != nullptr) return {State::kError, 0};
+  if (error() != nullptr) return {State::kError, 0};
   llhttp_errno_t err = llhttp_finish(&parser_);
   if (complete_) return {State::kComplete, 0};
-  if (!started_) return Fail("connection closed before a response", 0);
-  return Fail(err == HPE_OK ? "connection closed mid-response" : llhttp_errno_name(err), 0);
+  if (!started_) return Fail("connection closed before a response", Error::kMalformed, 0);
+  return Fail(err == HPE_OK ? "connection closed mid-response" : llhttp_errno_name(err),
+              Error::kMalformed, 0);
 }
 
 }  // namespace uringload::proto

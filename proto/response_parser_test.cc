@@ -139,3 +139,51 @@ TEST(ResponseParserTest, OversizedHeadersAreAnError) {
 
 }  // namespace
 }  // namespace uringload::proto
+
+namespace uringload::proto {
+namespace {
+
+// A response whose header block (status line through the blank line) is exactly `size` bytes.
+std::string ResponseWithHeaderBlock(size_t size) {
+  std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n";
+  std::string filler = "X-Fill: ";
+  size_t fill = size - head.size() - filler.size() - 4;  // "\r\n" after it and the blank line.
+  return head + filler + std::string(fill, 'f') + "\r\n\r\n" + "ok";
+}
+
+// The cap is exact whatever the network's chunking: 1 KiB buffers (as uringload receives) and
+// the whole response at once.
+TEST(ResponseParserTest, HeaderBlockCapIsExact) {
+  for (size_t piece : {size_t{1024}, size_t{1} << 20}) {
+    for (size_t size : {MessageFeeder::kMaxHeaderBytes, MessageFeeder::kMaxHeaderBytes + 1}) {
+      std::string response = ResponseWithHeaderBlock(size);
+      ASSERT_EQ(response.find("\r\n\r\n") + 4, size);
+      ResponseParser parser;
+      parser.Start(false);
+      ResponseParser::Result r{State::kNeedMore, 0};
+      for (size_t off = 0; off < response.size() && r.state == State::kNeedMore; off += piece) {
+        r = parser.Feed(std::string_view(response).substr(off, piece));
+      }
+      bool fits = size <= MessageFeeder::kMaxHeaderBytes;
+      EXPECT_EQ(r.state, fits ? State::kComplete : State::kError) << size << " in " << piece;
+      if (!fits) {
+        EXPECT_EQ(parser.error_kind(), MessageFeeder::Error::kHeadersTooLarge);
+      }
+    }
+  }
+}
+
+// An interim 100 Continue does not count towards the final response's header block.
+TEST(ResponseParserTest, InterimResponseHasItsOwnHeaderCount) {
+  std::string response =
+      "HTTP/1.1 100 Continue\r\n\r\n" + ResponseWithHeaderBlock(MessageFeeder::kMaxHeaderBytes);
+  ResponseParser parser;
+  parser.Start(false);
+  ResponseParser::Result r = parser.Feed(response);
+  EXPECT_EQ(r.state, State::kComplete);
+  EXPECT_EQ(r.consumed, response.size());
+  EXPECT_EQ(parser.status_code(), 200);
+}
+
+}  // namespace
+}  // namespace uringload::proto
