@@ -338,8 +338,11 @@ void Worker::OnData(Connection& c, std::string_view data) {
     return;
   }
   FinishRequest(c, Outcome::kOk, 0);
-  // Reuse only a clean keep-alive connection: no extra bytes, our send finished.
-  bool reusable = c.parser.keep_alive() && r.consumed == data.size() && !c.send_pending;
+  // Reuse only a clean keep-alive connection: both sides kept it alive (a request that said
+  // `Connection: close` is the last one on it, RFC 9112 9.6, whatever the server answered),
+  // no extra bytes, our send finished.
+  bool reusable = config_.plan->request.keep_alive && c.parser.keep_alive() &&
+                  r.consumed == data.size() && !c.send_pending;
   if (reusable && NextRequest(c)) {
     SendRequest(c);
   } else {
