@@ -1,30 +1,72 @@
 #include "core/cli_util.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 
-#include <fstream>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <iostream>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
 namespace uringload::cli {
+
+CLI::Validator WholeNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int64_t value = 0;
+        if (absl::SimpleAtoi(text, &value)) return "";
+        return "'" + text + "' is not a whole number between " + std::to_string(INT64_MIN) +
+               " and " + std::to_string(INT64_MAX);
+      },
+      "");
+}
+
+void RequireWholeNumbers(CLI::App* app, std::initializer_list<const char*> names) {
+  for (const char* name : names) app->get_option(name)->check(WholeNumber());
+}
 
 void PrintError(const std::string& message) {
   std::cerr << "uringload: error: " << message << "\n";
 }
 
-bool WriteOutput(const std::string& path, const std::string& text) {
-  if (path == "-") {
+absl::StatusOr<OutputFile> OutputFile::Open(const std::string& flag, const std::string& path) {
+  OutputFile file;
+  file.flag_ = flag;
+  file.path_ = path;
+  if (path.empty() || path == "-") return file;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " '", path, "' is a directory"));
+  }
+  // No O_TRUNC: an existing file keeps its contents until the result replaces them.
+  file.fd_ = net::UniqueFd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  if (file.fd_.get() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " '", path, "' cannot be written: ", strerror(errno)));
+  }
+  return file;
+}
+
+bool OutputFile::Write(const std::string& text) {
+  if (path_.empty()) return true;
+  if (path_ == "-") {
     std::cout << text << std::flush;
     return true;
   }
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    PrintError("cannot write '" + path + "'");
-    return false;
+  bool ok = ftruncate(fd_.get(), 0) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    ssize_t n = pwrite(fd_.get(), text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
   }
-  return true;
+  if (!ok) PrintError(absl::StrCat("cannot write ", flag_, " '", path_, "': ", strerror(errno)));
+  return ok;
 }
 
 sigset_t BlockStopSignals() {

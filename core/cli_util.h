@@ -5,15 +5,41 @@
 
 #include <string>
 
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "net/listener.h"
+
 namespace uringload::cli {
 
 inline constexpr int kUsageError = 2;
 inline constexpr int kRuntimeError = 1;
 
+// A whole number that fits int64, checked as text before CLI11 converts it (CLI11 clamps
+// 99999999999999999999 to INT64_MAX without a word). Ranges are the plans' to check.
+CLI::Validator WholeNumber();
+// Adds WholeNumber() to each named option of `app`.
+void RequireWholeNumbers(CLI::App* app, std::initializer_list<const char*> names);
+
 // "uringload: error: <message>" on stderr.
 void PrintError(const std::string& message);
-// Writes `text` to `path` ("-" = stdout); prints an error and returns false on failure.
-bool WriteOutput(const std::string& path, const std::string& text);
+
+// A file named by an output flag (--json): opened before the run, so a path that cannot be
+// written fails with exit 2 before any traffic instead of losing the result at the end, and
+// replaced by the result when the run is over. "-" is stdout; an empty path writes nothing.
+class OutputFile {
+ public:
+  OutputFile() = default;
+  static absl::StatusOr<OutputFile> Open(const std::string& flag, const std::string& path);
+  bool enabled() const { return !path_.empty(); }
+  bool is_stdout() const { return path_ == "-"; }
+  // Replaces the file's contents with `text`; prints an error and returns false on failure.
+  bool Write(const std::string& text);
+
+ private:
+  std::string flag_;
+  std::string path_;
+  net::UniqueFd fd_;
+};
 
 // Blocks SIGINT and SIGTERM in the calling thread and the threads it starts later, so they
 // can be collected with WaitForStopSignal: no signal handler, no global state.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "core/cli_util.h"
 #include "core/engine.h"
 #include "core/preflight.h"
@@ -57,17 +58,17 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
 
 // Prints the summary and writes the JSON; false if the JSON could not be written.
 bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
-                  const core::RunResult& result) {
+                  const core::RunResult& result, OutputFile& json) {
   exporters::RunReport report{.target = options.run.url,
                               .planned = plan.requests,
                               .concurrency = plan.concurrency,
+                              .requested_concurrency = plan.requested_concurrency,
                               .threads = plan.threads,
                               .result = &result};
-  if (!options.quiet && options.json_path != "-") {
+  if (!options.quiet && !json.is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }
-  return options.json_path.empty() ||
-         WriteOutput(options.json_path, exporters::RunResultToJson(report));
+  return !json.enabled() || json.Write(exporters::RunResultToJson(report));
 }
 
 // Prints the preflight checks: all of them with --preflight (stdout), else only problems
@@ -100,18 +101,25 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   core::RunOptions& o = options.run;
   run->add_option("url", o.url, "http://host[:port]/path; {i} is replaced by the request index")
       ->required();
-  run->add_option("-n,--requests", o.requests, "Exact number of requests (default 1000)");
-  run->add_option("-d,--duration", o.duration, "Stop starting requests after this (e.g. 30s)");
-  run->add_option("-c,--concurrency", o.concurrency, "Requests in flight = connections")
+  run->add_option(
+      "-n,--requests", o.requests,
+      absl::StrCat("Exact number of requests (default 1000, at most ", core::kMaxRequests, ")"));
+  run->add_option("-d,--duration", o.duration,
+                  "Stop starting requests after this (e.g. 30s; at most 8760h)");
+  run->add_option("-c,--concurrency", o.concurrency,
+                  absl::StrCat("Requests in flight = connections, never more than -n (at most ",
+                               core::kMaxConcurrency, ")"))
       ->capture_default_str();
-  run->add_option("-t,--threads", o.threads, "Worker threads (default: online CPUs, <= C)");
+  run->add_option("-t,--threads", o.threads,
+                  "Worker threads (default: online CPUs, <= C, more when one descriptor table "
+                  "cannot hold C/T connections; at most 1024)");
   run->add_option("-m,--method", o.method, "Request method")->capture_default_str();
   run->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)");
   run->add_option("--body", o.body, "Request body");
   run->add_option("--body-file", o.body_file, "Request body read from a file");
-  run->add_option("--timeout", o.timeout, "Per request, send to complete response")
+  run->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
       ->capture_default_str();
-  run->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt")
+  run->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt (at most 24h)")
       ->capture_default_str();
   run->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
   run->add_option("--source", o.source,
@@ -126,6 +134,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_flag("--preflight", options.preflight_only,
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
+  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting"});
   // A repeated flag takes its last value, so scripts can append overrides to defaults.
   for (CLI::Option* option : run->get_options()) {
     option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -145,6 +154,11 @@ int RunCommand(const RunCommandOptions& options) {
   absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(options.run);
   if (!plan.ok()) {
     PrintError(std::string(plan.status().message()));
+    return kUsageError;
+  }
+  absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
+  if (!json.ok()) {
+    PrintError(std::string(json.status().message()));
     return kUsageError;
   }
   bool preflight_ok = RunPreflight(*plan, options.preflight_only);
@@ -167,7 +181,7 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(result.status().message()));
     return kRuntimeError;
   }
-  bool written = ReportResult(options, *plan, *result);
+  bool written = ReportResult(options, *plan, *result, *json);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));
   if (stopped_by == 0) Linger(signals, (*metrics)->linger());

@@ -1,10 +1,13 @@
 #include "core/run_plan.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "net/source_addresses.h"
@@ -12,26 +15,53 @@
 namespace uringload::core {
 namespace {
 
+// The whole file, or why not: missing, unreadable, or not a regular file (a directory
+// reads as zero bytes through a stream, which once sent empty bodies without a word).
 absl::StatusOr<std::string> ReadBodyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read --body-file '", path, "'"));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  auto fail = [&path](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("--body-file '", path, "': ", why));
+  };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(strerror(errno));
+  std::string contents;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return fail(S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+  }
+  contents.resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t n = read(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = n < 0 ? errno : 0;
+      close(fd);
+      return fail(error != 0 ? strerror(error) : "changed size while being read");
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  return contents;
+}
+
+absl::Status OutOfRange(const char* flag, int64_t value, int64_t min, int64_t max) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(flag, " must be between ", min, " and ", max, ", got ", value));
 }
 
 absl::Status CheckCounts(const RunOptions& options) {
-  if (options.requests.has_value() && *options.requests < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("-n/--requests must be at least 1, got ", *options.requests));
+  if (options.requests.has_value() && (*options.requests < 1 || *options.requests > kMaxRequests)) {
+    return OutOfRange("-n/--requests", *options.requests, 1, kMaxRequests);
   }
-  if (options.concurrency < 1 || options.concurrency > 10'000'000) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("-c/--concurrency must be between 1 and 10000000, got ", options.concurrency));
+  if (options.concurrency < 1 || options.concurrency > kMaxConcurrency) {
+    return OutOfRange("-c/--concurrency", options.concurrency, 1, kMaxConcurrency);
   }
-  if (options.threads.has_value() && (*options.threads < 1 || *options.threads > 1024)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("-t/--threads must be between 1 and 1024, got ", *options.threads));
+  if (options.threads.has_value() && (*options.threads < 1 || *options.threads > kMaxThreads)) {
+    return OutOfRange("-t/--threads", *options.threads, 1, kMaxThreads);
+  }
+  if (options.max_connecting < 1 || options.max_connecting > kMaxConnecting) {
+    return OutOfRange("--max-connecting", options.max_connecting, 1, kMaxConnecting);
   }
   if (options.body.has_value() && options.body_file.has_value()) {
     return absl::InvalidArgumentError("--body and --body-file cannot be used together");
@@ -62,12 +92,12 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
 }  // namespace
 
 absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
-                                                     const std::string& text) {
+                                                     const std::string& text, absl::Duration max) {
   absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() ||
-      d == absl::InfiniteDuration()) {
+  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() || d > max) {
     return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": invalid duration '", text, "' (examples: 30s, 1.5m, 250ms)"));
+        absl::StrCat(flag, ": invalid duration '", text, "' (more than 0, at most ",
+                     absl::FormatDuration(max), "; e.g. 30s, 1.5m, 250ms)"));
   }
   return d;
 }
@@ -98,11 +128,9 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   absl::StatusOr<proto::Url> url = proto::ParseUrl(options.url);
   if (!url.ok()) return url.status();
   plan.url = *url;
-  plan.concurrency = static_cast<uint32_t>(options.concurrency);
-  if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
-
   if (options.duration.has_value()) {
-    absl::StatusOr<absl::Duration> d = ParsePositiveDuration("-d/--duration", *options.duration);
+    absl::StatusOr<absl::Duration> d =
+        ParsePositiveDuration("-d/--duration", *options.duration, kMaxDuration);
     if (!d.ok()) return d.status();
     plan.duration = *d;
   }
@@ -111,6 +139,13 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   } else if (!plan.duration.has_value()) {
     plan.requests = kDefaultRequests;
   }
+  // N requests never need more than N connections: the plan says what will happen.
+  plan.requested_concurrency = static_cast<uint32_t>(options.concurrency);
+  plan.concurrency =
+      plan.requests.has_value()
+          ? static_cast<uint32_t>(std::min<uint64_t>(options.concurrency, *plan.requests))
+          : plan.requested_concurrency;
+  if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
   absl::StatusOr<absl::Duration> timeout = ParsePositiveDuration("--timeout", options.timeout);
   if (!timeout.ok()) return timeout.status();
   plan.timeout = *timeout;
@@ -157,9 +192,6 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
       }
     }
     plan.sources = *std::move(sources);
-  }
-  if (options.max_connecting < 1 || options.max_connecting > 65536) {
-    return absl::InvalidArgumentError("--max-connecting must be between 1 and 65536");
   }
   plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
   return plan;

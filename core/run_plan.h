@@ -16,6 +16,15 @@
 namespace uringload::core {
 
 inline constexpr uint64_t kDefaultRequests = 1000;
+// Documented maxima (README, --help). -n stays below 2^53 so every count in the JSON is an
+// exact integer even for readers that parse numbers as doubles (JavaScript, jq).
+inline constexpr int64_t kMaxRequests = 1'000'000'000'000'000;
+inline constexpr int64_t kMaxConcurrency = 10'000'000;
+inline constexpr int64_t kMaxThreads = 1024;
+inline constexpr int64_t kMaxConnecting = 65536;
+// Timeouts and durations: far beyond any run, far below int64 nanoseconds overflowing.
+inline constexpr absl::Duration kMaxTimeout = absl::Hours(24);
+inline constexpr absl::Duration kMaxDuration = absl::Hours(24 * 365);
 
 struct RunOptions {
   std::string url;
@@ -42,7 +51,8 @@ struct RunPlan {
   proto::RequestSpec request;
   std::optional<uint64_t> requests;  // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
-  uint32_t concurrency = 100;
+  uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.
+  uint32_t requested_concurrency = 100;  // -c as given.
   uint32_t threads = 1;
   absl::Duration timeout = absl::Seconds(30);
   absl::Duration connect_timeout = absl::Seconds(5);
@@ -58,9 +68,10 @@ struct RunPlan {
 // Validates options and resolves the host. Errors are one line naming the problem.
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options);
 
-// Parses a positive duration such as "30s", "1.5m" or "250ms".
+// Parses a positive duration such as "30s", "1.5m" or "250ms", at most `max`.
 absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
-                                                     const std::string& text);
+                                                     const std::string& text,
+                                                     absl::Duration max = kMaxTimeout);
 
 // Concurrency of worker `index` when `total` connections are spread over `workers`, and the
 // global index of its first connection.

@@ -49,11 +49,29 @@ TEST(RunPlanTest, SpreadsConnectionsEvenly) {
   EXPECT_EQ(FirstConnectionOfWorker(10, 3, 2), 7u);
 }
 
+// -n 10 -c 3000 opens 10 connections: the plan says so, and keeps what was asked.
+TEST(RunPlanTest, ConcurrencyNeverExceedsTheRequestCount) {
+  RunOptions o = Valid();
+  o.requests = 10;
+  o.concurrency = 3000;
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->concurrency, 10u);
+  EXPECT_EQ(plan->requested_concurrency, 3000u);
+  EXPECT_LE(plan->threads, 10u);
+  o.requests.reset();
+  o.duration = "1s";
+  plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->concurrency, 3000u);
+}
+
 TEST(RunPlanTest, PortRangesSourcesAndEnoughThreadsForTheDescriptorTables) {
   RunOptions o = Valid();
   o.url = "http://127.0.0.1:8080-8083/{i}";
   o.source = "127.0.0.2-127.0.0.4";
   o.concurrency = 60000;
+  o.requests = 1'000'000;
   absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->targets.size(), 4u);
@@ -100,9 +118,20 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
       {"bad source", [](RunOptions& o) { o.source = "127.0.0.9-127.0.0.1"; }, "--source"},
       {"v6 source, v4 target", [](RunOptions& o) { o.source = "::1"; }, "--source"},
       {"bad ramp", [](RunOptions& o) { o.max_connecting = 0; }, "--max-connecting"},
+      {"n beyond the maximum", [](RunOptions& o) { o.requests = kMaxRequests + 1; },
+       "-n/--requests must be between 1 and 1000000000000000"},
+      {"timeout beyond the maximum", [](RunOptions& o) { o.timeout = "10000000000s"; },
+       "--timeout: invalid duration '10000000000s' (more than 0, at most 24h"},
+      {"connect timeout beyond the maximum", [](RunOptions& o) { o.connect_timeout = "25h"; },
+       "--connect-timeout"},
+      {"duration beyond the maximum", [](RunOptions& o) { o.duration = "10000000000s"; },
+       "-d/--duration: invalid duration"},
+      {"body file is a directory", [](RunOptions& o) { o.body_file = "/tmp"; },
+       "--body-file '/tmp': is a directory"},
       {"too many per ring",
        [](RunOptions& o) {
          o.concurrency = 5'000'000;
+         o.requests = 10'000'000;
          o.threads = 1;
        },
        "RLIMIT_NOFILE"},

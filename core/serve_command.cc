@@ -32,7 +32,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--listen", o.listen, "ADDR:PORT or ADDR:PORT-PORT (repeatable)")
       ->capture_default_str();
   serve->add_option("-t,--threads", o.threads,
-                    "Worker threads (default: online CPUs, or enough for --max-connections)");
+                    "Worker threads (default: the larger of the online CPUs and what "
+                    "--max-connections needs: each ring's descriptor table holds at most "
+                    "RLIMIT_NOFILE connections, with 25% headroom for SO_REUSEPORT's uneven "
+                    "spread; 60000 at RLIMIT_NOFILE 20000 gives 4)");
   serve
       ->add_option("--max-connections", o.max_connections,
                    "Connections to hold at once (sizes the workers' descriptor tables)")
@@ -51,8 +54,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "Probability: answer --fault-status instead of 200");
   serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
   serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)");
-  serve->add_flag("-q,--quiet", options.quiet, "No summary on exit");
+  serve->add_flag("-q,--quiet", options.quiet, "Print nothing but errors");
   AddMetricsFlags(serve, options.metrics, /*with_linger=*/false);
+  RequireWholeNumbers(serve,
+                      {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status"});
   for (CLI::Option* option : serve->get_options()) {
     option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
@@ -73,6 +78,11 @@ int ServeCommand(const ServeCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
+  absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
+  if (!json.ok()) {
+    PrintError(std::string(json.status().message()));
+    return kUsageError;
+  }
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::ServerEngine engine(*plan);
   absl::StatusOr<std::unique_ptr<MetricsSession>> metrics =
@@ -84,13 +94,15 @@ int ServeCommand(const ServeCommandOptions& options) {
     PrintError(std::string(metrics.status().message()));
     return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;
   }
-  WarnAboutBacklog(plan->backlog);
+  if (!options.quiet) WarnAboutBacklog(plan->backlog);
   if (absl::Status s = engine.Start(); !s.ok()) {
     PrintError(std::string(s.message()));
     return kRuntimeError;
   }
-  std::fprintf(stderr, "uringload serve: listening on %s with %u threads\n",
-               exporters::ListenSummary(*plan).c_str(), plan->threads);
+  if (!options.quiet) {
+    std::fprintf(stderr, "uringload serve: listening on %s with %u threads\n",
+                 exporters::ListenSummary(*plan).c_str(), plan->threads);
+  }
   absl::Time started = absl::Now();
   while (WaitForStopSignal(signals, 100) == 0 && !engine.Failed()) {
   }
@@ -102,13 +114,10 @@ int ServeCommand(const ServeCommandOptions& options) {
   }
   exporters::ServeReport report{
       .plan = &*plan, .stats = engine.Snapshot(), .duration = absl::Now() - started};
-  if (!options.quiet && options.json_path != "-") {
+  if (!options.quiet && !json->is_stdout()) {
     std::cout << exporters::FormatServeSummary(report) << std::flush;
   }
-  if (!options.json_path.empty() &&
-      !WriteOutput(options.json_path, exporters::ServeReportToJson(report))) {
-    return kRuntimeError;
-  }
+  if (!json->Write(exporters::ServeReportToJson(report))) return kRuntimeError;
   if (absl::Status pushed = (*metrics)->Finish(); !pushed.ok()) {
     PrintError(std::string(pushed.message()));
     return kRuntimeError;

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "exporters/json_writer.h"
+#include "exporters/json_text.h"
 
 namespace uringload::exporters {
 namespace {
@@ -79,18 +79,26 @@ std::string FormatRunSummary(const RunReport& report) {
   absl::Duration d = report.result->duration;
   Quantiles q = LatencyQuantiles(s.latency);
   std::string out = absl::StrCat("Target:      ", report.target, "\n");
+  std::string capped =
+      report.requested_concurrency > report.concurrency
+          ? absl::StrCat(" (-c ", report.requested_concurrency, ": no more than -n)")
+          : "";
   absl::StrAppend(&out, "Plan:        ",
                   report.planned ? absl::StrCat(*report.planned, " requests") : "duration", ", ",
-                  report.concurrency, " connections, ", report.threads, " threads",
+                  report.concurrency, " connections", capped, ", ", report.threads, " threads",
                   report.result->interrupted ? " (interrupted)" : "", "\n");
   absl::StrAppend(
       &out,
       absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s\n", s.completed(),
                       s.started, FormatSeconds(absl::ToDoubleSeconds(d)), Rate(s.completed(), d)));
-  absl::StrAppend(&out, "Latency:     min ", FormatSeconds(q.min), ", mean ", FormatSeconds(q.mean),
-                  ", p50 ", FormatSeconds(q.p50), ", p90 ", FormatSeconds(q.p90), ", p99 ",
-                  FormatSeconds(q.p99), ", p99.9 ", FormatSeconds(q.p999), ", max ",
-                  FormatSeconds(q.max), "\n");
+  if (s.latency.count == 0) {
+    absl::StrAppend(&out, "Latency:     n/a (no ok response)\n");
+  } else {
+    absl::StrAppend(&out, "Latency:     min ", FormatSeconds(q.min), ", mean ",
+                    FormatSeconds(q.mean), ", p50 ", FormatSeconds(q.p50), ", p90 ",
+                    FormatSeconds(q.p90), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
+                    FormatSeconds(q.p999), ", max ", FormatSeconds(q.max), "\n");
+  }
   absl::StrAppend(&out, "Outcomes:   ");
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
     absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);
@@ -114,53 +122,51 @@ std::string FormatRunSummary(const RunReport& report) {
 std::string RunResultToJson(const RunReport& report) {
   const RunStats& s = report.result->stats;
   absl::Duration d = report.result->duration;
-  Quantiles q = LatencyQuantiles(s.latency);
-  JsonWriter w;
-  w.BeginObject();
-  w.String("target", report.target);
-  w.Number("concurrency", uint64_t{report.concurrency});
-  w.Number("threads", uint64_t{report.threads});
-  w.Bool("interrupted", report.result->interrupted);
-  w.BeginObject("requests");
-  report.planned ? w.Number("planned", *report.planned) : w.Null("planned");
-  w.Number("started", s.started).Number("completed", s.completed()).EndObject();
-  w.BeginObject("outcomes");
-  for (size_t o = 0; o < core::kOutcomeCount; ++o) w.Number(core::kOutcomeNames[o], s.outcomes[o]);
-  w.EndObject();
-  w.BeginObject("status_codes");
+  Json outcomes = Json::object();
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) outcomes[core::kOutcomeNames[o]] = s.outcomes[o];
+  Json status_codes = Json::object();
   for (size_t code = 0; code < s.status_codes.size(); ++code) {
-    if (s.status_codes[code] > 0) w.Number(std::to_string(code), s.status_codes[code]);
+    if (s.status_codes[code] > 0) status_codes[std::to_string(code)] = s.status_codes[code];
   }
-  w.EndObject();
-  w.Number("duration_seconds", absl::ToDoubleSeconds(d));
-  w.Number("requests_per_second", Rate(s.completed(), d));
-  w.BeginObject("latency_seconds")
-      .Number("mean", q.mean)
-      .Number("min", q.min)
-      .Number("p50", q.p50)
-      .Number("p90", q.p90)
-      .Number("p99", q.p99)
-      .Number("p999", q.p999)
-      .Number("max", q.max)
-      .EndObject();
-  w.BeginObject("bytes").Number("sent", s.bytes_sent).Number("received", s.bytes_received);
-  w.EndObject();
-  w.BeginObject("connections")
-      .Number("opened", s.connections_opened)
-      .Number("peak", s.connections_peak)
-      .Number("ramp_seconds", s.ramp_ns / kNs)
-      .EndObject();
-  w.BeginArray("errors");
+  // Without an ok response there is no latency to report: null, not zero.
+  Json latency = nullptr;
+  if (s.latency.count > 0) {
+    Quantiles q = LatencyQuantiles(s.latency);
+    latency = {{"mean", q.mean}, {"min", q.min},   {"p50", q.p50}, {"p90", q.p90},
+               {"p99", q.p99},   {"p999", q.p999}, {"max", q.max}};
+  }
+  Json errors = Json::array();
   for (size_t o = 1; o < core::kOutcomeCount; ++o) {
     for (size_t e = 0; e < core::kErrnoSlots; ++e) {
       if (s.causes[o][e] == 0) continue;
-      w.BeginObject().String("outcome", core::kOutcomeNames[o]).Number("errno", uint64_t{e});
-      w.String("message", e ? ErrorMessage(e) : "").Number("count", s.causes[o][e]).EndObject();
+      errors.push_back({{"outcome", core::kOutcomeNames[o]},
+                        {"errno", e},
+                        {"message", e ? ErrorMessage(e) : ""},
+                        {"count", s.causes[o][e]}});
     }
   }
-  w.EndArray();
-  w.EndObject();
-  return w.Take();
+  Json doc = {
+      {"target", report.target},
+      {"concurrency", report.concurrency},
+      {"threads", report.threads},
+      {"interrupted", report.result->interrupted},
+      {"requests",
+       {{"planned", report.planned ? Json(*report.planned) : Json(nullptr)},
+        {"started", s.started},
+        {"completed", s.completed()}}},
+      {"outcomes", outcomes},
+      {"status_codes", status_codes},
+      {"duration_seconds", absl::ToDoubleSeconds(d)},
+      {"requests_per_second", Rate(s.completed(), d)},
+      {"latency_seconds", latency},
+      {"bytes", {{"sent", s.bytes_sent}, {"received", s.bytes_received}}},
+      {"connections",
+       {{"opened", s.connections_opened},
+        {"peak", s.connections_peak},
+        {"ramp_seconds", s.ramp_ns / kNs}}},
+      {"errors", errors},
+  };
+  return DumpJson(doc);
 }
 
 std::string FormatProgress(const RunStats& s, absl::Duration elapsed,

@@ -15,7 +15,8 @@ namespace uringload::exporters {
 struct RunReport {
   std::string target;  // The URL as given.
   std::optional<uint64_t> planned;
-  uint32_t concurrency = 0;
+  uint32_t concurrency = 0;            // Connections the plan opens (at most -n).
+  uint32_t requested_concurrency = 0;  // -c as given.
   uint32_t threads = 0;
   const core::RunResult* result = nullptr;
 };

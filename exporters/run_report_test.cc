@@ -4,6 +4,8 @@
 
 #include <cerrno>
 
+#include "exporters/json_text.h"
+
 namespace uringload::exporters {
 namespace {
 
@@ -26,15 +28,61 @@ TEST(RunReportTest, JsonHasTheDocumentedKeys) {
   core::RunResult result = SampleResult();
   RunReport report{
       .target = "http://x/", .planned = 4, .concurrency = 2, .threads = 1, .result = &result};
-  std::string json = RunResultToJson(report);
-  for (const char* part :
-       {"\"planned\": 4", "\"started\": 4", "\"completed\": 4", "\"ok\": 2", "\"timeout\": 1",
-        "\"connect_error\": 1", "\"reset\": 0", "\"parse_error\": 0", "\"200\": 1", "\"404\": 1",
-        "\"duration_seconds\": 2", "\"requests_per_second\": 2", "\"p999\":", "\"max\": 0.004",
-        "\"sent\": 0", "\"opened\": 0", "\"peak\": 0", "\"interrupted\": false",
-        "\"message\": \"Connection refused\""}) {
-    EXPECT_NE(json.find(part), std::string::npos) << part << "\n" << json;
-  }
+  Json j = Json::parse(RunResultToJson(report));
+  EXPECT_EQ(j["requests"]["planned"], 4);
+  EXPECT_EQ(j["requests"]["started"], 4);
+  EXPECT_EQ(j["requests"]["completed"], 4);
+  EXPECT_EQ(j["outcomes"], Json::parse(R"({"ok": 2, "timeout": 1, "connect_error": 1,
+                                           "reset": 0, "parse_error": 0})"));
+  EXPECT_EQ(j["status_codes"]["200"], 1);
+  EXPECT_EQ(j["status_codes"]["404"], 1);
+  EXPECT_EQ(j["duration_seconds"], 2.0);
+  EXPECT_EQ(j["requests_per_second"], 2.0);
+  EXPECT_TRUE(j["latency_seconds"]["p999"].is_number());
+  EXPECT_EQ(j["latency_seconds"]["max"], 0.004);
+  EXPECT_EQ(j["bytes"]["sent"], 0);
+  EXPECT_EQ(j["connections"]["opened"], 0);
+  EXPECT_EQ(j["connections"]["peak"], 0);
+  EXPECT_EQ(j["interrupted"], false);
+  EXPECT_EQ(j["errors"][0]["outcome"], "timeout");
+  bool refused = false;
+  for (const Json& e : j["errors"]) refused = refused || e["message"] == "Connection refused";
+  EXPECT_TRUE(refused) << j.dump();
+  // Integers stay integers (never 4.0 or 4e0).
+  EXPECT_TRUE(j["requests"]["started"].is_number_unsigned());
+}
+
+// A target with bytes that are not UTF-8 still gives a document every JSON reader accepts.
+TEST(RunReportTest, JsonIsValidUtf8WhateverTheInput) {
+  core::RunResult result = SampleResult();
+  RunReport report{.target = "http://x/\xff\xfe/{i}",
+                   .planned = 4,
+                   .concurrency = 2,
+                   .threads = 1,
+                   .result = &result};
+  std::string text = RunResultToJson(report);
+  Json j = Json::parse(text);  // Throws on invalid UTF-8.
+  EXPECT_EQ(j["target"], "http://x/\xEF\xBF\xBD\xEF\xBF\xBD/{i}");
+}
+
+TEST(RunReportTest, NoOkResponseMeansNoLatency) {
+  core::WorkerStats stats;
+  stats.RequestStarted();
+  stats.RequestEnded(core::Outcome::kConnectError, ECONNREFUSED);
+  core::RunResult result;
+  result.stats = stats.Snapshot();
+  result.duration = absl::Seconds(1);
+  RunReport report{.target = "http://x/",
+                   .planned = 1,
+                   .concurrency = 1,
+                   .requested_concurrency = 100,
+                   .threads = 1,
+                   .result = &result};
+  EXPECT_TRUE(Json::parse(RunResultToJson(report))["latency_seconds"].is_null());
+  std::string text = FormatRunSummary(report);
+  EXPECT_NE(text.find("Latency:     n/a"), std::string::npos) << text;
+  EXPECT_EQ(text.find("mean 0.0us"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 connections (-c 100: no more than -n)"), std::string::npos) << text;
 }
 
 TEST(RunReportTest, SummaryShowsOutcomesStatusesAndErrorCauses) {

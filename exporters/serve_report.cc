@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "exporters/json_writer.h"
+#include "exporters/json_text.h"
 
 namespace uringload::exporters {
 
@@ -36,29 +36,25 @@ std::string FormatServeSummary(const ServeReport& report) {
 
 std::string ServeReportToJson(const ServeReport& report) {
   const core::ServerRunStats& s = report.stats;
-  JsonWriter w;
-  w.BeginObject();
-  w.String("listen", ListenSummary(*report.plan));
-  w.Number("threads", uint64_t{report.plan->threads});
-  w.Number("duration_seconds", absl::ToDoubleSeconds(report.duration));
-  w.BeginObject("requests")
-      .Number("received", s.requests_received)
-      .Number("answered", s.requests_answered)
-      .Number("bad", s.bad_requests)
-      .EndObject();
-  w.BeginObject("faults");
-  for (size_t f = 1; f < core::kFaultKinds; ++f) w.Number(core::kFaultNames[f], s.faults[f]);
-  w.EndObject();
-  w.BeginObject("connections")
-      .Number("accepted", s.connections_accepted)
-      .Number("peak", s.connections_peak)
-      .Number("table_full", s.table_full)
-      .Number("pipeline_overflow", s.pipeline_overflow)
-      .EndObject();
-  w.BeginObject("bytes").Number("received", s.bytes_received).Number("sent", s.bytes_sent);
-  w.EndObject();
-  w.EndObject();
-  return w.Take();
+  Json faults = Json::object();
+  for (size_t f = 1; f < core::kFaultKinds; ++f) faults[core::kFaultNames[f]] = s.faults[f];
+  Json doc = {
+      {"listen", ListenSummary(*report.plan)},
+      {"threads", report.plan->threads},
+      {"duration_seconds", absl::ToDoubleSeconds(report.duration)},
+      {"requests",
+       {{"received", s.requests_received},
+        {"answered", s.requests_answered},
+        {"bad", s.bad_requests}}},
+      {"faults", faults},
+      {"connections",
+       {{"accepted", s.connections_accepted},
+        {"peak", s.connections_peak},
+        {"table_full", s.table_full},
+        {"pipeline_overflow", s.pipeline_overflow}}},
+      {"bytes", {{"received", s.bytes_received}, {"sent", s.bytes_sent}}},
+  };
+  return DumpJson(doc);
 }
 
 }  // namespace uringload::exporters

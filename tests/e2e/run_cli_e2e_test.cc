@@ -67,6 +67,21 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"serve", "--max-connections", "0"}, "--max-connections"},
       {{"serve", "--metrics-label", "__bad=x"}, "--metrics-label"},
       {{"serve", "--unknown-flag"}, "unknown-flag"},
+      // Numbers beyond the documented maxima are refused, never clamped or wrapped.
+      {{"run", "-n", "99999999999999999999", "URL"}, "not a whole number"},
+      {{"run", "-n", "1000000000000001", "URL"}, "-n/--requests must be between 1 and"},
+      {{"run", "-c", "99999999999999999999", "URL"}, "not a whole number"},
+      {{"run", "--timeout", "10000000000s", "URL"}, "--timeout: invalid duration"},
+      {{"run", "--connect-timeout", "10000000000s", "URL"}, "--connect-timeout: invalid"},
+      {{"run", "-d", "10000000000s", "URL"}, "-d/--duration: invalid duration"},
+      {{"serve", "-t", "99999999999999999999"}, "not a whole number"},
+      // Output and input files are checked before any traffic, not after the run.
+      {{"run", "--json", "/nonexistent-dir/result.json", "URL"}, "--json '/nonexistent-dir"},
+      {{"run", "--json", "/tmp", "URL"}, "--json '/tmp' is a directory"},
+      {{"run", "--json", "/proc/sys/kernel/ostype", "URL"}, "cannot be written"},
+      {{"run", "--body-file", "/tmp", "URL"}, "--body-file '/tmp': is a directory"},
+      {{"serve", "--json", "/tmp"}, "--json '/tmp' is a directory"},
+      {{"serve", "--json", "/nonexistent-dir/server.json"}, "--json '/nonexistent-dir"},
   };
   SilentListener target;  // Every URL points here: nothing may connect to it.
   std::string url = "http://127.0.0.1:" + std::to_string(target.port()) + "/";
