@@ -78,6 +78,12 @@ int ServeCommand(const ServeCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
+  for (const net::SocketAddress& address : plan->listen) {
+    if (absl::Status free = net::CheckAddressFree(address); !free.ok()) {
+      PrintError(std::string(free.message()));
+      return absl::IsFailedPrecondition(free) ? kUsageError : kRuntimeError;
+    }
+  }
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) {
     PrintError(std::string(json.status().message()));

@@ -15,6 +15,7 @@ namespace uringload::core {
 struct PendingResponse {
   int64_t ready_at_ns = 0;
   Fault fault = Fault::kNone;
+  uint16_t reject_status = 0;  // 400 or 431: the request could not be parsed; close after.
   bool keep_alive = true;
   uint8_t echo_size = 0;
   char echo[proto::RequestParser::kMaxEcho];
@@ -36,7 +37,10 @@ struct ServerConnection {
   bool recv_armed = false;
   bool send_pending = false;
   bool close_after_send = false;
-  bool stalled = false;  // A stall fault: never answer again, hold the connection.
+  bool stalled = false;        // A stall fault: never answer again, hold the connection.
+  bool rejected = false;       // A request could not be parsed: nothing after it is read.
+  bool continue_sent = false;  // 100 Continue already owed or sent for the current request.
+  bool continue_due = false;   // 100 Continue to send once earlier responses are out.
 
   PendingResponse& Head() { return pending[head]; }
   PendingResponse& Tail() { return pending[(head + count) % kMaxPipelined]; }

@@ -132,6 +132,7 @@ void ServerWorker::OnAccept(uint32_t listener, const io_uring_cqe& cqe) {
     c.head = c.count = 0;
     c.in_use = true;
     c.recv_armed = c.send_pending = c.close_after_send = c.stalled = false;
+    c.rejected = c.continue_sent = c.continue_due = false;
     stats_->ConnectionAccepted();
     ArmRecv(slot);
   } else if (cqe.res == -ENFILE) {
@@ -165,17 +166,21 @@ void ServerWorker::OnRecv(uint32_t slot, const io_uring_cqe& cqe) {
 
 void ServerWorker::OnData(uint32_t slot, std::string_view data) {
   ServerConnection& c = Conn(slot);
-  if (c.stalled) return;  // Held open on purpose; nothing more is answered.
+  if (c.stalled || c.rejected) return;  // Nothing more is answered on this connection.
   int64_t now = net::MonotonicNanos();
   while (!data.empty() && c.in_use) {
     proto::RequestParser::Result r = c.parser.Feed(data);
     if (r.state == proto::RequestParser::State::kError) {
-      stats_->BadRequest();
-      Close(slot);
+      Reject(slot, c, now);
       return;
     }
     data.remove_prefix(r.consumed);
-    if (r.state == proto::RequestParser::State::kNeedMore) break;
+    if (r.state == proto::RequestParser::State::kNeedMore) {
+      // The client waits for 100 Continue before it sends the body (curl: up to 1 s).
+      if (c.parser.expects_continue() && !c.continue_sent) c.continue_sent = c.continue_due = true;
+      break;
+    }
+    c.continue_sent = false;
     if (c.count == ServerConnection::kMaxPipelined) {
       stats_->PipelineOverflow();
       Close(slot);
@@ -186,9 +191,31 @@ void ServerWorker::OnData(uint32_t slot, std::string_view data) {
   Pump(slot);
 }
 
+// A request that cannot be parsed gets 400 (431 for a header block over the limit) after the
+// responses queued before it, then the connection closes (RFC 9112 2.2 and 9110 15.5.1).
+void ServerWorker::Reject(uint32_t slot, ServerConnection& c, int64_t now) {
+  stats_->BadRequest();
+  c.rejected = true;
+  c.continue_due = false;
+  if (c.count == ServerConnection::kMaxPipelined) {
+    stats_->PipelineOverflow();
+    Close(slot);
+    return;
+  }
+  PendingResponse& p = c.Tail();
+  p = PendingResponse{};
+  p.ready_at_ns = now;
+  p.keep_alive = false;
+  p.reject_status =
+      c.parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge ? 431 : 400;
+  ++c.count;
+  Pump(slot);
+}
+
 void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
   stats_->RequestReceived();
   PendingResponse& p = c.Tail();
+  p.reject_status = 0;
   p.ready_at_ns = now + plan_->delay.SampleNanos(rng_);
   p.fault = plan_->faults.Draw(rng_);
   p.keep_alive = c.parser.keep_alive();
@@ -201,7 +228,14 @@ void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
 // Answers the head of the queue if it is due; otherwise sets the timer for it.
 void ServerWorker::Pump(uint32_t slot) {
   ServerConnection& c = Conn(slot);
-  if (!c.in_use || c.send_pending || c.stalled || c.count == 0) return;
+  if (!c.in_use || c.send_pending || c.stalled) return;
+  if (c.count == 0) {
+    if (c.continue_due) {  // Every earlier response is out: the interim one may go.
+      c.continue_due = false;
+      Send(slot, c, proto::kContinueResponse, /*then_close=*/false);
+    }
+    return;
+  }
   if (c.Head().ready_at_ns > net::MonotonicNanos()) {
     wheel_->Schedule(&c.timer, c.Head().ready_at_ns);
     return;
@@ -212,6 +246,12 @@ void ServerWorker::Pump(uint32_t slot) {
 bool ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
   PendingResponse p = c.Head();
   c.Pop();
+  if (p.reject_status != 0) {
+    Send(slot, c,
+         p.reject_status == 431 ? proto::kHeadersTooLargeResponse : proto::kBadRequestResponse,
+         /*then_close=*/true);
+    return true;
+  }
   if (p.fault != Fault::kNone) stats_->FaultInjected(p.fault);
   switch (p.fault) {
     case Fault::kReset:

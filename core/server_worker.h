@@ -46,6 +46,7 @@ class ServerWorker {
   void OnRecv(uint32_t slot, const io_uring_cqe& cqe);
   void OnData(uint32_t slot, std::string_view data);
   void Enqueue(ServerConnection& c, int64_t now);
+  void Reject(uint32_t slot, ServerConnection& c, int64_t now);
   void Pump(uint32_t slot);
   bool Respond(uint32_t slot, ServerConnection& c);
   void Send(uint32_t slot, ServerConnection& c, std::string_view bytes, bool then_close);

@@ -32,6 +32,22 @@ absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog)
   return fd;
 }
 
+absl::Status CheckAddressFree(const SocketAddress& address) {
+  UniqueFd probe(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (probe.get() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  int one = 1;
+  setsockopt(probe.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (bind(probe.get(), address.get(), address.length) == 0) return absl::OkStatus();
+  int error = errno;
+  std::string message =
+      absl::StrCat("cannot listen on ", address.ToString(), ": ", strerror(error));
+  if (error == EADDRINUSE) {
+    absl::StrAppend(&message, " (another process listens there)");
+    return absl::FailedPreconditionError(message);
+  }
+  return absl::UnavailableError(message);
+}
+
 int SomaxConn() {
   std::ifstream in("/proc/sys/net/core/somaxconn");
   int value = 0;

@@ -37,6 +37,13 @@ class UniqueFd {
 
 absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog);
 
+// Fails with "address already in use" when another socket holds `address`. SO_REUSEPORT would
+// let a second server join a port silently (each answering part of a run), so before this
+// process' workers bind their SO_REUSEPORT listeners, a probe without SO_REUSEPORT must bind
+// (SO_REUSEADDR only, so TIME_WAIT sockets of an earlier run do not count). The window
+// between the probe's close and the workers' binds is microseconds.
+absl::Status CheckAddressFree(const SocketAddress& address);
+
 // net.core.somaxconn, which silently caps every listen() backlog; 0 if unreadable.
 int SomaxConn();
 

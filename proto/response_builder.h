@@ -17,6 +17,15 @@ inline constexpr size_t kMaxResponseHead = 128;
 size_t WriteResponse(std::span<char> out, int status, bool keep_alive, std::string_view body);
 std::string BuildResponse(int status, bool keep_alive, std::string_view body);
 
+// The interim response to `Expect: 100-continue` (RFC 9110 15.2.1).
+inline constexpr std::string_view kContinueResponse = "HTTP/1.1 100 Continue\r\n\r\n";
+// Answers to requests the server cannot parse; the connection closes after them.
+inline constexpr std::string_view kBadRequestResponse =
+    "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+inline constexpr std::string_view kHeadersTooLargeResponse =
+    "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n"
+    "Connection: close\r\n\r\n";
+
 // A response no HTTP parser accepts: for fault injection.
 inline constexpr std::string_view kMalformedResponse = "HTTP/1.1 2x0 NOT HTTP\r\n\r\n";
 

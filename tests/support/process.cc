@@ -91,8 +91,14 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_secon
   return result;
 }
 
-BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv)
-    : pid_(Spawn(argv, -1, -1)) {}
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
+                                     const std::string& stderr_path) {
+  int err_fd = stderr_path.empty()
+                   ? -1
+                   : open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  pid_ = Spawn(argv, -1, err_fd);
+  if (err_fd >= 0) close(err_fd);
+}
 
 BackgroundProcess::~BackgroundProcess() {
   if (pid_ > 0 && exit_code_ < 0) Stop(SIGTERM);

@@ -20,7 +20,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_secon
 
 class BackgroundProcess {
  public:
-  explicit BackgroundProcess(const std::vector<std::string>& argv);
+  // `stderr_path`, when given, receives the process' standard error.
+  explicit BackgroundProcess(const std::vector<std::string>& argv,
+                             const std::string& stderr_path = "");
   ~BackgroundProcess();
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
