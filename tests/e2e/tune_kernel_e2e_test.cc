@@ -35,6 +35,62 @@ TEST(TuneKernelE2ETest, ApplyCheckRevertInsideANetworkNamespace) {
   EXPECT_NE(r.out.find("BYTE-FOR-BYTE"), std::string::npos) << r.out;
 }
 
+// A setting that is read-only where the script runs (nf_conntrack_max inside a network
+// namespace when the host has connection tracking loaded) is reported, never written: apply
+// still succeeds, and revert restores exactly what apply changed. The test points the script
+// at a sysctl tree of its own, with that one file bind-mounted read-only in a private mount
+// namespace, so it does not depend on what the host has loaded.
+TEST(TuneKernelE2ETest, ReadOnlySettingsAreReportedNeverWritten) {
+  std::string script = std::string(URINGLOAD_SOURCE_DIR) + "/scripts/tune-kernel";
+  std::string body = R"SH(set -e
+root=$(mktemp -d); state=$(mktemp -d)
+put() { mkdir -p "$root/$(dirname "$1")"; printf '%s\n' "$2" > "$root/$1"; }
+put net/ipv4/ip_local_port_range "32768	60999"
+put net/ipv4/tcp_tw_reuse 2
+put net/core/somaxconn 4096
+put net/ipv4/tcp_max_syn_backlog 512
+put net/core/netdev_max_backlog 1000
+put net/ipv4/tcp_fin_timeout 60
+put fs/file-max 9223372036854775807
+put fs/nr_open 1048576
+put net/ipv4/tcp_mem "94000	125000	188000"
+put net/ipv4/tcp_rmem "4096	131072	6291456"
+put net/ipv4/tcp_wmem "4096	16384	4194304"
+put net/netfilter/nf_conntrack_max 65536
+ro=$root/net/netfilter/nf_conntrack_max
+mount --bind "$ro" "$ro"; mount -o remount,bind,ro "$ro"
+snap() { (cd "$root" && find . -type f | sort | while read -r f; do echo "== $f"; cat "$f"; done); }
+snap > "$state/before"
+export URINGLOAD_SYSCTL_ROOT=$root URINGLOAD_TUNE_STATE_DIR=$state
+)SH" + script + R"SH( apply --concurrency 100000
+echo '--- check'
+)SH" + script + R"SH( check --concurrency 100000
+echo '--- revert'
+)SH" + script + R"SH( revert
+snap > "$state/after"
+cmp "$state/before" "$state/after" && echo BYTE-FOR-BYTE
+cat "$ro"
+umount "$ro"; rm -rf "$root" "$state"
+)SH";
+  ProcessResult r = RunProcess({"unshare", "-m", "bash", "-c", body}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string apply = r.out.substr(0, r.out.find("--- check"));
+  std::string check = r.out.substr(r.out.find("--- check"));
+  EXPECT_NE(apply.find("tune-kernel: net.netfilter.nf_conntrack_max = 65536: host-wide "
+                       "(read-only here), set it on the host: "
+                       "sysctl -w net.netfilter.nf_conntrack_max='265536'"),
+            std::string::npos)
+      << apply;
+  EXPECT_NE(apply.find("net.core.somaxconn: 4096 -> 65535"), std::string::npos) << apply;
+  EXPECT_EQ(apply.find("nf_conntrack_max: 65536 ->"), std::string::npos) << apply;
+  EXPECT_NE(check.find("HOST  net.netfilter.nf_conntrack_max"), std::string::npos) << check;
+  EXPECT_NE(check.find("all good here for -c 100000; 1 to set on the host"), std::string::npos)
+      << check;
+  EXPECT_EQ(check.find("CHANGE"), std::string::npos) << check;
+  EXPECT_EQ(r.out.find("nf_conntrack_max restored"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("BYTE-FOR-BYTE"), std::string::npos) << r.out << r.err;
+}
+
 TEST(TuneKernelE2ETest, RejectsBadArguments) {
   std::string script = std::string(URINGLOAD_SOURCE_DIR) + "/scripts/tune-kernel";
   EXPECT_EQ(RunProcess({script, "frobnicate"}).exit_code, 2);
