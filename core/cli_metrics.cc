@@ -1,5 +1,7 @@
 #include "core/cli_metrics.h"
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 
 namespace uringload::cli {
@@ -14,11 +16,26 @@ absl::StatusOr<absl::Duration> ParseNonNegative(const char* flag, const std::str
   return d;
 }
 
+// A port alone ("9464" or ":9464") means loopback: /metrics has no authentication, so
+// serving beyond this machine takes an explicit address (0.0.0.0:9464).
+std::string MetricsListenAddress(const std::string& text) {
+  std::string port = text.rfind(':', 0) == 0 ? text.substr(1) : text;
+  bool digits_only = !port.empty() && port.find_first_not_of("0123456789") == std::string::npos;
+  return digits_only ? "127.0.0.1:" + port : text;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
 }  // namespace
 
 void AddMetricsFlags(CLI::App* app, MetricsFlags& flags, bool with_linger) {
   app->add_option("--metrics-listen", flags.listen,
-                  "Serve Prometheus metrics at http://ADDR:PORT/metrics (binds only ADDR)");
+                  "Serve Prometheus metrics at http://ADDR:PORT/metrics (binds only ADDR; a "
+                  "port alone means 127.0.0.1)");
   app->add_option("--metrics-label", flags.labels, "Constant label name=value (repeatable)");
   if (with_linger) {
     app->add_option("--metrics-linger", flags.linger,
@@ -27,6 +44,10 @@ void AddMetricsFlags(CLI::App* app, MetricsFlags& flags, bool with_linger) {
   }
   app->add_option("--pushgateway", flags.pushgateway, "Push metrics to this Pushgateway URL");
   app->add_option("--push-job", flags.push_job, "Pushgateway job name")->capture_default_str();
+  app->add_option("--push-instance", flags.push_instance,
+                  "Pushgateway instance (default: this host's name); with role and every "
+                  "--metrics-label it makes the grouping key, so pushers never overwrite "
+                  "each other");
   app->add_option("--push-interval", flags.push_interval,
                   "Also push this often during the run (0: only the final values)")
       ->capture_default_str();
@@ -51,14 +72,20 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> MetricsSession::Start(
 
   std::shared_ptr<prometheus::Collectable> collector = make(labels);
   if (!flags.pushgateway.empty()) {
+    // Every label of the pushed metrics but the per-series ones: two pushers differ in it
+    // unless they are the same role, instance and labels (then the newer one replaces).
+    exporters::LabelPairs grouping = labels;
+    grouping.emplace_back("instance",
+                          flags.push_instance.empty() ? HostName() : flags.push_instance);
     absl::StatusOr<std::unique_ptr<exporters::MetricsPusher>> pusher =
-        exporters::MetricsPusher::Start(flags.pushgateway, flags.push_job, *interval, collector);
+        exporters::MetricsPusher::Start(flags.pushgateway, flags.push_job, grouping, *interval,
+                                        collector);
     if (!pusher.ok()) return pusher.status();
     session->pusher_ = *std::move(pusher);
   }
   if (!flags.listen.empty()) {
     absl::StatusOr<std::unique_ptr<exporters::MetricsEndpoint>> endpoint =
-        exporters::MetricsEndpoint::Start(flags.listen, collector);
+        exporters::MetricsEndpoint::Start(MetricsListenAddress(flags.listen), collector);
     if (!endpoint.ok()) return endpoint.status();
     session->endpoint_ = *std::move(endpoint);
   }

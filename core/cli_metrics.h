@@ -20,6 +20,7 @@ struct MetricsFlags {
   std::string linger = "0s";
   std::string pushgateway;  // Empty: no pushes.
   std::string push_job = "uringload";
+  std::string push_instance;  // Empty: this host's name.
   std::string push_interval = "0s";
 };
 

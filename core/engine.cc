@@ -33,6 +33,7 @@ absl::Status Engine::Start() {
     templates_.push_back(*std::move(tmpl));
   }
   started_at_ = absl::Now();
+  started_at_ns_.store(absl::ToUnixNanos(started_at_), std::memory_order_release);
   int64_t deadline_ns = 0;
   if (plan_.duration.has_value()) {
     deadline_ns = net::MonotonicNanos() + absl::ToInt64Nanoseconds(*plan_.duration);
@@ -55,6 +56,16 @@ absl::Status Engine::Start() {
     });
   }
   return absl::OkStatus();
+}
+
+absl::Duration Engine::Elapsed() const {
+  int64_t started_ns = started_at_ns_.load(std::memory_order_acquire);
+  if (started_ns == 0) return absl::ZeroDuration();
+  absl::Time started = absl::FromUnixNanos(started_ns);
+  if (!Done()) return absl::Now() - started;
+  absl::Time ended = started;
+  for (const WorkerSlot& slot : workers_) ended = std::max(ended, slot.finished_at);
+  return ended - started;
 }
 
 RunStats Engine::Snapshot() const {

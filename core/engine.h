@@ -34,7 +34,8 @@ class Engine {
   absl::Status Start();
   // Merged live stats of all workers; callable from any thread.
   RunStats Snapshot() const;
-  absl::Duration Elapsed() const { return absl::Now() - started_at_; }
+  // Time since Start(), frozen at the end of the run; zero before Start(). Any thread.
+  absl::Duration Elapsed() const;
   bool Done() const { return finished_.load(std::memory_order_acquire) == workers_.size(); }
   // No new requests start; in-flight ones finish or time out.
   void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
@@ -58,6 +59,7 @@ class Engine {
   std::atomic<size_t> finished_{0};
   std::vector<WorkerSlot> workers_;
   absl::Time started_at_;
+  std::atomic<int64_t> started_at_ns_{0};  // started_at_ for other threads (0: not started).
 };
 
 }  // namespace uringload::core

@@ -68,13 +68,21 @@ uint64_t HistogramSnapshot::CountAtOrBelow(uint64_t bound) const {
 
 HistogramSnapshot LatencyHistogram::Snapshot() const {
   HistogramSnapshot snap;
+  size_t first = counts_.size();
   for (size_t i = 0; i < counts_.size(); ++i) {
     snap.counts[i] = counts_[i].load(std::memory_order_relaxed);
+    snap.count += snap.counts[i];
+    if (snap.counts[i] != 0 && first == counts_.size()) first = i;
   }
-  snap.count = count_.load(std::memory_order_relaxed);
   snap.sum = sum_.load(std::memory_order_relaxed);
   snap.max = max_.load(std::memory_order_relaxed);
-  snap.min = snap.count == 0 ? 0 : min_.load(std::memory_order_relaxed);
+  snap.min = min_.load(std::memory_order_relaxed);
+  // A value recorded while we read may be in a bucket but not yet in min/max.
+  if (snap.count == 0) {
+    snap.min = 0;
+  } else if (snap.min > HistogramBuckets::Lower(first) + HistogramBuckets::Width(first)) {
+    snap.min = HistogramBuckets::Lower(first);
+  }
   return snap;
 }
 

@@ -24,7 +24,7 @@ class HistogramBuckets {
 
 struct HistogramSnapshot {
   std::vector<uint64_t> counts = std::vector<uint64_t>(HistogramBuckets::kCount);
-  uint64_t count = 0;
+  uint64_t count = 0;  // The sum of `counts`: a snapshot is consistent in itself.
   uint64_t sum = 0;
   uint64_t min = 0;  // 0 when empty.
   uint64_t max = 0;
@@ -42,7 +42,6 @@ class LatencyHistogram {
   // Single writer: plain load + store, no read-modify-write instruction on the hot path.
   void Record(uint64_t value) {
     Bump(counts_[HistogramBuckets::Index(value)], 1);
-    Bump(count_, 1);
     Bump(sum_, value);
     if (value > max_.load(std::memory_order_relaxed)) max_.store(value, std::memory_order_relaxed);
     if (value < min_.load(std::memory_order_relaxed)) min_.store(value, std::memory_order_relaxed);
@@ -54,7 +53,6 @@ class LatencyHistogram {
     a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
   }
   std::array<std::atomic<uint64_t>, HistogramBuckets::kCount> counts_{};
-  std::atomic<uint64_t> count_{0};
   std::atomic<uint64_t> sum_{0};
   std::atomic<uint64_t> max_{0};
   std::atomic<uint64_t> min_{~0ull};

@@ -16,15 +16,23 @@
 namespace uringload::cli {
 namespace {
 
+struct Supervision {
+  int stopped_by = 0;        // The signal that stopped the run early, or 0.
+  bool late_signal = false;  // A signal came as the run finished: it only ends the linger.
+};
+
 // Waits for the engine, drawing progress once a second on a terminal, and turns the first
-// SIGINT/SIGTERM into a graceful stop. Returns the signal that stopped the run, or 0.
-int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t& signals,
-                 bool show_progress) {
+// SIGINT/SIGTERM into a graceful stop.
+Supervision SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t& signals,
+                         bool show_progress) {
   int stopped_by = 0;
   absl::Time next_progress = absl::Now() + absl::Seconds(1);
   while (!engine.Done()) {
     int sig = WaitForStopSignal(signals, 100);
-    if (sig != 0 && engine.Done()) break;  // Too late to interrupt anything: it finished.
+    if (sig != 0 && engine.Done()) {  // Too late to interrupt anything: it finished.
+      if (show_progress) std::fprintf(stderr, "\r\x1b[K");
+      return {.stopped_by = stopped_by, .late_signal = true};
+    }
     if (sig != 0) {
       if (stopped_by != 0 && sig == SIGINT) _exit(128 + SIGINT);  // Second ^C: leave now.
       stopped_by = sig;
@@ -38,7 +46,7 @@ int SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t
     }
   }
   if (show_progress) std::fprintf(stderr, "\r\x1b[K");
-  return stopped_by;
+  return {.stopped_by = stopped_by};
 }
 
 absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommandOptions& options,
@@ -48,10 +56,14 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .target = options.run.url,
                           .threads = plan.threads,
                           .concurrency = plan.concurrency,
-                          .planned = plan.requests};
+                          .planned = plan.requests,
+                          .planned_duration_seconds = std::nullopt};
+  if (plan.duration.has_value())
+    info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(
       options.metrics, "client", [&engine, &info](exporters::LabelPairs labels) {
         return std::make_shared<exporters::RunCollector>([&engine] { return engine.Snapshot(); },
+                                                         [&engine] { return engine.Elapsed(); },
                                                          info, std::move(labels));
       });
 }
@@ -175,7 +187,8 @@ int RunCommand(const RunCommandOptions& options) {
     return kRuntimeError;
   }
   bool show_progress = !options.quiet && isatty(STDERR_FILENO);
-  int stopped_by = SuperviseRun(engine, *plan, signals, show_progress);
+  Supervision supervision = SuperviseRun(engine, *plan, signals, show_progress);
+  int stopped_by = supervision.stopped_by;
   absl::StatusOr<core::RunResult> result = engine.Wait();
   if (!result.ok()) {
     PrintError(std::string(result.status().message()));
@@ -184,7 +197,7 @@ int RunCommand(const RunCommandOptions& options) {
   bool written = ReportResult(options, *plan, *result, *json);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));
-  if (stopped_by == 0) Linger(signals, (*metrics)->linger());
+  if (stopped_by == 0 && !supervision.late_signal) Linger(signals, (*metrics)->linger());
   if (!written || !pushed.ok()) return kRuntimeError;
   return stopped_by != 0 ? 128 + stopped_by : 0;
 }

@@ -234,9 +234,10 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   c.has_request = false;
   --in_flight_;
   wheel_->Cancel(&c.timer);
-  stats_->RequestEnded(outcome, error);
   if (outcome == Outcome::kOk) {
-    stats_->ResponseReceived(c.parser.status_code(), completions_at_ns_ - c.sent_at_ns);
+    stats_->RequestSucceeded(c.parser.status_code(), completions_at_ns_ - c.sent_at_ns);
+  } else {
+    stats_->RequestFailed(outcome, error);
   }
 }
 

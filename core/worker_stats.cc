@@ -37,10 +37,13 @@ void WorkerStats::ConnectionOpened() {
 
 RunStats WorkerStats::Snapshot() const {
   RunStats s;
-  // Outcomes are read before `started` so a snapshot never shows more ended than started.
+  // Outcomes (the histogram holds the ok ones) are read before `started` so a snapshot never
+  // shows more ended than started.
+  s.latency = latency_.Snapshot();
   for (size_t i = 0; i < outcomes_.size(); ++i) {
     s.outcomes[i] = outcomes_[i].load(std::memory_order_relaxed);
   }
+  s.outcomes[static_cast<size_t>(Outcome::kOk)] = s.latency.count;
   s.started = started_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < status_codes_.size(); ++i) {
     s.status_codes[i] = status_codes_[i].load(std::memory_order_relaxed);
@@ -56,7 +59,6 @@ RunStats WorkerStats::Snapshot() const {
       s.causes[o][e] = causes_[o][e].load(std::memory_order_relaxed);
     }
   }
-  s.latency = latency_.Snapshot();
   return s;
 }
 

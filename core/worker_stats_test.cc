@@ -10,11 +10,10 @@ namespace {
 TEST(WorkerStatsTest, SnapshotAndMergeCountEverything) {
   WorkerStats a, b;
   for (int i = 0; i < 3; ++i) a.RequestStarted();
-  a.RequestEnded(Outcome::kOk);
-  a.ResponseReceived(200, 1000);
-  a.RequestEnded(Outcome::kConnectError, ECONNREFUSED);
+  a.RequestSucceeded(200, 1000);
+  a.RequestFailed(Outcome::kConnectError, ECONNREFUSED);
   b.RequestStarted();
-  b.RequestEnded(Outcome::kTimeout);
+  b.RequestFailed(Outcome::kTimeout);
   b.ConnectionOpened();
   b.ConnectionOpened();
   b.ConnectionClosed();

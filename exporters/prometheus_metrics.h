@@ -29,7 +29,7 @@ using LabelPairs = std::vector<std::pair<std::string, std::string>>;
 // "name=value" for --metrics-label; names follow Prometheus' rules and may not start "__".
 absl::StatusOr<std::pair<std::string, std::string>> ParseMetricsLabel(const std::string& text);
 
-// Request-duration histogram bounds in seconds: 100 us to 60 s.
+// Request-duration histogram bounds in seconds: 50 us to 60 s, 16 per doubling.
 const std::vector<double>& DurationBuckets();
 
 struct RunInfo {
@@ -38,15 +38,19 @@ struct RunInfo {
   uint32_t threads = 0;
   uint32_t concurrency = 0;
   std::optional<uint64_t> planned;
+  std::optional<double> planned_duration_seconds;  // -d
 };
 
 class RunCollector : public prometheus::Collectable {
  public:
-  RunCollector(std::function<core::RunStats()> snapshot, RunInfo info, LabelPairs labels);
+  // `elapsed` is the run's time so far, frozen at its end (progress of -d runs).
+  RunCollector(std::function<core::RunStats()> snapshot, std::function<absl::Duration()> elapsed,
+               RunInfo info, LabelPairs labels);
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   std::function<core::RunStats()> snapshot_;
+  std::function<absl::Duration()> elapsed_;
   RunInfo info_;
   LabelPairs labels_;  // role + constant labels, on every metric.
 };
@@ -79,11 +83,11 @@ class MetricsEndpoint {
 
 class MetricsPusher {
  public:
-  // Pushes to the Pushgateway at `url` (http://host:port) as job `job`, every `interval`
-  // (zero: only when Push() is called) from its own thread.
+  // Pushes to the Pushgateway at `url` (http://host:port) as job `job` with the grouping key
+  // `grouping`, every `interval` (zero: only when Push() is called) from its own thread.
   static absl::StatusOr<std::unique_ptr<MetricsPusher>> Start(
-      const std::string& url, const std::string& job, absl::Duration interval,
-      std::shared_ptr<prometheus::Collectable> collectable);
+      const std::string& url, const std::string& job, const LabelPairs& grouping,
+      absl::Duration interval, std::shared_ptr<prometheus::Collectable> collectable);
   ~MetricsPusher();
   // Pushes now; an error names the gateway and the HTTP status.
   absl::Status Push();

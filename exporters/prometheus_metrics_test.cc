@@ -10,17 +10,16 @@ namespace {
 core::RunStats SampleStats() {
   core::WorkerStats w;
   for (int i = 0; i < 5; ++i) w.RequestStarted();
-  w.RequestEnded(core::Outcome::kOk);
-  w.ResponseReceived(200, 300'000);  // 0.3 ms
-  w.RequestEnded(core::Outcome::kOk);
-  w.ResponseReceived(404, 2'000'000'000);  // 2 s
-  w.RequestEnded(core::Outcome::kTimeout);
+  w.RequestSucceeded(200, 300'000);        // 0.3 ms
+  w.RequestSucceeded(404, 2'000'000'000);  // 2 s
+  w.RequestFailed(core::Outcome::kTimeout);
   w.ConnectionOpened();
   return w.Snapshot();
 }
 
 TEST(PrometheusMetricsTest, RunCollectorExposesEveryMetricWithLabels) {
-  RunCollector collector([] { return SampleStats(); }, RunInfo{"0.1.0", "http://x/{i}", 2, 10, 5},
+  RunCollector collector([] { return SampleStats(); }, [] { return absl::Seconds(3); },
+                         RunInfo{"0.1.0", "http://x/{i}", 2, 10, 5, 30.0},
                          {{"role", "client"}, {"experiment", "a"}});
   std::string text = SerializeMetrics(collector);
   for (const char* line :
@@ -33,15 +32,34 @@ TEST(PrometheusMetricsTest, RunCollectorExposesEveryMetricWithLabels) {
         "uringload_requests_in_flight{role=\"client\",experiment=\"a\"} 2",
         "uringload_connections_open{role=\"client\",experiment=\"a\"} 1",
         "uringload_planned_requests{role=\"client\",experiment=\"a\"} 5",
-        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0001\"} "
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"5e-05\"} "
         "0",
-        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0.0005\"} "
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0."
+        "0002954\"} "
+        "0",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"0."
+        "0003084\"} "
         "1",
-        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"2.5\"} 2",
+        "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"2.035\"} "
+        "2",
+        "uringload_planned_duration_seconds{role=\"client\",experiment=\"a\"} 30",
+        "uringload_elapsed_seconds{role=\"client\",experiment=\"a\"} 3",
         "uringload_request_duration_seconds_bucket{role=\"client\",experiment=\"a\",le=\"+Inf\"} 2",
         "uringload_request_duration_seconds_count{role=\"client\",experiment=\"a\"} 2",
         "target=\"http://x/{i}\"", "concurrency=\"10\""}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
+// Log-spaced bounds at most 4.5% apart from 50 us to 60 s (see DurationBuckets).
+TEST(PrometheusMetricsTest, DurationBucketsAreFineEnoughForFivePercentQuantiles) {
+  const std::vector<double>& b = DurationBuckets();
+  EXPECT_EQ(b.front(), 50e-6);
+  EXPECT_GE(b.back(), 60.0);
+  EXPECT_LT(b.size(), 330u);
+  for (size_t i = 1; i < b.size(); ++i) {
+    EXPECT_GT(b[i], b[i - 1]);
+    EXPECT_LE(b[i] / b[i - 1], 1.05) << b[i - 1] << " " << b[i];
   }
 }
 
@@ -70,7 +88,8 @@ TEST(PrometheusMetricsTest, LabelsAreValidated) {
 }
 
 TEST(PrometheusMetricsTest, EndpointRefusesABadAddress) {
-  RunCollector collector([] { return core::RunStats{}; }, RunInfo{}, {});
+  RunCollector collector([] { return core::RunStats{}; }, [] { return absl::ZeroDuration(); },
+                         RunInfo{}, {});
   auto shared = std::make_shared<RunCollector>(collector);
   EXPECT_FALSE(MetricsEndpoint::Start("256.0.0.1:99999", shared).ok());
 }

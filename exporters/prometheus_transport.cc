@@ -55,8 +55,8 @@ struct MetricsPusher::Impl {
 MetricsPusher::MetricsPusher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 absl::StatusOr<std::unique_ptr<MetricsPusher>> MetricsPusher::Start(
-    const std::string& url, const std::string& job, absl::Duration interval,
-    std::shared_ptr<prometheus::Collectable> collectable) {
+    const std::string& url, const std::string& job, const LabelPairs& grouping,
+    absl::Duration interval, std::shared_ptr<prometheus::Collectable> collectable) {
   absl::StatusOr<proto::Url> parsed = proto::ParseUrl(url);
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--pushgateway: ", parsed.status().message()));
@@ -69,8 +69,9 @@ absl::StatusOr<std::unique_ptr<MetricsPusher>> MetricsPusher::Start(
   impl->collectable = std::move(collectable);
   std::string host =
       parsed->host_is_ipv6_literal ? absl::StrCat("[", parsed->host, "]") : parsed->host;
+  prometheus::Labels key(grouping.begin(), grouping.end());
   impl->gateway = std::make_unique<prometheus::Gateway>(absl::StrCat("http://", host),
-                                                        std::to_string(parsed->port), job);
+                                                        std::to_string(parsed->port), job, key);
   impl->gateway->RegisterCollectable(impl->collectable);
   std::unique_ptr<MetricsPusher> pusher(new MetricsPusher(std::move(impl)));
   if (interval > absl::ZeroDuration()) {

@@ -12,12 +12,10 @@ namespace {
 core::RunResult SampleResult() {
   core::WorkerStats stats;
   for (int i = 0; i < 4; ++i) stats.RequestStarted();
-  stats.RequestEnded(core::Outcome::kOk);
-  stats.ResponseReceived(200, 2'000'000);
-  stats.RequestEnded(core::Outcome::kOk);
-  stats.ResponseReceived(404, 4'000'000);
-  stats.RequestEnded(core::Outcome::kConnectError, ECONNREFUSED);
-  stats.RequestEnded(core::Outcome::kTimeout);
+  stats.RequestSucceeded(200, 2'000'000);
+  stats.RequestSucceeded(404, 4'000'000);
+  stats.RequestFailed(core::Outcome::kConnectError, ECONNREFUSED);
+  stats.RequestFailed(core::Outcome::kTimeout);
   core::RunResult result;
   result.stats = stats.Snapshot();
   result.duration = absl::Seconds(2);
@@ -68,7 +66,7 @@ TEST(RunReportTest, JsonIsValidUtf8WhateverTheInput) {
 TEST(RunReportTest, NoOkResponseMeansNoLatency) {
   core::WorkerStats stats;
   stats.RequestStarted();
-  stats.RequestEnded(core::Outcome::kConnectError, ECONNREFUSED);
+  stats.RequestFailed(core::Outcome::kConnectError, ECONNREFUSED);
   core::RunResult result;
   result.stats = stats.Snapshot();
   result.duration = absl::Seconds(1);

@@ -49,6 +49,19 @@ class PushgatewayServer {
   std::unique_ptr<BackgroundProcess> process_;
 };
 
+struct Sample {
+  std::string series;  // Name and labels, as in the text: name{a="b",...}
+  double value;
+};
+// Every sample of metric `name` in Prometheus text `metrics`.
+std::vector<Sample> Samples(const std::string& metrics, const std::string& name);
+// The value of `label` in a series ("" when absent).
+std::string LabelValue(const std::string& series, const std::string& label);
+// What Prometheus' histogram_quantile(q, ...) gives for one histogram's `_bucket` samples:
+// the bucket holding rank q * count, interpolated linearly inside it (the first bucket starts
+// at 0; a rank in +Inf gives the highest finite bound).
+double HistogramQuantile(double q, const std::vector<Sample>& buckets);
+
 // The value of the sample in Prometheus text `metrics` whose line starts with `name{` and
 // contains every one of `labels` (e.g. outcome="ok"); -1 if none.
 double SampleValue(const std::string& metrics, const std::string& name,

@@ -1,0 +1,296 @@
+// End-to-end: metrics that agree with the run's own numbers. Quantiles computed from a final
+// scrape exactly as Prometheus' histogram_quantile does are within 5% of the JSON's; every
+// scrape during a run is consistent in itself; a port-only --metrics-listen stays on
+// loopback; pushers with the same job coexist in a real Pushgateway; and the Grafana
+// dashboard keeps two concurrent runs apart in a real Prometheus.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/prometheus.h"
+
+namespace uringload::testing {
+namespace {
+
+std::string Address(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+
+FlatJson ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<FlatJson> json = FlattenJson(text);
+  return json.ok() ? *json : FlatJson{};
+}
+
+std::string TempPath(const char* stem) {
+  std::string path = absl::StrCat("/tmp/uringload-", stem, "-XXXXXX");
+  close(mkstemp(path.data()));
+  return path;
+}
+
+double Completed(const std::string& metrics) {
+  double sum = 0;
+  for (const Sample& s : Samples(metrics, "uringload_requests_completed_total")) sum += s.value;
+  return sum;
+}
+
+// Runs `uringload run args` with metrics on a free port and returns its JSON and the text of
+// a scrape taken after every one of its `n` requests ended (during --metrics-linger).
+struct FinalScrape {
+  FlatJson json;
+  std::string metrics;
+};
+FinalScrape RunAndScrapeAtTheEnd(std::vector<std::string> args, uint64_t n) {
+  uint16_t port = FreePort();
+  std::string json_path = TempPath("result");
+  std::vector<std::string> argv = {
+      URINGLOAD_BINARY,   "run", "-q", "--json", json_path, "--metrics-listen", Address(port),
+      "--metrics-linger", "60s"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  BackgroundProcess run(argv);
+  FinalScrape out;
+  EXPECT_TRUE(WaitForListener(port));
+  std::string url = "http://" + Address(port) + "/metrics";
+  for (int i = 0; i < 600 && Completed(out.metrics) < static_cast<double>(n); ++i) {
+    usleep(100'000);
+    out.metrics = HttpGet(url);
+  }
+  EXPECT_EQ(run.Stop(SIGINT), 0);  // SIGINT ends the linger of a complete run.
+  out.json = ReadJsonFile(json_path);
+  unlink(json_path.c_str());
+  return out;
+}
+
+struct QuantileCase {
+  const char* delay;
+  const char* n;
+  const char* c;
+};
+
+TEST(MetricsTrustTest, PrometheusQuantilesAgreeWithTheRunsOwn) {
+  for (const QuantileCase& k : std::vector<QuantileCase>{{"200us", "20000", "20"},
+                                                         {"5ms", "10000", "100"},
+                                                         {"50ms", "4000", "200"},
+                                                         {"1500ms", "400", "200"},
+                                                         {"uniform:5ms-35ms", "10000", "200"}}) {
+    UringloadServer server({"--delay", k.delay});
+    ASSERT_TRUE(server.ok());
+    FinalScrape r =
+        RunAndScrapeAtTheEnd({"-n", k.n, "-c", k.c, server.Url("/{i}")}, std::stoull(k.n));
+    ASSERT_EQ(JsonCount(r.json, "outcomes.ok"), std::stoull(k.n)) << k.delay;
+    std::vector<Sample> buckets = Samples(r.metrics, "uringload_request_duration_seconds_bucket");
+    ASSERT_GT(buckets.size(), 300u);
+    for (auto [q, key] : {std::pair{0.5, "p50"}, {0.9, "p90"}, {0.99, "p99"}}) {
+      double own = std::stod(r.json.at(std::string("latency_seconds.") + key));
+      double prom = HistogramQuantile(q, buckets);
+      EXPECT_NEAR(prom / own, 1.0, 0.05)
+          << k.delay << " " << key << ": histogram_quantile " << prom << " vs the run's " << own;
+    }
+  }
+}
+
+// Within one scrape: _count == +Inf bucket == outcome="ok", buckets never decrease, and no
+// more requests ended than started. Scraped as fast as possible during a busy run.
+TEST(MetricsTrustTest, EveryScrapeIsConsistentInItself) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  uint16_t port = FreePort();
+  BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-n", "3000000", "-c", "100",
+                         "--metrics-listen", Address(port), "--metrics-linger", "1s",
+                         server.Url("/{i}")});
+  ASSERT_TRUE(WaitForListener(port));
+  std::string url = "http://" + Address(port) + "/metrics";
+  int during_run = 0;
+  for (int i = 0; i < 400 && run.running(); ++i) {
+    std::string m = HttpGet(url);
+    if (m.empty()) continue;
+    double count = SampleValue(m, "uringload_request_duration_seconds_count", {});
+    double inf = SampleValue(m, "uringload_request_duration_seconds_bucket", {"le=\"+Inf\""});
+    double ok = SampleValue(m, "uringload_requests_completed_total", {"outcome=\"ok\""});
+    double started = SampleValue(m, "uringload_requests_started_total", {});
+    EXPECT_EQ(count, inf) << "scrape " << i;
+    EXPECT_EQ(count, ok) << "scrape " << i;
+    EXPECT_LE(Completed(m), started) << "scrape " << i;
+    double last = 0;
+    for (const Sample& b : Samples(m, "uringload_request_duration_seconds_bucket")) {
+      EXPECT_GE(b.value, last) << b.series;
+      last = b.value;
+    }
+    if (count > 0 && count < 3'000'000) ++during_run;
+  }
+  EXPECT_GE(during_run, 5) << "too few scrapes while requests were in flight";
+  run.Wait(60);
+}
+
+// /proc/net/tcp's local address of the socket listening on `port` (hex, as the kernel prints
+// it: 0100007F is 127.0.0.1, 00000000 is every address); "" if none.
+std::string ListeningAddress(uint16_t port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  char want[8];
+  snprintf(want, sizeof(want), ":%04X", port);
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    if (state == "0A" && local.size() > 5 && local.substr(local.size() - 5) == want) {
+      return local.substr(0, local.size() - 5);
+    }
+  }
+  return "";
+}
+
+TEST(MetricsTrustTest, APortAloneServesMetricsOnLoopbackOnly) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  for (std::string form : {"", ":"}) {
+    uint16_t port = FreePort();
+    BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-n", "10", "--metrics-listen",
+                           form + std::to_string(port), "--metrics-linger", "30s",
+                           server.Url("/")});
+    ASSERT_TRUE(WaitForListener(port)) << form;
+    EXPECT_EQ(ListeningAddress(port), "0100007F") << form << port;
+    EXPECT_EQ(run.Stop(SIGINT), 0);
+  }
+}
+
+// Two runs pushing as the same job at the same time, told apart by a label, and a server
+// pushing to the same job: each group keeps its own values (no grouping key overwrote them).
+TEST(MetricsTrustTest, PushersWithTheSameJobCoexist) {
+  PushgatewayServer gateway;
+  ASSERT_TRUE(gateway.ok());
+  UringloadServer target;
+  ASSERT_TRUE(target.ok());
+  auto push = [&](const char* run, const char* n) {
+    return std::make_unique<BackgroundProcess>(std::vector<std::string>{
+        URINGLOAD_BINARY, "run", "-q", "-n", n, "-c", "20", "--pushgateway", gateway.Url(),
+        "--push-job", "shared", "--push-interval", "100ms", "--metrics-label",
+        std::string("run=") + run, target.Url("/{i}")});
+  };
+  std::unique_ptr<BackgroundProcess> a = push("a", "30000");
+  std::unique_ptr<BackgroundProcess> b = push("b", "50000");
+  EXPECT_EQ(a->Wait(60), 0);
+  EXPECT_EQ(b->Wait(60), 0);
+  std::string metrics = gateway.Metrics();
+  EXPECT_EQ(
+      SampleValue(metrics, "uringload_requests_started_total", {"job=\"shared\"", "run=\"a\""}),
+      30000.0)
+      << metrics;
+  EXPECT_EQ(
+      SampleValue(metrics, "uringload_requests_started_total", {"job=\"shared\"", "run=\"b\""}),
+      50000.0);
+  // The grouping key carries the instance (this host by default) and the labels.
+  std::set<std::string> groups;
+  for (const Sample& s : Samples(metrics, "uringload_requests_started_total")) {
+    if (LabelValue(s.series, "job") != "shared") continue;
+    EXPECT_NE(LabelValue(s.series, "instance"), "") << s.series;
+    groups.insert(LabelValue(s.series, "run"));
+  }
+  EXPECT_EQ(groups, (std::set<std::string>{"a", "b"}));
+}
+
+// Grafana fills in its variables; Prometheus needs real values.
+std::string Expand(const std::string& expr) {
+  return absl::StrReplaceAll(expr, {{"$__rate_interval", "1m"},
+                                    {"$job", ".*"},
+                                    {"$instance", ".*"},
+                                    {"$run", ".*"},
+                                    {"$shard", ".*"}});
+}
+
+// Two runs at once, labelled run=a and run=b, scraped by a real Prometheus: every panel's
+// expression is valid; every per-run one gives series for both runs, never one summed
+// series; the counts and the progress of each are its own.
+TEST(MetricsTrustTest, DashboardKeepsConcurrentRunsApart) {
+  std::ifstream in(URINGLOAD_DASHBOARD);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<FlatJson> dashboard = FlattenJson(text);
+  ASSERT_TRUE(dashboard.ok());
+  UringloadServer target({"--delay", "1ms"});
+  ASSERT_TRUE(target.ok());
+  uint16_t port_a = FreePort();
+  uint16_t port_b = FreePort();
+  PrometheusServer prom({Address(port_a), Address(port_b)});
+  ASSERT_TRUE(prom.ok());
+  auto start = [&](const char* run, uint16_t port, std::vector<std::string> plan) {
+    std::vector<std::string> argv = {URINGLOAD_BINARY,
+                                     "run",
+                                     "-q",
+                                     "-c",
+                                     "20",
+                                     "--metrics-listen",
+                                     Address(port),
+                                     "--metrics-linger",
+                                     "120s",
+                                     "--metrics-label",
+                                     std::string("run=") + run};
+    argv.insert(argv.end(), plan.begin(), plan.end());
+    argv.push_back(target.Url("/{i}"));
+    return std::make_unique<BackgroundProcess>(argv);
+  };
+  std::unique_ptr<BackgroundProcess> a = start("a", port_a, {"-n", "20000"});
+  std::unique_ptr<BackgroundProcess> b = start("b", port_b, {"-d", "3s"});
+  ASSERT_TRUE(prom.WaitForTargetsUp(2));
+  // Both done (a: all 20,000; b: its elapsed time reached the planned 3 s) and scraped.
+  auto value = [&](const std::string& promql) {
+    FlatJson r = prom.Query(promql);
+    auto it = r.find("data.result.0.value.1");
+    return it == r.end() ? -1.0 : std::stod(it->second);
+  };
+  for (int i = 0; i < 120; ++i) {
+    if (value("uringload_requests_completed_total{run=\"a\",outcome=\"ok\"}") == 20000 &&
+        value("uringload_elapsed_seconds{run=\"b\"}") >= 3.0 &&
+        value("uringload_requests_in_flight{run=\"b\"}") == 0) {
+      break;
+    }
+    usleep(250'000);
+  }
+  sleep(2);  // One more scrape of both final states.
+  int per_run = 0;
+  for (const auto& [key, expr] : *dashboard) {
+    if (key.size() < 5 || key.compare(key.size() - 5, 5, ".expr") != 0) continue;
+    std::string promql = Expand(expr);
+    FlatJson result = prom.Query(promql);
+    ASSERT_EQ(result["status"], "success") << key << ": " << promql << " -> " << result["error"];
+    if (expr.find("role=\"client\"") == std::string::npos ||
+        expr.find("by (job, instance, run, shard") == std::string::npos) {
+      continue;
+    }
+    std::map<std::string, int> runs;
+    for (const auto& [k, v] : result) {
+      if (k.find(".metric.run") != std::string::npos) ++runs[v];
+    }
+    bool error_only = expr.find("outcome!=\"ok\"") != std::string::npos;  // No errors: empty.
+    if (error_only) continue;
+    EXPECT_GE(runs["a"], 1) << key << ": " << promql;
+    EXPECT_GE(runs["b"], 1) << key << ": " << promql;
+    EXPECT_EQ(runs.count(""), 0u) << key;
+    ++per_run;
+  }
+  EXPECT_GE(per_run, 12);
+  // The panels' own expressions, per run: completed counts and progress.
+  std::string completed = Expand(
+      "sum by (job, instance, run, shard) (uringload_requests_completed_total{role=\"client\","
+      "job=~\"$job\",instance=~\"$instance\",run=~\"$run\",shard=~\"$shard\"})");
+  EXPECT_EQ(value(absl::StrReplaceAll(completed, {{"run=~\".*\"", "run=\"a\""}})), 20000);
+  std::string progress = (*dashboard)["panels.0.targets.0.expr"];
+  ASSERT_NE(progress, "");
+  EXPECT_EQ(value(absl::StrReplaceAll(Expand(progress), {{"run=~\".*\"", "run=\"a\""}})), 1.0);
+  EXPECT_EQ(value(absl::StrReplaceAll(Expand(progress), {{"run=~\".*\"", "run=\"b\""}})), 1.0);
+  EXPECT_EQ(a->Stop(SIGINT), 0);
+  EXPECT_EQ(b->Stop(SIGINT), 0);
+}
+
+}  // namespace
+}  // namespace uringload::testing
