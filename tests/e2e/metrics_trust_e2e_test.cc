@@ -161,7 +161,9 @@ TEST(MetricsTrustTest, APortAloneServesMetricsOnLoopbackOnly) {
                            server.Url("/")});
     ASSERT_TRUE(WaitForListener(port)) << form;
     EXPECT_EQ(ListeningAddress(port), "0100007F") << form << port;
-    EXPECT_EQ(run.Stop(SIGINT), 0);
+    std::string url = "http://" + Address(port) + "/metrics";
+    for (int i = 0; i < 100 && Completed(HttpGet(url)) < 10; ++i) usleep(100'000);
+    EXPECT_EQ(run.Stop(SIGINT), 0);  // Complete and lingering: SIGINT ends the linger.
   }
 }
 
