@@ -33,6 +33,10 @@ class UringloadServer {
     process_ = std::make_unique<BackgroundProcess>(argv);
     ok_ = true;
     for (int i = 0; i < ports; ++i) ok_ = ok_ && WaitForListener(port_ + i);
+    // serve refuses a port another process holds (exit 2): a listener that answers while our
+    // server is gone is someone else's, and the test must not pass against it.
+    usleep(100'000);
+    ok_ = ok_ && process_->running();
   }
   ~UringloadServer() {
     process_->Stop(SIGKILL);
