@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell helpers for loopback ports (sourced by scripts; no python needed).
 
 # Prints a TCP port on 127.0.0.1 that nothing listens on right now, chosen below the

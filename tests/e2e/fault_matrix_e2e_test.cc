@@ -187,7 +187,10 @@ TEST_P(StopSignal, StopsWithin2sWritesTheResultAndExits128PlusSignal) {
   EXPECT_EQ(j["errors.0.message"], "Operation canceled");
 }
 
-INSTANTIATE_TEST_SUITE_P(IntAndTerm, StopSignal, ::testing::Values(SIGINT, SIGTERM));
+INSTANTIATE_TEST_SUITE_P(IntAndTerm, StopSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
 
 TEST(FaultMatrixTest, SecondSigintExitsAtOnce) {
   UringloadServer server({"--fault-stall", "1"});

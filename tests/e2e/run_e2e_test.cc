@@ -44,7 +44,11 @@ TEST_P(KeepAliveCounts, ExactlyNRequestsAllOk) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, KeepAliveCounts,
                          ::testing::Combine(::testing::Values(1, 10, 1000),
-                                            ::testing::Values(1, 2)));
+                                            ::testing::Values(1, 2)),
+                         [](const ::testing::TestParamInfo<std::tuple<int, int>>& info) {
+                           return "c" + std::to_string(std::get<0>(info.param)) + "_t" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 TEST(RunE2ETest, NoKeepAliveOpensAConnectionPerRequest) {
   NginxServer nginx;

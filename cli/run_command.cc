@@ -1,4 +1,4 @@
-#include "core/run_command.h"
+#include "cli/run_command.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -8,7 +8,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "core/cli_util.h"
+#include "cli/cli_util.h"
+#include "cli/version.h"
 #include "core/engine.h"
 #include "core/preflight.h"
 #include "exporters/run_report.h"
@@ -52,7 +53,7 @@ Supervision SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const 
 absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommandOptions& options,
                                                                 const core::RunPlan& plan,
                                                                 const core::Engine& engine) {
-  exporters::RunInfo info{.version = "0.1.0",
+  exporters::RunInfo info{.version = URINGLOAD_VERSION,
                           .target = options.run.url,
                           .threads = plan.threads,
                           .concurrency = plan.concurrency,

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "core/cli_metrics.h"
+#include "cli/cli_metrics.h"
 #include "core/run_plan.h"
 
 namespace uringload::cli {

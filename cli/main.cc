@@ -3,13 +3,14 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
-#include "core/cli_util.h"
-#include "core/run_command.h"
-#include "core/serve_command.h"
+#include "cli/cli_util.h"
+#include "cli/run_command.h"
+#include "cli/serve_command.h"
+#include "cli/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"uringload: io_uring HTTP/1.1 load generator", "uringload"};
-  app.set_version_flag("--version", "uringload 0.1.0");
+  app.set_version_flag("--version", "uringload " URINGLOAD_VERSION);
   app.require_subcommand(1);
   uringload::cli::RunCommandOptions run_options;
   CLI::App* run = uringload::cli::AddRunCommand(app, run_options);

@@ -1,4 +1,4 @@
-#include "core/cli_metrics.h"
+#include "cli/cli_metrics.h"
 
 #include <unistd.h>
 

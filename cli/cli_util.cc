@@ -1,4 +1,4 @@
-#include "core/cli_util.h"
+#include "cli/cli_util.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "core/serve_command.h"
+#include "cli/serve_command.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "absl/time/clock.h"
-#include "core/cli_util.h"
+#include "cli/cli_util.h"
 #include "core/server_engine.h"
 #include "exporters/serve_report.h"
 #include "net/listener.h"
