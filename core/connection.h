@@ -1,12 +1,12 @@
 // Connection: one client connection's state machine, as in wrk:
 //   kIdle -> kConnecting -> kActive (send, receive, parse; repeat per request) -> kClosing
 //   -> kIdle (reconnect for the next request) or kDone.
-// All memory is allocated once per worker; nothing here grows with the request count.
+// All memory is allocated once per worker; nothing here grows with the request count. Which
+// I/O is pending on the slot is the event loop's to know (net::EventLoop).
 #pragma once
 
 #include <cstdint>
 
-#include "core/user_data.h"
 #include "net/timer_wheel.h"
 #include "proto/request_template.h"
 #include "proto/response_parser.h"
@@ -25,17 +25,12 @@ struct Connection {
   uint32_t slot = 0;                // Direct descriptor slot, fixed for the connection's life.
   uint16_t target = 0;              // Index into the plan's targets.
   int16_t source = -1;              // Index into the plan's sources; -1: the kernel chooses.
-  uint32_t generation = 0;          // Bumped on every close: completions of older ops are stale.
   uint32_t send_offset = 0;         // Bytes of the current request already sent.
   uint32_t send_size = 0;
-  int socket_error = 0;  // errno of a failed socket creation, reported by the connect.
   ConnState state = ConnState::kIdle;
   bool has_request = false;  // A started request that has no outcome yet.
-  bool send_pending = false;
-  bool recv_armed = false;
-  bool rearm_queued = false;
-  bool open = false;    // Counted in connections_open.
-  bool ramped = false;  // Its first connect attempt has ended (see Worker ramp).
+  bool open = false;         // Counted in connections_open.
+  bool ramped = false;       // Its first connect attempt has ended (see Worker ramp).
 };
 
 }  // namespace uringload::core

@@ -32,9 +32,7 @@ struct ServerConnection {
   char out[proto::kMaxResponseHead + proto::RequestParser::kMaxEcho];  // Echo responses.
   const char* send_data = nullptr;
   uint32_t send_size = 0;
-  uint32_t generation = 0;
   bool in_use = false;
-  bool recv_armed = false;
   bool send_pending = false;
   bool close_after_send = false;
   bool stalled = false;        // A stall fault: never answer again, hold the connection.

@@ -4,28 +4,29 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
-#include "core/user_data.h"
-#include "net/clock.h"
+#include "net/ring_event_loop.h"
 
 namespace uringload::core {
 namespace {
 
-constexpr uint16_t kBufferGroup = 0;
 constexpr int64_t kWaitWithTimersNs = 1'000'000;  // Delays are honoured to ~1 ms.
 constexpr int64_t kWaitIdleNs = 100'000'000;      // How fast a stop request is noticed.
 
 }  // namespace
 
 ServerWorker::ServerWorker(const ServePlan* plan, const FixedResponses* fixed, uint32_t index,
-                           ServerStats* stats, const std::atomic<bool>* stop)
+                           ServerStats* stats, const std::atomic<bool>* stop,
+                           std::unique_ptr<net::EventLoop> loop)
     : plan_(plan),
       fixed_(fixed),
       stats_(stats),
       stop_(stop),
-      rng_(plan->seed * 0x9e3779b97f4a7c15ull + index) {}
+      rng_(plan->seed * 0x9e3779b97f4a7c15ull + index),
+      loop_(std::move(loop)) {}
 
 absl::Status ServerWorker::Listen() {
   for (const net::SocketAddress& address : plan_->listen) {
@@ -38,51 +39,29 @@ absl::Status ServerWorker::Listen() {
 
 absl::Status ServerWorker::Setup() {
   uint32_t table = plan_->table_size;
-  net::RingOptions options;
-  options.sq_entries = 4096;
-  options.cq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * table, 1024, 65536));
-  options.direct_descriptors = table;
-  absl::StatusOr<std::unique_ptr<net::Ring>> ring = net::Ring::Create(options);
-  if (!ring.ok()) return ring.status();
-  ring_ = *std::move(ring);
-  // Accepted connections take free slots anywhere in the table.
-  if (int ret = io_uring_register_file_alloc_range(ring_->raw(), 0, table); ret < 0) {
-    return absl::UnavailableError(absl::StrCat("file alloc range: ", strerror(-ret)));
+  if (loop_ == nullptr) {
+    net::RingEventLoopOptions options{
+        .slots = table,
+        .sq_entries = 4096,
+        .cq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * table, 1024, 65536)),
+        .receive_buffers = net::RecommendedBufferCount(table / 2),
+        .accept_into_free_slots = true};
+    absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
+    if (!loop.ok()) return loop.status();
+    loop_ = *std::move(loop);
   }
-  absl::StatusOr<std::unique_ptr<net::ProvidedBufferRing>> buffers =
-      net::ProvidedBufferRing::Create(ring_->raw(), kBufferGroup,
-                                      net::RecommendedBufferCount(table / 2),
-                                      net::kReceiveBufferSize);
-  if (!buffers.ok()) return buffers.status();
-  buffers_ = *std::move(buffers);
-  wheel_ = std::make_unique<net::TimerWheel>(net::MonotonicNanos());
   connections_.resize(table);
   return absl::OkStatus();
 }
 
 absl::Status ServerWorker::Run() {
   if (absl::Status s = Setup(); !s.ok()) return s;
-  for (uint32_t i = 0; i < listeners_.size(); ++i) ArmAccept(i);
-  std::vector<uint32_t> rearm;
+  for (uint32_t i = 0; i < listeners_.size(); ++i) loop_->Accept(i, listeners_[i].get());
   while (!stop_->load(std::memory_order_relaxed)) {
-    wheel_->Advance(net::MonotonicNanos(), [this](net::TimerNode* n) { Pump(n->owner); });
-    int ret = ring_->SubmitAndWait(wheel_->size() > 0 ? kWaitWithTimersNs : kWaitIdleNs);
-    if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-      return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
-    }
-    ring_->DrainCompletions([&](const io_uring_cqe& cqe) {
-      OnCompletion(cqe);
-      // A receive that ended without an error (ENOBUFS, CQ overflow) is armed again below.
-      if (UserDataOp(cqe.user_data) == Op::kRecv && !(cqe.flags & IORING_CQE_F_MORE)) {
-        rearm.push_back(UserDataSlot(cqe.user_data));
-      }
-    });
-    buffers_->Publish();
-    for (uint32_t slot : rearm) {
-      ServerConnection& c = Conn(slot);
-      if (c.in_use && !c.recv_armed) ArmRecv(slot);
-    }
-    rearm.clear();
+    loop_->timers().Advance(loop_->Now(), [this](net::TimerNode* n) { Pump(n->owner); });
+    int64_t wait = loop_->timers().size() > 0 ? kWaitWithTimersNs : kWaitIdleNs;
+    if (absl::Status s = loop_->SubmitAndWait(wait, 1); !s.ok()) return s;
+    loop_->Drain(*this);
   }
   return absl::OkStatus();
 }
@@ -96,46 +75,35 @@ ServerConnection& ServerWorker::Conn(uint32_t slot) {
   return *c;
 }
 
-void ServerWorker::ArmAccept(uint32_t listener) {
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_multishot_accept_direct(sqe, listeners_[listener].get(), nullptr, nullptr, 0);
-  io_uring_sqe_set_data64(sqe, PackUserData(listener, 0, Op::kAccept));
-}
-
-void ServerWorker::ArmRecv(uint32_t slot) {
-  ServerConnection& c = Conn(slot);
-  ring_->RecvMultishot(slot, kBufferGroup, PackUserData(slot, c.generation, Op::kRecv));
-  c.recv_armed = true;
-}
-
-void ServerWorker::OnCompletion(const io_uring_cqe& cqe) {
-  Op op = UserDataOp(cqe.user_data);
-  uint32_t slot = UserDataSlot(cqe.user_data);
-  if (op == Op::kAccept) {
-    OnAccept(slot, cqe);
-    return;
+void ServerWorker::OnCompletion(const net::Completion& completion) {
+  switch (completion.op) {
+    case net::Op::kAccept:
+      OnAccept(completion);
+      break;
+    case net::Op::kRecv:
+      OnReceive(completion.slot, completion);
+      break;
+    case net::Op::kSend:
+      OnSend(completion.slot, completion.res);
+      break;
+    default:  // kClose: the slot is free for the next accept; nothing to do.
+      break;
   }
-  ServerConnection& c = Conn(slot);
-  if (!IsCurrent(cqe.user_data, c.generation)) {
-    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
-    return;
-  }
-  if (op == Op::kRecv) OnRecv(slot, cqe);
-  if (op == Op::kSend) OnSend(slot, cqe.res);
 }
 
-void ServerWorker::OnAccept(uint32_t listener, const io_uring_cqe& cqe) {
-  if (cqe.res >= 0) {
-    uint32_t slot = static_cast<uint32_t>(cqe.res);
+void ServerWorker::OnAccept(const net::Completion& completion) {
+  if (completion.res >= 0) {
+    uint32_t slot = static_cast<uint32_t>(completion.res);
     ServerConnection& c = Conn(slot);
+    assert(!c.in_use);
     c.parser.Reset();
     c.head = c.count = 0;
     c.in_use = true;
-    c.recv_armed = c.send_pending = c.close_after_send = c.stalled = false;
+    c.send_pending = c.close_after_send = c.stalled = false;
     c.rejected = c.continue_sent = c.continue_due = false;
     stats_->ConnectionAccepted();
-    ArmRecv(slot);
-  } else if (cqe.res == -ENFILE) {
+    loop_->Receive(slot);
+  } else if (completion.res == -ENFILE) {
     stats_->TableFull();
     if (!warned_table_full_) {
       warned_table_full_ = true;
@@ -146,20 +114,17 @@ void ServerWorker::OnAccept(uint32_t listener, const io_uring_cqe& cqe) {
                    plan_->table_size);
     }
   }
-  if (!(cqe.flags & IORING_CQE_F_MORE) && !stop_->load(std::memory_order_relaxed)) {
-    ArmAccept(listener);
+  if (!completion.more && !stop_->load(std::memory_order_relaxed)) {
+    loop_->Accept(completion.slot, listeners_[completion.slot].get());
   }
 }
 
-void ServerWorker::OnRecv(uint32_t slot, const io_uring_cqe& cqe) {
-  ServerConnection& c = Conn(slot);
-  if (!(cqe.flags & IORING_CQE_F_MORE)) c.recv_armed = false;
-  if (cqe.res > 0) {
-    uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
-    stats_->BytesReceived(cqe.res);
-    OnData(slot, buffers_->Data(id, cqe.res));
-    buffers_->Return(id);
-  } else if (cqe.res != -ENOBUFS) {
+void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
+  assert(Conn(slot).in_use);
+  if (completion.res > 0) {
+    stats_->BytesReceived(completion.res);
+    OnData(slot, completion.data);
+  } else {
     Close(slot);  // The peer closed or reset: pending responses have nobody to go to.
   }
 }
@@ -167,7 +132,7 @@ void ServerWorker::OnRecv(uint32_t slot, const io_uring_cqe& cqe) {
 void ServerWorker::OnData(uint32_t slot, std::string_view data) {
   ServerConnection& c = Conn(slot);
   if (c.stalled || c.rejected) return;  // Nothing more is answered on this connection.
-  int64_t now = net::MonotonicNanos();
+  int64_t now = loop_->Now();
   while (!data.empty() && c.in_use) {
     proto::RequestParser::Result r = c.parser.Feed(data);
     if (r.state == proto::RequestParser::State::kError) {
@@ -236,8 +201,8 @@ void ServerWorker::Pump(uint32_t slot) {
     }
     return;
   }
-  if (c.Head().ready_at_ns > net::MonotonicNanos()) {
-    wheel_->Schedule(&c.timer, c.Head().ready_at_ns);
+  if (c.Head().ready_at_ns > loop_->Now()) {
+    loop_->timers().Schedule(&c.timer, c.Head().ready_at_ns);
     return;
   }
   Respond(slot, c);
@@ -291,7 +256,7 @@ void ServerWorker::Send(uint32_t slot, ServerConnection& c, std::string_view byt
   c.send_data = bytes.data();
   c.send_size = static_cast<uint32_t>(bytes.size());
   c.close_after_send = then_close;
-  ring_->SendAll(slot, c.send_data, c.send_size, PackUserData(slot, c.generation, Op::kSend));
+  loop_->Send(slot, c.send_data, c.send_size);
   c.send_pending = true;
   stats_->BytesSent(bytes.size());
 }
@@ -311,17 +276,10 @@ void ServerWorker::Close(uint32_t slot) {
   ServerConnection& c = Conn(slot);
   if (!c.in_use) return;
   c.in_use = false;
-  wheel_->Cancel(&c.timer);
+  c.send_pending = false;
+  loop_->timers().Cancel(&c.timer);
   stats_->ConnectionClosed();
-  uint64_t pending[2];
-  size_t count = 0;
-  if (c.recv_armed) pending[count++] = PackUserData(slot, c.generation, Op::kRecv);
-  if (c.send_pending) pending[count++] = PackUserData(slot, c.generation, Op::kSend);
-  ++c.generation;
-  c.recv_armed = c.send_pending = false;
-  ring_->CancelThenClose(slot, std::span(pending, count),
-                         PackUserData(slot, c.generation, Op::kCancel),
-                         PackUserData(slot, c.generation, Op::kClose));
+  loop_->Close(slot);
 }
 
 }  // namespace uringload::core

@@ -13,10 +13,8 @@
 #include "core/serve_plan.h"
 #include "core/server_connection.h"
 #include "core/server_stats.h"
-#include "net/buffer_ring.h"
+#include "net/event_loop.h"
 #include "net/listener.h"
-#include "net/ring.h"
-#include "net/timer_wheel.h"
 
 namespace uringload::core {
 
@@ -25,10 +23,12 @@ struct FixedResponses {
   std::string ok_keep_alive, ok_close, status_keep_alive, status_close;
 };
 
-class ServerWorker {
+class ServerWorker : public net::CompletionHandler {
  public:
+  // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   ServerWorker(const ServePlan* plan, const FixedResponses* fixed, uint32_t index,
-               ServerStats* stats, const std::atomic<bool>* stop);
+               ServerStats* stats, const std::atomic<bool>* stop,
+               std::unique_ptr<net::EventLoop> loop = nullptr);
   ServerWorker(const ServerWorker&) = delete;
   ServerWorker& operator=(const ServerWorker&) = delete;
 
@@ -36,14 +36,12 @@ class ServerWorker {
   absl::Status Listen();
   // Serves until stop is set. Call in the worker's thread.
   absl::Status Run();
+  void OnCompletion(const net::Completion& completion) override;
 
  private:
   absl::Status Setup();
-  void ArmAccept(uint32_t listener);
-  void ArmRecv(uint32_t slot);
-  void OnCompletion(const io_uring_cqe& cqe);
-  void OnAccept(uint32_t listener, const io_uring_cqe& cqe);
-  void OnRecv(uint32_t slot, const io_uring_cqe& cqe);
+  void OnAccept(const net::Completion& completion);
+  void OnReceive(uint32_t slot, const net::Completion& completion);
   void OnData(uint32_t slot, std::string_view data);
   void Enqueue(ServerConnection& c, int64_t now);
   void Reject(uint32_t slot, ServerConnection& c, int64_t now);
@@ -60,9 +58,7 @@ class ServerWorker {
   const std::atomic<bool>* stop_;
   Rng rng_;
   std::vector<net::UniqueFd> listeners_;
-  std::unique_ptr<net::Ring> ring_;
-  std::unique_ptr<net::ProvidedBufferRing> buffers_;
-  std::unique_ptr<net::TimerWheel> wheel_;
+  std::unique_ptr<net::EventLoop> loop_;
   // Indexed by direct-descriptor slot; allocated on a slot's first use and reused after.
   std::vector<std::unique_ptr<ServerConnection>> connections_;
   bool warned_table_full_ = false;

@@ -5,15 +5,15 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 
 #include "absl/strings/str_cat.h"
-#include "net/client_socket.h"
 #include "net/clock.h"
+#include "net/ring_event_loop.h"
 
 namespace uringload::core {
 namespace {
 
-constexpr uint16_t kBufferGroup = 0;
 constexpr int64_t kMsNs = 1'000'000;
 constexpr int64_t kMaxWaitWithTimersNs = 10 * kMsNs;  // Timer wheel resolution in practice.
 constexpr int64_t kMaxWaitNs = 100 * kMsNs;           // How fast a stop request is noticed.
@@ -24,30 +24,28 @@ int64_t ToNanos(absl::Duration d) { return absl::ToInt64Nanoseconds(d); }
 }  // namespace
 
 Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
-               const std::atomic<bool>* stop)
+               const std::atomic<bool>* stop, std::unique_ptr<net::EventLoop> loop)
     : config_(config),
       cursor_(source, config.block_size),
       stats_(stats),
       stop_(stop),
       timeout_ns_(ToNanos(config.plan->timeout)),
       connect_timeout_ns_(ToNanos(config.plan->connect_timeout)),
-      batch_window_ns_(ToNanos(config.plan->batch_window)) {}
+      batch_window_ns_(ToNanos(config.plan->batch_window)),
+      loop_(std::move(loop)) {}
 
 absl::Status Worker::Setup() {
   uint32_t n = config_.connections;
-  net::RingOptions options;
-  options.sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096));
-  options.cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536));
-  options.direct_descriptors = n;
-  absl::StatusOr<std::unique_ptr<net::Ring>> ring = net::Ring::Create(options);
-  if (!ring.ok()) return ring.status();
-  ring_ = *std::move(ring);
-  absl::StatusOr<std::unique_ptr<net::ProvidedBufferRing>> buffers =
-      net::ProvidedBufferRing::Create(ring_->raw(), kBufferGroup, net::RecommendedBufferCount(n),
-                                      net::kReceiveBufferSize);
-  if (!buffers.ok()) return buffers.status();
-  buffers_ = *std::move(buffers);
-  wheel_ = std::make_unique<net::TimerWheel>(net::MonotonicNanos());
+  if (loop_ == nullptr) {
+    net::RingEventLoopOptions options{
+        .slots = n,
+        .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
+        .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
+        .receive_buffers = net::RecommendedBufferCount(n)};
+    absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
+    if (!loop.ok()) return loop.status();
+    loop_ = *std::move(loop);
+  }
 
   connections_ = std::vector<Connection>(n);
   AssignRoutes();
@@ -65,7 +63,6 @@ absl::Status Worker::Setup() {
     if (tmpl.has_index()) storage = std::span<char>(request_storage_).subspan(i * stride, stride);
     c.request = proto::RenderedRequest(&tmpl, storage);
   }
-  rearm_queue_.reserve(n);
   unstamped_sends_.reserve(n);
   ramp_.emplace(config_.plan->max_connecting, n);
   return absl::OkStatus();
@@ -75,14 +72,13 @@ absl::Status Worker::Run() {
   if (absl::Status s = Setup(); !s.ok()) return s;
   StartAll();
   while (live_ > 0) {
-    int64_t now = net::MonotonicNanos();
+    int64_t now = loop_->Now();
     unsigned sends = StampQueuedSends(now);
     CheckStop(now);
-    wheel_->Advance(now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
+    loop_->timers().Advance(now,
+                            [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
     if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
-    ring_->DrainCompletions([this](const io_uring_cqe& cqe) { OnCompletion(cqe); });
-    buffers_->Publish();
-    RearmQueued();
+    loop_->Drain(*this);
     AdmitQueuedConnects();
   }
   return absl::OkStatus();
@@ -96,7 +92,7 @@ unsigned Worker::StampQueuedSends(int64_t now) {
     Connection& c = connections_[slot];
     if (!c.has_request || c.state != ConnState::kActive) continue;  // Ended before the submit.
     c.sent_at_ns = now;
-    wheel_->Schedule(&c.timer, now + timeout_ns_);
+    loop_->timers().Schedule(&c.timer, now + timeout_ns_);
   }
   unstamped_sends_.clear();
   return count;
@@ -111,12 +107,9 @@ absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
   unsigned batch = target + std::min(sends, target);
   int64_t budget = WaitBudget(now);
   if (batch > 1) budget = std::min(budget, batch_window_ns_);
-  int ret = ring_->SubmitAndWait(budget, batch);
-  if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-    return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
-  }
+  if (absl::Status s = loop_->SubmitAndWait(budget, batch); !s.ok()) return s;
   // Every completion drained next was ready by now: one clock read serves them all.
-  completions_at_ns_ = net::MonotonicNanos();
+  completions_at_ns_ = loop_->Now();
   return absl::OkStatus();
 }
 
@@ -149,7 +142,7 @@ void Worker::AbortInFlight() {
 }
 
 void Worker::StartAll() {
-  started_ns_ = net::MonotonicNanos();
+  started_ns_ = loop_->Now();
   for (Connection& c : connections_) {
     if (NextRequest(c)) {
       ++live_;
@@ -162,7 +155,7 @@ void Worker::StartAll() {
 }
 
 int64_t Worker::WaitBudget(int64_t now) const {
-  int64_t wait = wheel_->size() > 0 ? kMaxWaitWithTimersNs : kMaxWaitNs;
+  int64_t wait = loop_->timers().size() > 0 ? kMaxWaitWithTimersNs : kMaxWaitNs;
   if (!draining_ && config_.deadline_ns != 0) {
     wait = std::min(wait, std::max<int64_t>(config_.deadline_ns - now, 0));
   }
@@ -197,43 +190,29 @@ void Worker::SendRequest(Connection& c) {
 }
 
 void Worker::QueueSend(Connection& c) {
-  ring_->SendAll(c.slot, c.send_data + c.send_offset, c.send_size - c.send_offset,
-                 PackUserData(c.slot, c.generation, Op::kSend));
-  c.send_pending = true;
+  loop_->Send(c.slot, c.send_data + c.send_offset, c.send_size - c.send_offset);
 }
 
-void Worker::ArmRecv(Connection& c) {
-  ring_->RecvMultishot(c.slot, kBufferGroup, PackUserData(c.slot, c.generation, Op::kRecv));
-  c.recv_armed = true;
-}
+void Worker::ArmRecv(Connection& c) { loop_->Receive(c.slot); }
 
+// Every way out of a connection: the loop cancels what is pending and closes the slot;
+// kClose completes it (OnClosed).
 void Worker::Close(Connection& c) {
-  wheel_->Cancel(&c.timer);
+  assert(c.state == ConnState::kConnecting || c.state == ConnState::kActive);
+  loop_->timers().Cancel(&c.timer);
   if (c.open) {
     stats_->ConnectionClosed();
     c.open = false;
   }
-  uint64_t pending[3];
-  size_t count = 0;
-  if (c.recv_armed) pending[count++] = PackUserData(c.slot, c.generation, Op::kRecv);
-  if (c.send_pending) pending[count++] = PackUserData(c.slot, c.generation, Op::kSend);
-  if (c.state == ConnState::kConnecting) {
-    pending[count++] = PackUserData(c.slot, c.generation, Op::kConnect);
-    LeaveConnecting(c);
-  }
-  ++c.generation;  // Completions of the old incarnation are stale from now on.
+  if (c.state == ConnState::kConnecting) LeaveConnecting(c);
   c.state = ConnState::kClosing;
-  c.recv_armed = false;
-  c.send_pending = false;
-  ring_->CancelThenClose(c.slot, std::span(pending, count),
-                         PackUserData(c.slot, c.generation, Op::kCancel),
-                         PackUserData(c.slot, c.generation, Op::kClose));
+  loop_->Close(c.slot);
 }
 
 void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   c.has_request = false;
   --in_flight_;
-  wheel_->Cancel(&c.timer);
+  loop_->timers().Cancel(&c.timer);
   if (outcome == Outcome::kOk) {
     stats_->RequestSucceeded(c.parser.status_code(), completions_at_ns_ - c.sent_at_ns);
   } else {
@@ -241,45 +220,34 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   }
 }
 
-void Worker::OnCompletion(const io_uring_cqe& cqe) {
-  Connection& c = connections_[UserDataSlot(cqe.user_data)];
-  bool stale = !IsCurrent(cqe.user_data, c.generation);
-  Op op = UserDataOp(cqe.user_data);
-  if (stale) {
-    // A late completion of a closed incarnation: only its buffer matters.
-    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
-    return;
-  }
-  switch (op) {
-    case Op::kSocket:  // Posted only on failure (CQE_SKIP_SUCCESS); the connect follows.
-      c.socket_error = -cqe.res;
+void Worker::OnCompletion(const net::Completion& completion) {
+  Connection& c = connections_[completion.slot];
+  switch (completion.op) {
+    case net::Op::kConnect:
+      OnConnect(c, completion.res);
       break;
-    case Op::kConnect:
-      OnConnect(c, cqe.res);
+    case net::Op::kSend:
+      OnSend(c, completion.res);
       break;
-    case Op::kSend:
-      OnSend(c, cqe.res);
+    case net::Op::kRecv:
+      OnReceive(c, completion);
       break;
-    case Op::kRecv:
-      OnRecv(c, cqe);
-      break;
-    case Op::kCancel:  // Nothing was pending: fine.
-    case Op::kAccept:  // Servers only.
-      break;
-    case Op::kClose:
+    case net::Op::kClose:
       OnClosed(c);
       break;
+    default:  // The loop keeps socket, cancel and accept completions to itself.
+      assert(false);
   }
 }
 
 void Worker::OnConnect(Connection& c, int res) {
-  LeaveConnecting(c);
+  assert(c.state == ConnState::kConnecting && c.has_request);
   if (res < 0) {
-    int error = res == -ECANCELED && c.socket_error != 0 ? c.socket_error : -res;
-    FinishRequest(c, Outcome::kConnectError, error);
-    Close(c);
+    FinishRequest(c, Outcome::kConnectError, -res);
+    Close(c);  // Leaves kConnecting.
     return;
   }
+  LeaveConnecting(c);
   c.state = ConnState::kActive;
   c.open = true;
   stats_->ConnectionOpened();
@@ -288,7 +256,7 @@ void Worker::OnConnect(Connection& c, int res) {
 }
 
 void Worker::OnSend(Connection& c, int res) {
-  c.send_pending = false;
+  assert(c.state == ConnState::kActive);
   if (res < 0) {
     if (c.has_request) FinishRequest(c, Outcome::kReset, -res);
     Close(c);
@@ -299,30 +267,18 @@ void Worker::OnSend(Connection& c, int res) {
   if (c.has_request && c.send_offset < c.send_size) QueueSend(c);
 }
 
-void Worker::OnRecv(Connection& c, const io_uring_cqe& cqe) {
-  bool more = cqe.flags & IORING_CQE_F_MORE;
-  if (!more) c.recv_armed = false;
-  if (cqe.res > 0) {
-    uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
-    stats_->BytesReceived(cqe.res);
-    OnData(c, buffers_->Data(id, cqe.res));
-    buffers_->Return(id);  // llhttp keeps no pointers into it.
-  } else if (cqe.flags & IORING_CQE_F_BUFFER) {
-    buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);  // Never expected; never leak.
-  }
-  if (cqe.res == 0) {
+// The loop hands over received bytes (res > 0), the peer's close (0) or an error; running
+// out of receive buffers is its business (it re-arms).
+void Worker::OnReceive(Connection& c, const net::Completion& completion) {
+  assert(c.state == ConnState::kActive);
+  if (completion.res > 0) {
+    stats_->BytesReceived(completion.res);
+    OnData(c, completion.data);  // llhttp keeps no pointers into the buffer.
+  } else if (completion.res == 0) {
     OnPeerClosed(c);
-    return;
-  }
-  if (cqe.res < 0 && cqe.res != -ENOBUFS) {
-    if (c.has_request) FinishRequest(c, Outcome::kReset, -cqe.res);
+  } else {
+    if (c.has_request) FinishRequest(c, Outcome::kReset, -completion.res);
     Close(c);
-    return;
-  }
-  // Out of buffers or multishot ended (e.g. CQ overflow): data waits in the socket.
-  if (!c.recv_armed && c.state == ConnState::kActive && !c.rearm_queued) {
-    c.rearm_queued = true;
-    rearm_queue_.push_back(c.slot);
   }
 }
 
@@ -343,7 +299,7 @@ void Worker::OnData(Connection& c, std::string_view data) {
   // `Connection: close` is the last one on it, RFC 9112 9.6, whatever the server answered),
   // no extra bytes, our send finished.
   bool reusable = config_.plan->request.keep_alive && c.parser.keep_alive() &&
-                  r.consumed == data.size() && !c.send_pending;
+                  r.consumed == data.size() && !loop_->SendPending(c.slot);
   if (reusable && NextRequest(c)) {
     SendRequest(c);
   } else {
@@ -366,6 +322,7 @@ void Worker::OnPeerClosed(Connection& c) {
 }
 
 void Worker::OnClosed(Connection& c) {
+  assert(c.state == ConnState::kClosing);
   c.state = ConnState::kIdle;
   if (NextRequest(c)) {
     RequestConnect(c);
@@ -383,15 +340,6 @@ void Worker::OnTimeout(Connection& c) {
     FinishRequest(c, Outcome::kTimeout, 0);
     Close(c);
   }
-}
-
-void Worker::RearmQueued() {
-  for (uint32_t slot : rearm_queue_) {
-    Connection& c = connections_[slot];
-    c.rearm_queued = false;
-    if (c.state == ConnState::kActive && !c.recv_armed) ArmRecv(c);
-  }
-  rearm_queue_.clear();
 }
 
 }  // namespace uringload::core

@@ -17,9 +17,7 @@
 #include "core/request_source.h"
 #include "core/run_plan.h"
 #include "core/worker_stats.h"
-#include "net/buffer_ring.h"
-#include "net/ring.h"
-#include "net/timer_wheel.h"
+#include "net/event_loop.h"
 
 namespace uringload::core {
 
@@ -32,15 +30,17 @@ struct WorkerConfig {
   uint64_t block_size = 1;        // Indexes claimed from the source at a time.
 };
 
-class Worker {
+class Worker : public net::CompletionHandler {
  public:
+  // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
-         const std::atomic<bool>* stop);
+         const std::atomic<bool>* stop, std::unique_ptr<net::EventLoop> loop = nullptr);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   // Runs until every request this worker started has an outcome. Call in the worker's thread.
   absl::Status Run();
+  void OnCompletion(const net::Completion& completion) override;
 
  private:
   absl::Status Setup();
@@ -57,7 +57,6 @@ class Worker {
   void RequestConnect(Connection& c);
   void AdmitQueuedConnects();
   void Connect(Connection& c);
-  void ConnectFrom(Connection& c, const net::SocketAddress& source);
   void LeaveConnecting(Connection& c);
   void SendRequest(Connection& c);
   void QueueSend(Connection& c);
@@ -65,15 +64,13 @@ class Worker {
   void Close(Connection& c);
   void FinishRequest(Connection& c, Outcome outcome, int error);
 
-  void OnCompletion(const io_uring_cqe& cqe);
   void OnConnect(Connection& c, int res);
   void OnSend(Connection& c, int res);
-  void OnRecv(Connection& c, const io_uring_cqe& cqe);
+  void OnReceive(Connection& c, const net::Completion& completion);
   void OnData(Connection& c, std::string_view data);
   void OnPeerClosed(Connection& c);
   void OnClosed(Connection& c);
   void OnTimeout(Connection& c);
-  void RearmQueued();
 
   const WorkerConfig config_;
   RequestCursor cursor_;
@@ -83,12 +80,9 @@ class Worker {
   int64_t connect_timeout_ns_;
   int64_t batch_window_ns_;
 
-  std::unique_ptr<net::Ring> ring_;
-  std::unique_ptr<net::ProvidedBufferRing> buffers_;
-  std::unique_ptr<net::TimerWheel> wheel_;
+  std::unique_ptr<net::EventLoop> loop_;
   std::vector<Connection> connections_;
   std::vector<char> request_storage_;
-  std::vector<uint32_t> rearm_queue_;
   std::vector<uint32_t> unstamped_sends_;  // Sends queued since the last submit.
   std::optional<ConnectRamp> ramp_;
   int64_t started_ns_ = 0;

@@ -1,10 +1,6 @@
-// Worker, part two: how connections get opened: routes over (source, target) pairs, the
-// connect ramp, linked socket+connect or a bound socket installed into the slot.
-#include <sys/socket.h>
-
+// Worker, part two: how connections get opened: routes over (source, target) pairs and the
+// connect ramp. The event loop opens the socket (linked socket+connect, or a bound one).
 #include "core/worker.h"
-#include "net/client_socket.h"
-#include "net/clock.h"
 
 namespace uringload::core {
 
@@ -43,40 +39,9 @@ void Worker::AdmitQueuedConnects() {
 
 void Worker::Connect(Connection& c) {
   c.state = ConnState::kConnecting;
-  c.socket_error = 0;
-  wheel_->Schedule(&c.timer, net::MonotonicNanos() + connect_timeout_ns_);
-  if (c.source >= 0) {
-    ConnectFrom(c, config_.plan->sources[c.source]);
-    return;
-  }
-  const net::SocketAddress& target = config_.plan->targets[c.target];
-  ring_->Reserve(2);  // socket -> connect is one linked chain.
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_socket_direct(sqe, target.family(), SOCK_STREAM, 0, c.slot, 0);
-  sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kSocket));
-  sqe = ring_->GetSqe();
-  io_uring_prep_connect(sqe, c.slot, target.get(), target.length);
-  sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
-}
-
-// io_uring 2.3 cannot bind: a normal socket is bound (IP_BIND_ADDRESS_NO_PORT), installed in
-// the slot and closed, costing a few syscalls per connection, not per request.
-void Worker::ConnectFrom(Connection& c, const net::SocketAddress& source) {
-  int error = 0;
-  net::UniqueFd fd = net::OpenBoundClientSocket(source, &error);
-  if (fd.get() >= 0) error = -ring_->InstallFile(c.slot, fd.get());
-  if (error != 0) {
-    FinishRequest(c, Outcome::kConnectError, error);
-    Close(c);
-    return;
-  }
-  const net::SocketAddress& target = config_.plan->targets[c.target];
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_connect(sqe, c.slot, target.get(), target.length);
-  sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, PackUserData(c.slot, c.generation, Op::kConnect));
+  loop_->timers().Schedule(&c.timer, loop_->Now() + connect_timeout_ns_);
+  const RunPlan& plan = *config_.plan;
+  loop_->Connect(c.slot, plan.targets[c.target], c.source >= 0 ? &plan.sources[c.source] : nullptr);
 }
 
 // Every way out of kConnecting passes here: it frees a ramp place and ends the ramp.
@@ -85,7 +50,7 @@ void Worker::LeaveConnecting(Connection& c) {
   ramp_->Release();
   if (!c.ramped) {
     c.ramped = true;
-    if (--ramp_remaining_ == 0) stats_->RampFinished(net::MonotonicNanos() - started_ns_);
+    if (--ramp_remaining_ == 0) stats_->RampFinished(loop_->Now() - started_ns_);
   }
 }
 

@@ -1,10 +1,11 @@
 // user_data of every SQE, client and server alike: which connection slot, which incarnation
 // of it (completions of a closed incarnation are recognised and ignored), which operation.
+// Only net/ packs and unpacks it (EventLoop); handlers see Completion instead.
 #pragma once
 
 #include <cstdint>
 
-namespace uringload::core {
+namespace uringload::net {
 
 enum class Op : uint8_t { kSocket = 1, kConnect, kSend, kRecv, kCancel, kClose, kAccept };
 
@@ -21,4 +22,4 @@ inline bool IsCurrent(uint64_t data, uint32_t generation) {
   return UserDataGeneration(data) == (generation & kGenerationMask);
 }
 
-}  // namespace uringload::core
+}  // namespace uringload::net

@@ -1,0 +1,85 @@
+// EventLoop: what a worker does with its io_uring, client and server alike, as typed
+// operations on connection slots, and the completions it gets back. The one implementation
+// over a real ring is RingEventLoop; tests drive worker logic through a scripted fake
+// (tests/support/fake_event_loop.h) without sockets or sleeps.
+//
+// A slot is a direct descriptor and the incarnation of a connection in it. The loop keeps per
+// slot which operations are pending, so Close(slot) cancels exactly those; every completion
+// of an earlier incarnation is dropped inside the loop (its buffer returned), so a handler
+// only ever sees completions of the slot's current connection.
+//
+// The transport seam: Send and the receive data are plaintext today. TLS (a later issue) goes
+// between the handlers and these calls, as wrk's five-function `sock` table does.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "net/address.h"
+#include "net/timer_wheel.h"
+#include "net/user_data.h"
+
+namespace uringload::net {
+
+// One completion of a current operation.
+struct Completion {
+  uint32_t slot = 0;  // The connection slot; for kAccept, the listener's index.
+  Op op = Op::kClose;
+  // kConnect: 0 or -errno (a failed socket creation reports its own errno). kSend: bytes
+  // sent or -errno. kRecv: bytes (> 0, in `data`), 0 when the peer closed, or -errno (never
+  // -ENOBUFS: an exhausted buffer ring is the loop's business, it re-arms). kAccept: the new
+  // connection's slot or -errno. kClose: the slot is free for a new connection.
+  int res = 0;
+  bool more = false;      // kAccept: the multishot accept stays armed.
+  std::string_view data;  // kRecv: valid only during the handler call.
+};
+
+inline Completion MakeCompletion(uint32_t slot, Op op, int res, bool more = false,
+                                 std::string_view data = {}) {
+  Completion c;
+  c.slot = slot;
+  c.op = op;
+  c.res = res;
+  c.more = more;
+  c.data = data;
+  return c;
+}
+
+class CompletionHandler {
+ public:
+  virtual ~CompletionHandler() = default;
+  virtual void OnCompletion(const Completion& completion) = 0;
+};
+
+class EventLoop {
+ public:
+  virtual ~EventLoop() = default;
+
+  // Opens a TCP connection in `slot` to `target`, from `source` when given (else the kernel
+  // chooses). Completes with kConnect.
+  virtual void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress* source) = 0;
+  // Sends all `size` bytes (they must stay valid until kSend completes).
+  virtual void Send(uint32_t slot, const char* data, uint32_t size) = 0;
+  // Arms a multishot receive into the loop's buffer ring; re-armed by the loop whenever the
+  // kernel ends it without an error (buffers exhausted, CQ overflow) while the slot is open.
+  virtual void Receive(uint32_t slot) = 0;
+  // Multishot accept on listening socket `fd` into free slots; completions name `listener`.
+  virtual void Accept(uint32_t listener, int fd) = 0;
+  // Cancels whatever is pending on `slot` and closes it; completes with kClose.
+  virtual void Close(uint32_t slot) = 0;
+
+  virtual bool SendPending(uint32_t slot) const = 0;
+  virtual TimerWheel& timers() = 0;
+  // The monotonic clock the loop's timers run on, in nanoseconds.
+  virtual int64_t Now() const = 0;
+
+  // Submits what is queued and waits until `wait_for` completions are ready or `timeout_ns`
+  // passed. An error is a ring failure (never a timeout or an interrupted wait).
+  virtual absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) = 0;
+  // Hands every ready completion to `handler`, then returns the receive buffers and re-arms
+  // the receives that ended without an error.
+  virtual void Drain(CompletionHandler& handler) = 0;
+};
+
+}  // namespace uringload::net

@@ -1,0 +1,196 @@
+#include "net/ring_event_loop.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "net/client_socket.h"
+#include "net/clock.h"
+
+namespace uringload::net {
+namespace {
+
+constexpr uint16_t kBufferGroup = 0;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
+    const RingEventLoopOptions& options) {
+  std::unique_ptr<RingEventLoop> loop(new RingEventLoop());
+  RingOptions ring_options{.sq_entries = options.sq_entries,
+                           .cq_entries = options.cq_entries,
+                           .direct_descriptors = options.slots};
+  absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create(ring_options);
+  if (!ring.ok()) return ring.status();
+  loop->ring_ = *std::move(ring);
+  if (options.accept_into_free_slots) {
+    int ret = io_uring_register_file_alloc_range(loop->ring_->raw(), 0, options.slots);
+    if (ret < 0) return absl::UnavailableError(absl::StrCat("file alloc range: ", strerror(-ret)));
+  }
+  absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> buffers = ProvidedBufferRing::Create(
+      loop->ring_->raw(), kBufferGroup, options.receive_buffers, kReceiveBufferSize);
+  if (!buffers.ok()) return buffers.status();
+  loop->buffers_ = *std::move(buffers);
+  loop->wheel_ = std::make_unique<TimerWheel>(MonotonicNanos());
+  loop->slots_.resize(options.slots);
+  loop->rearm_.reserve(options.slots);
+  return loop;
+}
+
+int64_t RingEventLoop::Now() const { return MonotonicNanos(); }
+
+void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
+                            const SocketAddress* source) {
+  SlotState& s = slots_[slot];
+  s.open = true;
+  s.socket_error = 0;
+  if (source != nullptr) {
+    // liburing 2.3 cannot bind: a normal socket is bound (IP_BIND_ADDRESS_NO_PORT),
+    // installed in the slot and closed, costing a few syscalls per connection, not per request.
+    int error = 0;
+    UniqueFd fd = OpenBoundClientSocket(*source, &error);
+    if (fd.get() >= 0) error = -ring_->InstallFile(slot, fd.get());
+    if (error != 0) {
+      failed_early_.push_back(MakeCompletion(slot, Op::kConnect, -error));
+      return;
+    }
+  } else {
+    ring_->Reserve(2);  // socket -> connect is one linked chain.
+    io_uring_sqe* sqe = ring_->GetSqe();
+    io_uring_prep_socket_direct(sqe, target.family(), SOCK_STREAM, 0, slot, 0);
+    // Only a failure posts a completion; the connect then ends with -ECANCELED.
+    sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+    io_uring_sqe_set_data64(sqe, Data(slot, Op::kSocket));
+  }
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_connect(sqe, static_cast<int>(slot), target.get(), target.length);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, Data(slot, Op::kConnect));
+  s.connecting = true;
+}
+
+void RingEventLoop::Send(uint32_t slot, const char* data, uint32_t size) {
+  ring_->SendAll(slot, data, size, Data(slot, Op::kSend));
+  slots_[slot].sending = true;
+}
+
+void RingEventLoop::Receive(uint32_t slot) {
+  ring_->RecvMultishot(slot, kBufferGroup, Data(slot, Op::kRecv));
+  slots_[slot].receiving = true;
+}
+
+void RingEventLoop::Accept(uint32_t listener, int fd) {
+  io_uring_sqe* sqe = ring_->GetSqe();
+  io_uring_prep_multishot_accept_direct(sqe, fd, nullptr, nullptr, 0);
+  io_uring_sqe_set_data64(sqe, PackUserData(listener, 0, Op::kAccept));
+}
+
+void RingEventLoop::Close(uint32_t slot) {
+  SlotState& s = slots_[slot];
+  uint64_t pending[3];
+  size_t count = 0;
+  if (s.receiving) pending[count++] = Data(slot, Op::kRecv);
+  if (s.sending) pending[count++] = Data(slot, Op::kSend);
+  if (s.connecting) pending[count++] = Data(slot, Op::kConnect);
+  ++s.generation;  // Completions of the old incarnation are stale from now on.
+  s.open = s.connecting = s.receiving = s.sending = s.rearm_queued = false;
+  ring_->CancelThenClose(slot, std::span(pending, count), Data(slot, Op::kCancel),
+                         Data(slot, Op::kClose));
+}
+
+absl::Status RingEventLoop::SubmitAndWait(int64_t timeout_ns, unsigned wait_for) {
+  // Early failures are completions too: do not sleep while one waits.
+  if (!failed_early_.empty()) timeout_ns = 0;
+  int ret = ring_->SubmitAndWait(timeout_ns, wait_for);
+  if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+    return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
+  }
+  return absl::OkStatus();
+}
+
+void RingEventLoop::Drain(CompletionHandler& handler) {
+  for (size_t i = 0; i < failed_early_.size(); ++i) {
+    Completion c = failed_early_[i];  // The handler may queue more.
+    handler.OnCompletion(c);
+  }
+  failed_early_.clear();
+  ring_->DrainCompletions([&](const io_uring_cqe& cqe) { OnCqe(cqe, handler); });
+  buffers_->Publish();
+  for (auto [slot, generation] : rearm_) {
+    SlotState& s = slots_[slot];
+    s.rearm_queued = false;
+    if (s.open && s.generation == generation && !s.receiving) Receive(slot);
+  }
+  rearm_.clear();
+}
+
+void RingEventLoop::OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler) {
+  Op op = UserDataOp(cqe.user_data);
+  uint32_t slot = UserDataSlot(cqe.user_data);
+  if (op == Op::kAccept) {
+    if (cqe.res >= 0) slots_[cqe.res].open = true;
+    handler.OnCompletion(MakeCompletion(slot, op, cqe.res, (cqe.flags & IORING_CQE_F_MORE) != 0));
+    return;
+  }
+  SlotState& s = slots_[slot];
+  if (!IsCurrent(cqe.user_data, s.generation)) {
+    // A late completion of a closed incarnation: only its buffer matters.
+    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    return;
+  }
+  switch (op) {
+    case Op::kSocket:  // Posted only on failure; the linked connect reports it.
+      s.socket_error = -cqe.res;
+      return;
+    case Op::kCancel:  // Posted only when there was nothing left to cancel: fine.
+    case Op::kAccept:
+      return;
+    case Op::kConnect: {
+      s.connecting = false;
+      int res = cqe.res == -ECANCELED && s.socket_error != 0 ? -s.socket_error : cqe.res;
+      handler.OnCompletion(MakeCompletion(slot, op, res));
+      return;
+    }
+    case Op::kSend:
+      s.sending = false;
+      handler.OnCompletion(MakeCompletion(slot, op, cqe.res));
+      return;
+    case Op::kRecv:
+      OnReceive(slot, cqe, handler);
+      return;
+    case Op::kClose:
+      handler.OnCompletion(MakeCompletion(slot, op, cqe.res));
+      return;
+  }
+}
+
+// Buffers go back to the ring right after the handler parsed them. A multishot receive that
+// ended without an error (buffers exhausted: -ENOBUFS, or a CQ overflow) leaves the data in
+// the socket; it is armed again after this batch returned its buffers.
+void RingEventLoop::OnReceive(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler) {
+  SlotState& s = slots_[slot];
+  bool more = cqe.flags & IORING_CQE_F_MORE;
+  if (!more) s.receiving = false;
+  uint64_t incarnation = cqe.user_data;
+  if (cqe.res > 0) {
+    uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
+    handler.OnCompletion(MakeCompletion(slot, Op::kRecv, cqe.res, more,
+                                        buffers_->Data(id, static_cast<uint32_t>(cqe.res))));
+    buffers_->Return(id);
+  } else {
+    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    if (cqe.res != -ENOBUFS) {
+      handler.OnCompletion(MakeCompletion(slot, Op::kRecv, cqe.res));
+      return;
+    }
+  }
+  // The handler may have closed the slot, or it may still be receiving.
+  if (!more && s.open && IsCurrent(incarnation, s.generation) && !s.receiving && !s.rearm_queued) {
+    s.rearm_queued = true;
+    rearm_.emplace_back(slot, s.generation);
+  }
+}
+
+}  // namespace uringload::net

@@ -1,0 +1,69 @@
+// RingEventLoop: the EventLoop over one io_uring (SINGLE_ISSUER | DEFER_TASKRUN), its table of
+// direct descriptors, its provided-buffer ring and its timer wheel. Create it in the thread
+// that will use it. Everything that touches an SQE or a CQE for the workers lives here.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "net/buffer_ring.h"
+#include "net/event_loop.h"
+#include "net/ring.h"
+
+namespace uringload::net {
+
+struct RingEventLoopOptions {
+  uint32_t slots = 0;  // Direct descriptors (connections held at once).
+  uint32_t sq_entries = 4096;
+  uint32_t cq_entries = 16384;  // Generous: CQ overflow ends multishot operations.
+  uint32_t receive_buffers = 64;
+  bool accept_into_free_slots = false;  // A server: accepted connections take free slots.
+};
+
+class RingEventLoop final : public EventLoop {
+ public:
+  static absl::StatusOr<std::unique_ptr<RingEventLoop>> Create(const RingEventLoopOptions& options);
+
+  void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress* source) override;
+  void Send(uint32_t slot, const char* data, uint32_t size) override;
+  void Receive(uint32_t slot) override;
+  void Accept(uint32_t listener, int fd) override;
+  void Close(uint32_t slot) override;
+  bool SendPending(uint32_t slot) const override { return slots_[slot].sending; }
+  TimerWheel& timers() override { return *wheel_; }
+  int64_t Now() const override;
+  absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override;
+  void Drain(CompletionHandler& handler) override;
+
+ private:
+  // What is pending on a slot's current connection, so Close cancels exactly that.
+  struct SlotState {
+    uint32_t generation = 0;  // Bumped by Close: completions of older ops are stale.
+    int socket_error = 0;     // errno of a failed socket creation, reported by the connect.
+    bool open = false;        // A connection lives in the slot (not closed since).
+    bool connecting = false;
+    bool receiving = false;
+    bool sending = false;
+    bool rearm_queued = false;
+  };
+
+  RingEventLoop() = default;
+  uint64_t Data(uint32_t slot, Op op) const {
+    return PackUserData(slot, slots_[slot].generation, op);
+  }
+  void OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler);
+  void OnReceive(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
+
+  std::unique_ptr<Ring> ring_;
+  std::unique_ptr<ProvidedBufferRing> buffers_;
+  std::unique_ptr<TimerWheel> wheel_;
+  std::vector<SlotState> slots_;
+  // Receives to arm again after this batch: (slot, generation), so a slot closed and reopened
+  // within the batch is not armed before its new connection is up.
+  std::vector<std::pair<uint32_t, uint32_t>> rearm_;
+  std::vector<Completion> failed_early_;  // Connects that failed before reaching the ring.
+};
+
+}  // namespace uringload::net
