@@ -1,0 +1,189 @@
+// The server connection logic on the fake event loop: requests arrive as scripted receive
+// completions, responses are read back from what the worker sent, delays run on a clock the
+// test moves. No sockets, no sleeps.
+#include "core/server_worker.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <memory>
+#include <string>
+
+#include "net/fake_event_loop.h"
+
+namespace uringload::core {
+namespace {
+
+using net::FakeEventLoop;
+using net::Op;
+
+constexpr uint32_t kSlot = 7;  // The slot the scripted accept puts the connection in.
+
+// One server worker over a fake loop, without listeners: the test scripts the accept.
+class Server {
+ public:
+  explicit Server(ServeOptions options) : plan_(*MakeServePlan(options)) {
+    auto loop = std::make_unique<FakeEventLoop>(plan_.table_size);
+    loop_ = loop.get();
+    worker_ = std::make_unique<ServerWorker>(&plan_, &fixed_, 0, &stats_, &stop_, std::move(loop));
+    // Every send completes whole; with nothing left to do, the run ends.
+    loop_->on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+      if (s.op == Op::kSend) l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    };
+    loop_->on_idle = [this] { stop_ = true; };
+    loop_->Complete(0, Op::kAccept, kSlot);
+  }
+  FakeEventLoop& loop() { return *loop_; }
+  // Scripts `bytes` arriving on the connection (after the accept).
+  void Arrive(const std::string& bytes) {
+    loop_->Complete(kSlot, Op::kRecv, static_cast<int>(bytes.size()), bytes);
+  }
+  ServerRunStats Run() {
+    EXPECT_TRUE(worker_->Run().ok());
+    return stats_.Snapshot();
+  }
+  std::string Sent() const { return loop_->SentOn(kSlot); }
+  bool Closed() const { return loop_->Count(Op::kClose) > 0; }
+
+ private:
+  ServePlan plan_;
+  FixedResponses fixed_;
+  ServerStats stats_;
+  std::atomic<bool> stop_{false};
+  FakeEventLoop* loop_;
+  std::unique_ptr<ServerWorker> worker_;
+};
+
+ServeOptions Options() {
+  ServeOptions o;
+  o.threads = 1;
+  return o;
+}
+
+size_t Occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST(ServerConnectionTest, AnswersARequestWithTheEchoBodyAndKeepsTheConnection) {
+  Server server(Options());
+  server.Arrive("GET /item/42 HTTP/1.1\r\nHost: x\r\n\r\n");
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(server.Sent(),
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n42");
+  EXPECT_EQ(s.requests_answered, 1u);
+  EXPECT_FALSE(server.Closed());
+}
+
+TEST(ServerConnectionTest, PipelinedRequestsAreAnsweredInOrder) {
+  Server server(Options());
+  server.Arrive("GET /a HTTP/1.1\r\n\r\nGET /bb HTTP/1.1\r\n\r\nGET /ccc HTTP/1.1\r\n\r\n");
+  ServerRunStats s = server.Run();
+  std::string sent = server.Sent();
+  EXPECT_EQ(s.requests_answered, 3u);
+  size_t a = sent.find("\r\n\r\na"), b = sent.find("\r\n\r\nbb"), c = sent.find("\r\n\r\nccc");
+  ASSERT_NE(c, std::string::npos) << sent;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+}
+
+TEST(ServerConnectionTest, ConnectionCloseIsAnsweredThenClosed) {
+  Server server(Options());
+  server.Arrive("GET /x HTTP/1.1\r\nConnection: close\r\n\r\n");
+  server.Run();
+  EXPECT_NE(server.Sent().find("Connection: close\r\n"), std::string::npos);
+  EXPECT_TRUE(server.Closed());
+}
+
+TEST(ServerConnectionTest, AMalformedRequestGets400ThenAClose) {
+  Server server(Options());
+  server.Arrive("GET /ok HTTP/1.1\r\n\r\nNOT HTTP AT ALL\r\n\r\n");
+  ServerRunStats s = server.Run();
+  std::string sent = server.Sent();
+  EXPECT_EQ(sent.find("HTTP/1.1 200 OK"), 0u) << sent;
+  EXPECT_NE(sent.find("HTTP/1.1 400 Bad Request"), std::string::npos) << sent;
+  EXPECT_EQ(s.bad_requests, 1u);
+  EXPECT_TRUE(server.Closed());
+}
+
+TEST(ServerConnectionTest, AnOversizedHeaderBlockGets431) {
+  Server server(Options());
+  std::string big = "GET / HTTP/1.1\r\nX: " + std::string(70 * 1024, 'a') + "\r\n\r\n";
+  for (size_t off = 0; off < big.size(); off += 1024) server.Arrive(big.substr(off, 1024));
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(server.Sent().find("HTTP/1.1 431 "), 0u) << server.Sent().substr(0, 80);
+  EXPECT_EQ(s.bad_requests, 1u);
+  EXPECT_TRUE(server.Closed());
+}
+
+TEST(ServerConnectionTest, ExpectContinueIsAnsweredBeforeTheBodyArrives) {
+  Server server(Options());
+  server.Arrive("POST /p HTTP/1.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n");
+  server.loop().on_submit = [&server](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op != Op::kSend) return;
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    if (s.bytes == "HTTP/1.1 100 Continue\r\n\r\n") server.Arrive("abc");  // The client goes on.
+  };
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(server.Sent().find("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), 0u)
+      << server.Sent();
+  EXPECT_EQ(s.requests_answered, 1u);
+}
+
+TEST(ServerConnectionTest, ADelayedResponseWaitsForItsTime) {
+  ServeOptions o = Options();
+  o.delay = "50ms";
+  Server server(o);
+  server.Arrive("GET /d HTTP/1.1\r\n\r\n");
+  int64_t start = server.loop().Now();
+  int64_t sent_at = 0;
+  server.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op != Op::kSend) return;
+    sent_at = l.Now();
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+  };
+  server.Run();
+  EXPECT_GE(sent_at - start, 50'000'000);
+  EXPECT_LT(sent_at - start, 60'000'000);
+}
+
+TEST(ServerConnectionTest, AResetFaultClosesWithoutAnswering) {
+  ServeOptions o = Options();
+  o.fault_reset = 1;
+  Server server(o);
+  server.Arrive("GET /r HTTP/1.1\r\n\r\n");
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(server.Sent(), "");
+  EXPECT_TRUE(server.Closed());
+  EXPECT_EQ(s.faults[size_t(Fault::kReset)], 1u);
+}
+
+TEST(ServerConnectionTest, APeerThatLeavesBeforeItsDelayedResponseGetsNothing) {
+  ServeOptions o = Options();
+  o.delay = "1s";
+  Server server(o);
+  server.Arrive("GET /gone HTTP/1.1\r\n\r\n");
+  server.loop().Complete(kSlot, Op::kRecv, 0, {}, false);  // The client closes.
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(server.Sent(), "");
+  EXPECT_TRUE(server.Closed());
+  EXPECT_EQ(s.requests_received, 1u);
+  EXPECT_EQ(s.requests_answered, 0u);
+}
+
+TEST(ServerConnectionTest, ALateCompletionOfAClosedConnectionIsIgnored) {
+  Server server(Options());
+  server.Arrive("GET /x HTTP/1.1\r\nConnection: close\r\n\r\n");
+  server.loop().on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kSend) l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    // After the close, bytes of the old connection still come in: they are stale.
+    if (s.op == Op::kClose) l.CompleteStale(s.slot, Op::kRecv, 19, "GET /y HTTP/1.1\r\n\r\n");
+  };
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(s.requests_received, 1u);
+  EXPECT_EQ(Occurrences(server.Sent(), "HTTP/1.1 200 OK"), 1u);
+}
+
+}  // namespace
+}  // namespace uringload::core

@@ -1,0 +1,222 @@
+// The client connection state machine on the fake event loop: every scenario scripted
+// completion by completion, on a clock the test moves. No sockets, no sleeps.
+#include "core/worker.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <memory>
+#include <string>
+
+#include "net/fake_event_loop.h"
+
+namespace uringload::core {
+namespace {
+
+using net::FakeEventLoop;
+using net::Op;
+
+constexpr char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+constexpr int64_t kMs = 1'000'000;
+
+// One worker over a fake loop, for the plan `options` describes (the URL is never dialled).
+class Client {
+ public:
+  explicit Client(RunOptions options) : plan_(*MakeRunPlan(options)), source_(plan_.requests) {
+    for (size_t i = 0; i < plan_.targets.size(); ++i) {
+      templates_.push_back(*proto::RequestTemplate::Build(plan_.RequestFor(i)));
+    }
+    auto loop = std::make_unique<FakeEventLoop>(plan_.concurrency);
+    loop_ = loop.get();
+    WorkerConfig config{.plan = &plan_,
+                        .templates = templates_,
+                        .connections = plan_.concurrency,
+                        .first_connection = 0,
+                        .deadline_ns = 0,
+                        .block_size = 1};
+    worker_ = std::make_unique<Worker>(config, &source_, &stats_, &stop_, std::move(loop));
+  }
+  FakeEventLoop& loop() { return *loop_; }
+  std::atomic<bool>& stop() { return stop_; }
+  RunStats Run() {
+    EXPECT_TRUE(worker_->Run().ok());
+    return stats_.Snapshot();
+  }
+
+ private:
+  RunPlan plan_;
+  std::vector<proto::RequestTemplate> templates_;
+  RequestSource source_;
+  WorkerStats stats_;
+  std::atomic<bool> stop_{false};
+  FakeEventLoop* loop_;
+  std::unique_ptr<Worker> worker_;
+};
+
+RunOptions Options(int64_t n, int64_t c) {
+  RunOptions o;
+  o.url = "http://127.0.0.1:8080/{i}";
+  o.requests = n;
+  o.concurrency = c;
+  o.threads = 1;
+  o.timeout = "1s";
+  o.connect_timeout = "500ms";
+  return o;
+}
+
+// A peer that accepts every connection and answers every request with `response`.
+void AnswerEverything(FakeEventLoop& loop, std::string response = kOk) {
+  loop.on_submit = [response](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) {
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(response.size()), response);
+    }
+  };
+}
+
+uint64_t Count(const RunStats& s, Outcome o) { return s.outcome(o); }
+
+TEST(ClientConnectionTest, KeepAliveServesEveryRequestOnOneConnection) {
+  Client client(Options(5, 1));
+  AnswerEverything(client.loop());
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 5u);
+  EXPECT_EQ(s.connections_opened, 1u);
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 1u);
+  EXPECT_EQ(client.loop().Count(Op::kSend), 5u);
+  EXPECT_EQ(client.loop().Count(Op::kRecv), 1u);  // One multishot receive for all five.
+  EXPECT_NE(client.loop().SentOn(0).find("GET /4 HTTP/1.1\r\n"), std::string::npos);
+}
+
+TEST(ClientConnectionTest, ConnectFailureIsAConnectErrorWithItsErrno) {
+  Client client(Options(3, 1));
+  client.loop().on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, -ECONNREFUSED);
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kConnectError), 3u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kConnectError)][ECONNREFUSED], 3u);
+  EXPECT_EQ(client.loop().Count(Op::kSend), 0u);
+  EXPECT_EQ(client.loop().Count(Op::kClose), 3u);  // Each attempt's slot closed.
+}
+
+TEST(ClientConnectionTest, ResetMidBodyIsAParseErrorAndAResetBeforeAnyByteIsAReset) {
+  Client client(Options(2, 1));
+  int request = 0;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op != Op::kSend) return;
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    if (request++ == 0) {  // Half a body, then the peer closes.
+      std::string half = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(half.size()), half);
+      l.Complete(s.slot, Op::kRecv, 0, {}, false);
+    } else {
+      l.Complete(s.slot, Op::kRecv, -ECONNRESET, {}, false);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kParseError), 1u);
+  EXPECT_EQ(Count(s, Outcome::kReset), 1u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kReset)][ECONNRESET], 1u);
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);  // Reconnected for the second request.
+}
+
+TEST(ClientConnectionTest, ReceiveOutOfBuffersIsArmedAgainAndTheResponseCompletes) {
+  Client client(Options(1, 1));
+  client.loop().on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) {
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      l.Complete(s.slot, Op::kRecv, 20, std::string(kOk, 20));
+      l.Complete(s.slot, Op::kRecv, -ENOBUFS, {}, false);  // The multishot ended.
+    }
+    if (s.op == Op::kRecv && l.Count(Op::kRecv) == 2) {  // Armed again: the rest arrives.
+      std::string rest = std::string(kOk).substr(20);
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(rest.size()), rest);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 1u);
+  EXPECT_EQ(client.loop().Count(Op::kRecv), 2u);
+}
+
+TEST(ClientConnectionTest, TimeoutWinsOverALateResponseWithExactlyOneOutcome) {
+  Client client(Options(1, 1));
+  client.loop().on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    if (s.op == Op::kClose) {  // The response races the close: it is stale now.
+      l.CompleteStale(s.slot, Op::kRecv, static_cast<int>(sizeof(kOk) - 1), kOk);
+    }
+  };
+  RunStats s = client.Run();  // Nobody answers: the clock runs to the 1 s timeout.
+  EXPECT_EQ(Count(s, Outcome::kTimeout), 1u);
+  EXPECT_EQ(Count(s, Outcome::kOk), 0u);
+  EXPECT_EQ(s.completed(), 1u);
+}
+
+TEST(ClientConnectionTest, AStaleCompletionAfterTheSlotIsReusedIsIgnored) {
+  RunOptions o = Options(2, 1);
+  o.no_keepalive = true;
+  Client client(o);
+  client.loop().on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) {
+      // The second incarnation: a late send error of the first must not touch it.
+      if (l.generation(s.slot) > 0) l.CompleteStale(s.slot, Op::kSend, -EPIPE);
+      l.Complete(s.slot, Op::kConnect, 0);
+    }
+    if (s.op == Op::kSend) {
+      std::string close = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(close.size()), close);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 2u);
+  EXPECT_EQ(s.completed(), 2u);
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);
+}
+
+TEST(ClientConnectionTest, StopWhileConnectingAbortsAfterTheGracePeriod) {
+  RunOptions o = Options(10, 2);
+  o.connect_timeout = "10s";  // Longer than the 2 s grace: the abort ends them.
+  Client client(o);
+  client.loop().on_submit = [&client](FakeEventLoop&, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) client.stop() = true;  // SIGINT arrives; connects hang.
+  };
+  RunStats s = client.Run();  // 2 s grace on the fake clock, then the abort.
+  EXPECT_EQ(s.started, 2u);   // No request started after the stop.
+  EXPECT_EQ(Count(s, Outcome::kTimeout), 2u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kTimeout)][ECANCELED], 2u);
+}
+
+TEST(ClientConnectionTest, ConnectTimeoutIsAConnectErrorWithEtimedout) {
+  Client client(Options(1, 1));  // Connects never complete.
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kConnectError), 1u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kConnectError)][ETIMEDOUT], 1u);
+}
+
+TEST(ClientConnectionTest, NoKeepaliveClosesEvenWhenTheServerKeepsItOpen) {
+  RunOptions o = Options(3, 1);
+  o.no_keepalive = true;
+  Client client(o);
+  AnswerEverything(client.loop());  // The response says nothing of closing.
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 3u);
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 3u);
+  EXPECT_EQ(client.loop().Count(Op::kClose), 3u);
+}
+
+TEST(ClientConnectionTest, BytesNobodyAskedForCloseTheConnection) {
+  Client client(Options(2, 1));
+  AnswerEverything(client.loop(), std::string(kOk) + "HTTP/1.1 200 OK\r\n");  // Extra bytes.
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 2u);             // Each response is fine...
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);  // ...but the connection is not reused.
+}
+
+}  // namespace
+}  // namespace uringload::core

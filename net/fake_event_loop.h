@@ -1,0 +1,148 @@
+// FakeEventLoop: the EventLoop test double. It records every operation a worker submits and
+// hands the worker only the completions a test scripts, on a clock the test moves, so the
+// client and server connection logic are tested without sockets or sleeps (TigerBeetle's
+// simulator-driven IO is the model). It keeps the real loop's contract: per-slot generations
+// (completions scripted for a closed incarnation are dropped), Close completes with kClose,
+// a receive that ends without an error (-ENOBUFS) is armed again, SendPending.
+// Header-only, used by the unit tests in core/.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "net/event_loop.h"
+
+namespace uringload::net {
+
+class FakeEventLoop final : public EventLoop {
+ public:
+  struct Submitted {
+    Op op;
+    uint32_t slot;
+    std::string bytes;  // kSend: what was sent.
+  };
+
+  explicit FakeEventLoop(uint32_t slots, int64_t start_ns = 1'000'000'000)
+      : now_ns_(start_ns), wheel_(start_ns), slots_(slots) {}
+
+  // Called after each submission, to script the peer (e.g. "every connect succeeds").
+  std::function<void(FakeEventLoop&, const Submitted&)> on_submit;
+  // Called when a wait finds nothing scripted and no timer pending (a server test stops here).
+  std::function<void()> on_idle;
+
+  // Scripts a completion for the slot's current incarnation, handed over at the next Drain.
+  void Complete(uint32_t slot, Op op, int res, std::string data = {}, bool more = true) {
+    ready_.push_back(
+        {slot, slots_.size() > slot ? slots_[slot].generation : 0, op, res, more, std::move(data)});
+  }
+  // The same for an incarnation that is already gone (a late completion).
+  void CompleteStale(uint32_t slot, Op op, int res, std::string data = {}) {
+    ready_.push_back({slot, slots_[slot].generation - 1, op, res, false, std::move(data)});
+  }
+  void Advance(int64_t ns) { now_ns_ += ns; }
+  const std::vector<Submitted>& submitted() const { return submitted_; }
+  size_t Count(Op op) const {
+    size_t n = 0;
+    for (const Submitted& s : submitted_) n += s.op == op;
+    return n;
+  }
+  std::string SentOn(uint32_t slot) const {
+    std::string out;
+    for (const Submitted& s : submitted_) {
+      if (s.op == Op::kSend && s.slot == slot) out += s.bytes;
+    }
+    return out;
+  }
+  uint32_t generation(uint32_t slot) const { return slots_[slot].generation; }
+
+  void Connect(uint32_t slot, const SocketAddress&, const SocketAddress*) override {
+    slots_[slot].open = slots_[slot].connecting = true;
+    Record({Op::kConnect, slot, {}});
+  }
+  void Send(uint32_t slot, const char* data, uint32_t size) override {
+    slots_[slot].sending = true;
+    Record({Op::kSend, slot, std::string(data, size)});
+  }
+  void Receive(uint32_t slot) override {
+    slots_[slot].receiving = true;
+    Record({Op::kRecv, slot, {}});
+  }
+  void Accept(uint32_t listener, int) override { Record({Op::kAccept, listener, {}}); }
+  void Close(uint32_t slot) override {
+    SlotState& s = slots_[slot];
+    ++s.generation;
+    s = SlotState{.generation = s.generation};
+    Record({Op::kClose, slot, {}});
+    Complete(slot, Op::kClose, 0);  // The kernel closes at once.
+  }
+  bool SendPending(uint32_t slot) const override { return slots_[slot].sending; }
+  TimerWheel& timers() override { return wheel_; }
+  int64_t Now() const override { return now_ns_; }
+
+  // Nothing scripted: time passes as the worker asked (so its timers fire), or the test's
+  // on_idle ends the run. A worker that never finishes fails instead of hanging.
+  absl::Status SubmitAndWait(int64_t timeout_ns, unsigned) override {
+    if (++waits_ > 1'000'000) return absl::InternalError("fake loop: no progress");
+    if (!ready_.empty()) return absl::OkStatus();
+    if (wheel_.size() == 0 && on_idle) on_idle();
+    now_ns_ += timeout_ns > 0 ? timeout_ns : 1'000'000;
+    return absl::OkStatus();
+  }
+
+  void Drain(CompletionHandler& handler) override {
+    std::deque<Scripted> batch;
+    batch.swap(ready_);
+    for (Scripted& c : batch) {
+      if (c.op == Op::kAccept) {
+        if (c.res >= 0) slots_[c.res].open = true;
+        handler.OnCompletion(MakeCompletion(c.slot, c.op, c.res, c.more));
+        continue;
+      }
+      SlotState& s = slots_[c.slot];
+      if (c.generation != s.generation) continue;  // Stale: dropped, as the real loop does.
+      if (c.op == Op::kConnect) s.connecting = false;
+      if (c.op == Op::kSend) s.sending = false;
+      if (c.op == Op::kRecv) {
+        if (!c.more) s.receiving = false;
+        if (c.res == -ENOBUFS) {  // The loop's business: armed again after the batch.
+          if (s.open && !s.receiving) Receive(c.slot);
+          continue;
+        }
+      }
+      handler.OnCompletion(MakeCompletion(c.slot, c.op, c.res, c.more, c.data));
+    }
+  }
+
+ private:
+  struct Scripted {
+    uint32_t slot;
+    uint32_t generation;
+    Op op;
+    int res;
+    bool more;
+    std::string data;
+  };
+  struct SlotState {
+    uint32_t generation = 0;
+    bool open = false;
+    bool connecting = false;
+    bool receiving = false;
+    bool sending = false;
+  };
+  void Record(Submitted s) {
+    submitted_.push_back(s);
+    if (on_submit) on_submit(*this, submitted_.back());
+  }
+
+  int64_t now_ns_;
+  TimerWheel wheel_;
+  std::vector<SlotState> slots_;
+  std::deque<Scripted> ready_;
+  std::vector<Submitted> submitted_;
+  uint64_t waits_ = 0;
+};
+
+}  // namespace uringload::net
