@@ -3,17 +3,13 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/plan_limits.h"
 
 namespace uringload::cli {
 namespace {
 
 absl::StatusOr<absl::Duration> ParseNonNegative(const char* flag, const std::string& text) {
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() || d > absl::Hours(24)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": invalid duration '", text, "' (e.g. 0s, 15s, 1m)"));
-  }
-  return d;
+  return core::ParseDurationFlag(flag, text, absl::ZeroDuration(), absl::Hours(24));
 }
 
 // A port alone ("9464" or ":9464") means loopback: /metrics has no authentication, so

@@ -38,7 +38,6 @@ class MetricsSession {
   // Pushes the final values when a Pushgateway is configured.
   absl::Status Finish();
   absl::Duration linger() const { return linger_; }
-  bool serving() const { return endpoint_ != nullptr; }
 
  private:
   absl::Duration linger_;

@@ -30,6 +30,18 @@ void RequireWholeNumbers(CLI::App* app, std::initializer_list<const char*> names
   for (const char* name : names) app->get_option(name)->check(WholeNumber());
 }
 
+void SetRepeatPolicy(CLI::App* app, std::initializer_list<const char*> repeatable) {
+  for (CLI::Option* option : app->get_options()) {
+    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  for (const char* name : repeatable) {
+    app->get_option(name)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->expected(1)
+        ->allow_extra_args(false);
+  }
+}
+
 void PrintError(const std::string& message) {
   std::cerr << "uringload: error: " << message << "\n";
 }

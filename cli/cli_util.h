@@ -20,6 +20,10 @@ CLI::Validator WholeNumber();
 // Adds WholeNumber() to each named option of `app`.
 void RequireWholeNumbers(CLI::App* app, std::initializer_list<const char*> names);
 
+// A repeated flag takes its last value, so scripts can append overrides to defaults; the
+// `repeatable` ones collect every value, one per flag.
+void SetRepeatPolicy(CLI::App* app, std::initializer_list<const char*> repeatable);
+
 // "uringload: error: <message>" on stderr.
 void PrintError(const std::string& message);
 

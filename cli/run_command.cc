@@ -148,18 +148,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
   RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting"});
-  // A repeated flag takes its last value, so scripts can append overrides to defaults.
-  for (CLI::Option* option : run->get_options()) {
-    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
-  run->get_option("--header")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->expected(1)
-      ->allow_extra_args(false);
-  run->get_option("--metrics-label")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->expected(1)
-      ->allow_extra_args(false);
+  SetRepeatPolicy(run, {"--header", "--metrics-label"});
   return run;
 }
 

@@ -58,17 +58,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   AddMetricsFlags(serve, options.metrics, /*with_linger=*/false);
   RequireWholeNumbers(serve,
                       {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status"});
-  for (CLI::Option* option : serve->get_options()) {
-    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
-  serve->get_option("--listen")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->expected(1)
-      ->allow_extra_args(false);
-  serve->get_option("--metrics-label")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->expected(1)
-      ->allow_extra_args(false);
+  SetRepeatPolicy(serve, {"--listen", "--metrics-label"});
   return serve;
 }
 

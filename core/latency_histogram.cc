@@ -70,13 +70,13 @@ HistogramSnapshot LatencyHistogram::Snapshot() const {
   HistogramSnapshot snap;
   size_t first = counts_.size();
   for (size_t i = 0; i < counts_.size(); ++i) {
-    snap.counts[i] = counts_[i].load(std::memory_order_relaxed);
+    snap.counts[i] = Read(counts_[i]);
     snap.count += snap.counts[i];
     if (snap.counts[i] != 0 && first == counts_.size()) first = i;
   }
-  snap.sum = sum_.load(std::memory_order_relaxed);
-  snap.max = max_.load(std::memory_order_relaxed);
-  snap.min = min_.load(std::memory_order_relaxed);
+  snap.sum = Read(sum_);
+  snap.max = Read(max_);
+  snap.min = Read(min_);
   // A value recorded while we read may be in a bucket but not yet in min/max.
   if (snap.count == 0) {
     snap.min = 0;

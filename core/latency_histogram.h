@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/single_writer.h"
+
 namespace uringload::core {
 
 class HistogramBuckets {
@@ -41,21 +43,18 @@ class LatencyHistogram {
  public:
   // Single writer: plain load + store, no read-modify-write instruction on the hot path.
   void Record(uint64_t value) {
-    Bump(counts_[HistogramBuckets::Index(value)], 1);
-    Bump(sum_, value);
-    if (value > max_.load(std::memory_order_relaxed)) max_.store(value, std::memory_order_relaxed);
-    if (value < min_.load(std::memory_order_relaxed)) min_.store(value, std::memory_order_relaxed);
+    Add(counts_[HistogramBuckets::Index(value)], 1);
+    Add(sum_, value);
+    if (value > Read(max_)) Write(max_, value);
+    if (value < Read(min_)) Write(min_, value);
   }
   HistogramSnapshot Snapshot() const;
 
  private:
-  static void Bump(std::atomic<uint64_t>& a, uint64_t by) {
-    a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-  }
-  std::array<std::atomic<uint64_t>, HistogramBuckets::kCount> counts_{};
-  std::atomic<uint64_t> sum_{0};
-  std::atomic<uint64_t> max_{0};
-  std::atomic<uint64_t> min_{~0ull};
+  std::array<SingleWriterCounter, HistogramBuckets::kCount> counts_{};
+  SingleWriterCounter sum_{0};
+  SingleWriterCounter max_{0};
+  SingleWriterCounter min_{~0ull};
 };
 
 }  // namespace uringload::core

@@ -1,7 +1,6 @@
 #include "core/run_plan.h"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,23 +44,24 @@ absl::StatusOr<std::string> ReadBodyFile(const std::string& path) {
   return contents;
 }
 
-absl::Status OutOfRange(const char* flag, int64_t value, int64_t min, int64_t max) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(flag, " must be between ", min, " and ", max, ", got ", value));
-}
-
 absl::Status CheckCounts(const RunOptions& options) {
-  if (options.requests.has_value() && (*options.requests < 1 || *options.requests > kMaxRequests)) {
-    return OutOfRange("-n/--requests", *options.requests, 1, kMaxRequests);
+  if (options.requests.has_value()) {
+    if (absl::Status s = CheckRange("-n/--requests", *options.requests, 1, kMaxRequests); !s.ok()) {
+      return s;
+    }
   }
-  if (options.concurrency < 1 || options.concurrency > kMaxConcurrency) {
-    return OutOfRange("-c/--concurrency", options.concurrency, 1, kMaxConcurrency);
+  if (absl::Status s = CheckRange("-c/--concurrency", options.concurrency, 1, kMaxConcurrency);
+      !s.ok()) {
+    return s;
   }
-  if (options.threads.has_value() && (*options.threads < 1 || *options.threads > kMaxThreads)) {
-    return OutOfRange("-t/--threads", *options.threads, 1, kMaxThreads);
+  if (options.threads.has_value()) {
+    if (absl::Status s = CheckRange("-t/--threads", *options.threads, 1, kMaxThreads); !s.ok()) {
+      return s;
+    }
   }
-  if (options.max_connecting < 1 || options.max_connecting > kMaxConnecting) {
-    return OutOfRange("--max-connecting", options.max_connecting, 1, kMaxConnecting);
+  if (absl::Status s = CheckRange("--max-connecting", options.max_connecting, 1, kMaxConnecting);
+      !s.ok()) {
+    return s;
   }
   if (options.body.has_value() && options.body_file.has_value()) {
     return absl::InvalidArgumentError("--body and --body-file cannot be used together");
@@ -73,14 +73,12 @@ absl::Status CheckCounts(const RunOptions& options) {
 // exceeds RLIMIT_NOFILE. An explicit -t is kept and checked.
 absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
   uint64_t table_limit = DescriptorTableLimit();
-  uint32_t cpus = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   uint32_t needed = static_cast<uint32_t>((plan.concurrency + table_limit - 1) / table_limit);
   uint32_t threads = options.threads.has_value() ? static_cast<uint32_t>(*options.threads)
-                                                 : std::max(cpus, needed);
+                                                 : std::max(OnlineCpus(), needed);
   plan.threads = std::min(threads, plan.concurrency);
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
   if (per_worker > table_limit) {
-    uint64_t needed = (plan.concurrency + table_limit - 1) / table_limit;
     return absl::InvalidArgumentError(
         absl::StrCat("-c ", plan.concurrency, " over ", plan.threads, " threads puts ", per_worker,
                      " connections on one ring, above RLIMIT_NOFILE (", table_limit, "); use -t ",
@@ -91,29 +89,12 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
 
 }  // namespace
 
-absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
-                                                     const std::string& text, absl::Duration max) {
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() || d > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": invalid duration '", text, "' (more than 0, at most ",
-                     absl::FormatDuration(max), "; e.g. 30s, 1.5m, 250ms)"));
-  }
-  return d;
-}
-
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
   return total / workers + (index < total % workers ? 1 : 0);
 }
 
 uint32_t FirstConnectionOfWorker(uint32_t total, uint32_t workers, uint32_t index) {
   return index * (total / workers) + std::min(index, total % workers);
-}
-
-uint64_t DescriptorTableLimit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1u << 20;
-  return limit.rlim_cur;
 }
 
 proto::RequestSpec RunPlan::RequestFor(size_t index) const {
@@ -130,7 +111,8 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   plan.url = *url;
   if (options.duration.has_value()) {
     absl::StatusOr<absl::Duration> d =
-        ParsePositiveDuration("-d/--duration", *options.duration, kMaxDuration);
+        ParseDurationFlag("-d/--duration", *options.duration, absl::ZeroDuration(), kMaxDuration,
+                          /*min_exclusive=*/true);
     if (!d.ok()) return d.status();
     plan.duration = *d;
   }
@@ -146,20 +128,19 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
           ? static_cast<uint32_t>(std::min<uint64_t>(options.concurrency, *plan.requests))
           : plan.requested_concurrency;
   if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
-  absl::StatusOr<absl::Duration> timeout = ParsePositiveDuration("--timeout", options.timeout);
+  absl::StatusOr<absl::Duration> timeout = ParseDurationFlag(
+      "--timeout", options.timeout, absl::ZeroDuration(), kMaxTimeout, /*min_exclusive=*/true);
   if (!timeout.ok()) return timeout.status();
   plan.timeout = *timeout;
   absl::StatusOr<absl::Duration> connect_timeout =
-      ParsePositiveDuration("--connect-timeout", options.connect_timeout);
+      ParseDurationFlag("--connect-timeout", options.connect_timeout, absl::ZeroDuration(),
+                        kMaxTimeout, /*min_exclusive=*/true);
   if (!connect_timeout.ok()) return connect_timeout.status();
   plan.connect_timeout = *connect_timeout;
-  absl::Duration window;
-  if (!absl::ParseDuration(options.batch_window, &window) || window < absl::ZeroDuration() ||
-      window > absl::Milliseconds(100)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--batch-window: invalid duration '", options.batch_window, "' (0 to 100ms, e.g. 200us)"));
-  }
-  plan.batch_window = window;
+  absl::StatusOr<absl::Duration> window = ParseDurationFlag(
+      "--batch-window", options.batch_window, absl::ZeroDuration(), absl::Milliseconds(100));
+  if (!window.ok()) return window.status();
+  plan.batch_window = *window;
 
   plan.request.method = options.method;
   plan.request.target = plan.url.target;

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/plan_limits.h"
 #include "net/address.h"
 #include "proto/request_template.h"
 #include "proto/url.h"
@@ -20,7 +21,6 @@ inline constexpr uint64_t kDefaultRequests = 1000;
 // exact integer even for readers that parse numbers as doubles (JavaScript, jq).
 inline constexpr int64_t kMaxRequests = 1'000'000'000'000'000;
 inline constexpr int64_t kMaxConcurrency = 10'000'000;
-inline constexpr int64_t kMaxThreads = 1024;
 inline constexpr int64_t kMaxConnecting = 65536;
 // Timeouts and durations: far beyond any run, far below int64 nanoseconds overflowing.
 inline constexpr absl::Duration kMaxTimeout = absl::Hours(24);
@@ -68,17 +68,9 @@ struct RunPlan {
 // Validates options and resolves the host. Errors are one line naming the problem.
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options);
 
-// Parses a positive duration such as "30s", "1.5m" or "250ms", at most `max`.
-absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
-                                                     const std::string& text,
-                                                     absl::Duration max = kMaxTimeout);
-
 // Concurrency of worker `index` when `total` connections are spread over `workers`, and the
 // global index of its first connection.
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index);
 uint32_t FirstConnectionOfWorker(uint32_t total, uint32_t workers, uint32_t index);
-
-// Each ring's table of direct descriptors is capped by RLIMIT_NOFILE (DESIGN.md §3).
-uint64_t DescriptorTableLimit();
 
 }  // namespace uringload::core

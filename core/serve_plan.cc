@@ -1,8 +1,5 @@
 #include "core/serve_plan.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "core/plan_limits.h"
 
 namespace uringload::core {
 namespace {
@@ -18,19 +16,11 @@ namespace {
 constexpr int64_t kMaxBodySize = 64 << 20;
 
 absl::StatusOr<int64_t> ParseNonNegativeDuration(absl::string_view text, const std::string& whole) {
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() || d > absl::Hours(1)) {
-    return absl::InvalidArgumentError(absl::StrCat("--delay: invalid duration '", text, "' in '",
-                                                   whole,
-                                                   "' (use 0, 50ms, uniform:0s-3s or exp:1.5s)"));
-  }
-  return absl::ToInt64Nanoseconds(d);
-}
-
-uint32_t TableLimit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1u << 20;
-  return static_cast<uint32_t>(std::min<rlim_t>(limit.rlim_cur, 1u << 20));
+  absl::StatusOr<absl::Duration> d =
+      ParseDurationFlag(absl::StrCat("--delay '", whole, "'"), std::string(text),
+                        absl::ZeroDuration(), absl::Hours(1));
+  if (!d.ok()) return d.status();
+  return absl::ToInt64Nanoseconds(*d);
 }
 
 absl::Status CheckProbability(const char* flag, double p) {
@@ -82,23 +72,20 @@ absl::Status ChooseBody(const ServeOptions& o, ServePlan& plan) {
 }
 
 absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
-  if (o.threads.has_value() && (*o.threads < 1 || *o.threads > 1024)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("-t/--threads must be between 1 and 1024, got ", *o.threads));
+  if (o.threads.has_value()) {
+    if (absl::Status s = CheckRange("-t/--threads", *o.threads, 1, kMaxThreads); !s.ok()) return s;
   }
-  if (o.max_connections < 1 || o.max_connections > 10'000'000) {
-    return absl::InvalidArgumentError("--max-connections must be between 1 and 10000000");
+  if (absl::Status s = CheckRange("--max-connections", o.max_connections, 1, 10'000'000); !s.ok()) {
+    return s;
   }
-  if (o.backlog < 1 || o.backlog > 1'000'000) {
-    return absl::InvalidArgumentError("--backlog must be between 1 and 1000000");
-  }
+  if (absl::Status s = CheckRange("--backlog", o.backlog, 1, 1'000'000); !s.ok()) return s;
   plan.backlog = static_cast<int>(o.backlog);
-  plan.table_size = TableLimit();
+  plan.table_size = DescriptorTableLimit();
   // SO_REUSEPORT spreads connections by hash, not evenly: leave each table 25% headroom.
   uint64_t needed = (o.max_connections * 5 / 4 + plan.table_size - 1) / plan.table_size;
-  uint32_t cpus = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  plan.threads = o.threads.has_value() ? static_cast<uint32_t>(*o.threads)
-                                       : std::max<uint32_t>(cpus, static_cast<uint32_t>(needed));
+  plan.threads = o.threads.has_value()
+                     ? static_cast<uint32_t>(*o.threads)
+                     : std::max<uint32_t>(OnlineCpus(), static_cast<uint32_t>(needed));
   return absl::OkStatus();
 }
 
@@ -142,10 +129,6 @@ int64_t DelaySpec::SampleNanos(Rng& rng) const {
       return static_cast<int64_t>(-std::log1p(-rng.NextDouble()) * static_cast<double>(a_ns));
   }
   return 0;
-}
-
-int64_t DelaySpec::MeanNanos() const {
-  return kind == Kind::kUniform ? (a_ns + b_ns) / 2 : kind == Kind::kNone ? 0 : a_ns;
 }
 
 Fault FaultPlan::Draw(Rng& rng) const {

@@ -22,7 +22,6 @@ struct DelaySpec {
 
   static absl::StatusOr<DelaySpec> Parse(const std::string& text);
   int64_t SampleNanos(Rng& rng) const;
-  int64_t MeanNanos() const;
 };
 
 enum class Fault : uint8_t { kNone = 0, kReset, kPartial, kMalformed, kStall, kStatus };

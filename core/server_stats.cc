@@ -17,25 +17,25 @@ void ServerRunStats::Merge(const ServerRunStats& o) {
 }
 
 void ServerStats::ConnectionAccepted() {
-  Bump(connections_accepted_);
-  uint64_t open = Get(connections_open_) + 1;
-  Set(connections_open_, open);
-  if (open > Get(connections_peak_)) Set(connections_peak_, open);
+  Add(connections_accepted_);
+  uint64_t open = Read(connections_open_) + 1;
+  Write(connections_open_, open);
+  if (open > Read(connections_peak_)) Write(connections_peak_, open);
 }
 
 ServerRunStats ServerStats::Snapshot() const {
   ServerRunStats s;
-  s.connections_accepted = Get(connections_accepted_);
-  s.connections_open = Get(connections_open_);
-  s.connections_peak = Get(connections_peak_);
-  s.requests_received = Get(requests_received_);
-  s.requests_answered = Get(requests_answered_);
-  for (size_t i = 0; i < faults_.size(); ++i) s.faults[i] = Get(faults_[i]);
-  s.bytes_received = Get(bytes_received_);
-  s.bytes_sent = Get(bytes_sent_);
-  s.table_full = Get(table_full_);
-  s.bad_requests = Get(bad_requests_);
-  s.pipeline_overflow = Get(pipeline_overflow_);
+  s.connections_accepted = Read(connections_accepted_);
+  s.connections_open = Read(connections_open_);
+  s.connections_peak = Read(connections_peak_);
+  s.requests_received = Read(requests_received_);
+  s.requests_answered = Read(requests_answered_);
+  for (size_t i = 0; i < faults_.size(); ++i) s.faults[i] = Read(faults_[i]);
+  s.bytes_received = Read(bytes_received_);
+  s.bytes_sent = Read(bytes_sent_);
+  s.table_full = Read(table_full_);
+  s.bad_requests = Read(bad_requests_);
+  s.pipeline_overflow = Read(pipeline_overflow_);
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/serve_plan.h"
+#include "core/single_writer.h"
 
 namespace uringload::core {
 
@@ -29,23 +30,20 @@ struct ServerRunStats {
 class ServerStats {
  public:
   void ConnectionAccepted();
-  void ConnectionClosed() { Set(connections_open_, Get(connections_open_) - 1); }
-  void RequestReceived() { Bump(requests_received_); }
-  void RequestAnswered() { Bump(requests_answered_); }
-  void FaultInjected(Fault f) { Bump(faults_[static_cast<size_t>(f)]); }
-  void BytesReceived(uint64_t n) { Bump(bytes_received_, n); }
-  void BytesSent(uint64_t n) { Bump(bytes_sent_, n); }
-  void TableFull() { Bump(table_full_); }
-  void BadRequest() { Bump(bad_requests_); }
-  void PipelineOverflow() { Bump(pipeline_overflow_); }
+  void ConnectionClosed() { Write(connections_open_, Read(connections_open_) - 1); }
+  void RequestReceived() { Add(requests_received_); }
+  void RequestAnswered() { Add(requests_answered_); }
+  void FaultInjected(Fault f) { Add(faults_[static_cast<size_t>(f)]); }
+  void BytesReceived(uint64_t n) { Add(bytes_received_, n); }
+  void BytesSent(uint64_t n) { Add(bytes_sent_, n); }
+  void TableFull() { Add(table_full_); }
+  void BadRequest() { Add(bad_requests_); }
+  void PipelineOverflow() { Add(pipeline_overflow_); }
 
   ServerRunStats Snapshot() const;
 
  private:
-  using Counter = std::atomic<uint64_t>;
-  static uint64_t Get(const Counter& c) { return c.load(std::memory_order_relaxed); }
-  static void Set(Counter& c, uint64_t v) { c.store(v, std::memory_order_relaxed); }
-  static void Bump(Counter& c, uint64_t by = 1) { Set(c, Get(c) + by); }
+  using Counter = SingleWriterCounter;
 
   Counter connections_accepted_{0}, connections_open_{0}, connections_peak_{0};
   Counter requests_received_{0}, requests_answered_{0};

@@ -208,26 +208,26 @@ void ServerWorker::Pump(uint32_t slot) {
   Respond(slot, c);
 }
 
-bool ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
+void ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
   PendingResponse p = c.Head();
   c.Pop();
   if (p.reject_status != 0) {
     Send(slot, c,
          p.reject_status == 431 ? proto::kHeadersTooLargeResponse : proto::kBadRequestResponse,
          /*then_close=*/true);
-    return true;
+    return;
   }
   if (p.fault != Fault::kNone) stats_->FaultInjected(p.fault);
   switch (p.fault) {
     case Fault::kReset:
       Close(slot);
-      return false;
+      return;
     case Fault::kStall:
       c.stalled = true;
-      return false;
+      return;
     case Fault::kMalformed:
       Send(slot, c, proto::kMalformedResponse, /*then_close=*/true);
-      return true;
+      return;
     default:
       break;
   }
@@ -244,11 +244,10 @@ bool ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
   }
   if (p.fault == Fault::kPartial) {
     Send(slot, c, bytes.substr(0, std::max<size_t>(1, bytes.size() / 2)), /*then_close=*/true);
-    return true;
+    return;
   }
   stats_->RequestAnswered();
   Send(slot, c, bytes, /*then_close=*/!p.keep_alive);
-  return true;
 }
 
 void ServerWorker::Send(uint32_t slot, ServerConnection& c, std::string_view bytes,

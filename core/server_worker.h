@@ -46,7 +46,7 @@ class ServerWorker : public net::CompletionHandler {
   void Enqueue(ServerConnection& c, int64_t now);
   void Reject(uint32_t slot, ServerConnection& c, int64_t now);
   void Pump(uint32_t slot);
-  bool Respond(uint32_t slot, ServerConnection& c);
+  void Respond(uint32_t slot, ServerConnection& c);
   void Send(uint32_t slot, ServerConnection& c, std::string_view bytes, bool then_close);
   void OnSend(uint32_t slot, int res);
   void Close(uint32_t slot);

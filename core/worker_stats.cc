@@ -27,11 +27,11 @@ void RunStats::Merge(const RunStats& other) {
 }
 
 void WorkerStats::ConnectionOpened() {
-  Bump(connections_opened_);
-  uint64_t open = connections_open_.load(std::memory_order_relaxed) + 1;
-  connections_open_.store(open, std::memory_order_relaxed);
-  if (open > connections_peak_.load(std::memory_order_relaxed)) {
-    connections_peak_.store(open, std::memory_order_relaxed);
+  Add(connections_opened_);
+  uint64_t open = Read(connections_open_) + 1;
+  Write(connections_open_, open);
+  if (open > Read(connections_peak_)) {
+    Write(connections_peak_, open);
   }
 }
 
@@ -41,22 +41,22 @@ RunStats WorkerStats::Snapshot() const {
   // shows more ended than started.
   s.latency = latency_.Snapshot();
   for (size_t i = 0; i < outcomes_.size(); ++i) {
-    s.outcomes[i] = outcomes_[i].load(std::memory_order_relaxed);
+    s.outcomes[i] = Read(outcomes_[i]);
   }
   s.outcomes[static_cast<size_t>(Outcome::kOk)] = s.latency.count;
-  s.started = started_.load(std::memory_order_relaxed);
+  s.started = Read(started_);
   for (size_t i = 0; i < status_codes_.size(); ++i) {
-    s.status_codes[i] = status_codes_[i].load(std::memory_order_relaxed);
+    s.status_codes[i] = Read(status_codes_[i]);
   }
-  s.bytes_sent = bytes_sent_.load(std::memory_order_relaxed);
-  s.bytes_received = bytes_received_.load(std::memory_order_relaxed);
-  s.connections_opened = connections_opened_.load(std::memory_order_relaxed);
-  s.connections_open = connections_open_.load(std::memory_order_relaxed);
-  s.connections_peak = connections_peak_.load(std::memory_order_relaxed);
-  s.ramp_ns = ramp_ns_.load(std::memory_order_relaxed);
+  s.bytes_sent = Read(bytes_sent_);
+  s.bytes_received = Read(bytes_received_);
+  s.connections_opened = Read(connections_opened_);
+  s.connections_open = Read(connections_open_);
+  s.connections_peak = Read(connections_peak_);
+  s.ramp_ns = Read(ramp_ns_);
   for (size_t o = 0; o < causes_.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) {
-      s.causes[o][e] = causes_[o][e].load(std::memory_order_relaxed);
+      s.causes[o][e] = Read(causes_[o][e]);
     }
   }
   return s;

@@ -8,6 +8,7 @@
 
 #include "core/latency_histogram.h"
 #include "core/outcome.h"
+#include "core/single_writer.h"
 
 namespace uringload::core {
 
@@ -37,49 +38,42 @@ struct RunStats {
 
 class WorkerStats {
  public:
-  void RequestStarted() { Bump(started_); }
+  void RequestStarted() { Add(started_); }
   // A request that failed; `error` is the errno behind it (0 if none), kept for the summary's
   // error details.
   void RequestFailed(Outcome o, int error = 0) {
     size_t slot = error > 0 && static_cast<size_t>(error) < kErrnoSlots ? error : 0;
-    Bump(outcomes_[static_cast<size_t>(o)]);
-    Bump(causes_[static_cast<size_t>(o)][slot]);
+    Add(outcomes_[static_cast<size_t>(o)]);
+    Add(causes_[static_cast<size_t>(o)][slot]);
   }
   // A request that ended `ok`. The latency histogram is the ok counter: a snapshot takes the
   // ok count from the same bucket reads as the histogram, so a scrape's `_count`, its `+Inf`
   // bucket and outcome="ok" are always equal (separate counters read a moment apart were
   // seen 60 apart: _count 106,637 with +Inf 106,577).
   void RequestSucceeded(int status, uint64_t latency_ns) {
-    Bump(status_codes_[static_cast<size_t>(status) < kStatusCodeSlots ? status : 0]);
+    Add(status_codes_[static_cast<size_t>(status) < kStatusCodeSlots ? status : 0]);
     latency_.Record(latency_ns);
   }
-  void BytesSent(uint64_t n) { Bump(bytes_sent_, n); }
-  void BytesReceived(uint64_t n) { Bump(bytes_received_, n); }
+  void BytesSent(uint64_t n) { Add(bytes_sent_, n); }
+  void BytesReceived(uint64_t n) { Add(bytes_received_, n); }
   void ConnectionOpened();
-  void ConnectionClosed() {
-    connections_open_.store(connections_open_.load(std::memory_order_relaxed) - 1,
-                            std::memory_order_relaxed);
-  }
+  void ConnectionClosed() { Write(connections_open_, Read(connections_open_) - 1); }
 
-  void RampFinished(uint64_t ns) { ramp_ns_.store(ns, std::memory_order_relaxed); }
+  void RampFinished(uint64_t ns) { Write(ramp_ns_, ns); }
 
   RunStats Snapshot() const;
 
  private:
-  static void Bump(std::atomic<uint64_t>& a, uint64_t by = 1) {
-    a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-  }
-
-  std::atomic<uint64_t> started_{0};
-  std::array<std::atomic<uint64_t>, kOutcomeCount> outcomes_{};
-  std::array<std::atomic<uint64_t>, kStatusCodeSlots> status_codes_{};
-  std::atomic<uint64_t> bytes_sent_{0};
-  std::atomic<uint64_t> bytes_received_{0};
-  std::atomic<uint64_t> connections_opened_{0};
-  std::atomic<uint64_t> connections_open_{0};
-  std::atomic<uint64_t> connections_peak_{0};
-  std::atomic<uint64_t> ramp_ns_{0};
-  std::array<std::array<std::atomic<uint64_t>, kErrnoSlots>, kOutcomeCount> causes_{};
+  SingleWriterCounter started_{0};
+  std::array<SingleWriterCounter, kOutcomeCount> outcomes_{};
+  std::array<SingleWriterCounter, kStatusCodeSlots> status_codes_{};
+  SingleWriterCounter bytes_sent_{0};
+  SingleWriterCounter bytes_received_{0};
+  SingleWriterCounter connections_opened_{0};
+  SingleWriterCounter connections_open_{0};
+  SingleWriterCounter connections_peak_{0};
+  SingleWriterCounter ramp_ns_{0};
+  std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   LatencyHistogram latency_;
 };
 

@@ -31,11 +31,6 @@ class ProvidedBufferRing {
   ProvidedBufferRing(const ProvidedBufferRing&) = delete;
   ProvidedBufferRing& operator=(const ProvidedBufferRing&) = delete;
 
-  uint16_t group_id() const { return group_id_; }
-  uint32_t entries() const { return entries_; }
-  uint32_t buffer_size() const { return buffer_size_; }
-  size_t memory_bytes() const { return buffers_bytes_ + ring_bytes_; }
-
   // The `length` received bytes of buffer `id`, as named by a CQE's flags.
   std::string_view Data(uint16_t id, uint32_t length) const {
     return std::string_view(buffers_ + static_cast<size_t>(id) * buffer_size_, length);

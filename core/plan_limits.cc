@@ -1,0 +1,39 @@
+#include "core/plan_limits.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::core {
+
+uint32_t OnlineCpus() { return static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
+
+uint32_t DescriptorTableLimit() {
+  constexpr rlim_t kCap = 1u << 20;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kCap;
+  return static_cast<uint32_t>(std::min(limit.rlim_cur, kCap));
+}
+
+absl::Status CheckRange(const std::string& flag, int64_t value, int64_t min, int64_t max) {
+  if (value >= min && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(flag, " must be between ", min, " and ", max, ", got ", value));
+}
+
+absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag, const std::string& text,
+                                                 absl::Duration min, absl::Duration max,
+                                                 bool min_exclusive) {
+  absl::Duration d;
+  bool ok = absl::ParseDuration(text, &d) && d <= max && (min_exclusive ? d > min : d >= min);
+  if (ok) return d;
+  return absl::InvalidArgumentError(absl::StrCat(
+      flag, ": invalid duration '", text, "' (", min_exclusive ? "more than " : "from ",
+      absl::FormatDuration(min), min_exclusive ? ", at most " : " to ", absl::FormatDuration(max),
+      "; e.g. 30s, 1.5m, 250ms)"));
+}
+
+}  // namespace uringload::core
