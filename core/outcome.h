@@ -23,4 +23,20 @@ inline constexpr const char* OutcomeName(Outcome o) {
   return kOutcomeNames[static_cast<size_t>(o)];
 }
 
+// Why a response was a parse_error. The error details keep it where other failures keep their
+// errno (a parse error has none), so the summary and the JSON can say what was wrong.
+enum class ParseFailure : int { kUnknown = 0, kMalformed, kHeadersTooLarge, kTruncated };
+inline constexpr const char* ParseFailureText(int code) {
+  switch (static_cast<ParseFailure>(code)) {
+    case ParseFailure::kMalformed:
+      return "malformed response";
+    case ParseFailure::kHeadersTooLarge:
+      return "header block over 65536 bytes";
+    case ParseFailure::kTruncated:
+      return "response cut short by a close";
+    default:
+      return "malformed or truncated response";
+  }
+}
+
 }  // namespace uringload::core

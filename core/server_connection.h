@@ -21,6 +21,12 @@ struct PendingResponse {
   char echo[proto::RequestParser::kMaxEcho];
 };
 
+// A server connection's state. Allowed transitions:
+//   kFree --accept--> kOpen --stall fault--> kStalled   (held open, never answered again)
+//   kOpen --unparsable request--> kRejected             (400/431 after the queue, then close)
+//   kOpen, kStalled, kRejected --Close--> kFree
+enum class ServerConnState : uint8_t { kFree, kOpen, kStalled, kRejected };
+
 struct ServerConnection {
   static constexpr uint8_t kMaxPipelined = 8;
 
@@ -32,11 +38,10 @@ struct ServerConnection {
   char out[proto::kMaxResponseHead + proto::RequestParser::kMaxEcho];  // Echo responses.
   const char* send_data = nullptr;
   uint32_t send_size = 0;
-  bool in_use = false;
+  ServerConnState state = ServerConnState::kFree;
+  bool in_use() const { return state != ServerConnState::kFree; }
   bool send_pending = false;
   bool close_after_send = false;
-  bool stalled = false;        // A stall fault: never answer again, hold the connection.
-  bool rejected = false;       // A request could not be parsed: nothing after it is read.
   bool continue_sent = false;  // 100 Continue already owed or sent for the current request.
   bool continue_due = false;   // 100 Continue to send once earlier responses are out.
 

@@ -95,12 +95,11 @@ void ServerWorker::OnAccept(const net::Completion& completion) {
   if (completion.res >= 0) {
     uint32_t slot = static_cast<uint32_t>(completion.res);
     ServerConnection& c = Conn(slot);
-    assert(!c.in_use);
+    assert(!c.in_use());
     c.parser.Reset();
     c.head = c.count = 0;
-    c.in_use = true;
-    c.send_pending = c.close_after_send = c.stalled = false;
-    c.rejected = c.continue_sent = c.continue_due = false;
+    c.state = ServerConnState::kOpen;
+    c.send_pending = c.close_after_send = c.continue_sent = c.continue_due = false;
     stats_->ConnectionAccepted();
     loop_->Receive(slot);
   } else if (completion.res == -ENFILE) {
@@ -120,7 +119,7 @@ void ServerWorker::OnAccept(const net::Completion& completion) {
 }
 
 void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
-  assert(Conn(slot).in_use);
+  assert(Conn(slot).in_use());
   if (completion.res > 0) {
     stats_->BytesReceived(completion.res);
     OnData(slot, completion.data);
@@ -131,9 +130,9 @@ void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
 
 void ServerWorker::OnData(uint32_t slot, std::string_view data) {
   ServerConnection& c = Conn(slot);
-  if (c.stalled || c.rejected) return;  // Nothing more is answered on this connection.
+  if (c.state != ServerConnState::kOpen) return;  // Stalled or rejected: nothing more is read.
   int64_t now = loop_->Now();
-  while (!data.empty() && c.in_use) {
+  while (!data.empty() && c.state == ServerConnState::kOpen) {
     proto::RequestParser::Result r = c.parser.Feed(data);
     if (r.state == proto::RequestParser::State::kError) {
       Reject(slot, c, now);
@@ -160,7 +159,8 @@ void ServerWorker::OnData(uint32_t slot, std::string_view data) {
 // responses queued before it, then the connection closes (RFC 9112 2.2 and 9110 15.5.1).
 void ServerWorker::Reject(uint32_t slot, ServerConnection& c, int64_t now) {
   stats_->BadRequest();
-  c.rejected = true;
+  assert(c.state == ServerConnState::kOpen);
+  c.state = ServerConnState::kRejected;
   c.continue_due = false;
   if (c.count == ServerConnection::kMaxPipelined) {
     stats_->PipelineOverflow();
@@ -193,7 +193,7 @@ void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
 // Answers the head of the queue if it is due; otherwise sets the timer for it.
 void ServerWorker::Pump(uint32_t slot) {
   ServerConnection& c = Conn(slot);
-  if (!c.in_use || c.send_pending || c.stalled) return;
+  if (!c.in_use() || c.send_pending || c.state == ServerConnState::kStalled) return;
   if (c.count == 0) {
     if (c.continue_due) {  // Every earlier response is out: the interim one may go.
       c.continue_due = false;
@@ -223,7 +223,7 @@ void ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
       Close(slot);
       return;
     case Fault::kStall:
-      c.stalled = true;
+      c.state = ServerConnState::kStalled;
       return;
     case Fault::kMalformed:
       Send(slot, c, proto::kMalformedResponse, /*then_close=*/true);
@@ -273,8 +273,8 @@ void ServerWorker::OnSend(uint32_t slot, int res) {
 
 void ServerWorker::Close(uint32_t slot) {
   ServerConnection& c = Conn(slot);
-  if (!c.in_use) return;
-  c.in_use = false;
+  if (!c.in_use()) return;
+  c.state = ServerConnState::kFree;
   c.send_pending = false;
   loop_->timers().Cancel(&c.timer);
   stats_->ConnectionClosed();

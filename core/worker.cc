@@ -209,6 +209,14 @@ void Worker::Close(Connection& c) {
   loop_->Close(c.slot);
 }
 
+// The one way a failure leaves a connection: the request in flight, if any, ends with
+// `outcome` (`error`: its errno, or for a parse error its ParseFailure), then the connection
+// closes.
+void Worker::Fail(Connection& c, Outcome outcome, int error) {
+  if (c.has_request) FinishRequest(c, outcome, error);
+  Close(c);
+}
+
 void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   c.has_request = false;
   --in_flight_;
@@ -243,8 +251,7 @@ void Worker::OnCompletion(const net::Completion& completion) {
 void Worker::OnConnect(Connection& c, int res) {
   assert(c.state == ConnState::kConnecting && c.has_request);
   if (res < 0) {
-    FinishRequest(c, Outcome::kConnectError, -res);
-    Close(c);  // Leaves kConnecting.
+    Fail(c, Outcome::kConnectError, -res);  // Leaves kConnecting.
     return;
   }
   LeaveConnecting(c);
@@ -258,8 +265,7 @@ void Worker::OnConnect(Connection& c, int res) {
 void Worker::OnSend(Connection& c, int res) {
   assert(c.state == ConnState::kActive);
   if (res < 0) {
-    if (c.has_request) FinishRequest(c, Outcome::kReset, -res);
-    Close(c);
+    Fail(c, Outcome::kReset, -res);
     return;
   }
   stats_->BytesSent(res);
@@ -277,8 +283,7 @@ void Worker::OnReceive(Connection& c, const net::Completion& completion) {
   } else if (completion.res == 0) {
     OnPeerClosed(c);
   } else {
-    if (c.has_request) FinishRequest(c, Outcome::kReset, -completion.res);
-    Close(c);
+    Fail(c, Outcome::kReset, -completion.res);
   }
 }
 
@@ -290,8 +295,9 @@ void Worker::OnData(Connection& c, std::string_view data) {
   proto::ResponseParser::Result r = c.parser.Feed(data);
   if (r.state == proto::ResponseParser::State::kNeedMore) return;
   if (r.state == proto::ResponseParser::State::kError) {
-    FinishRequest(c, Outcome::kParseError, 0);
-    Close(c);
+    bool too_large = c.parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge;
+    Fail(c, Outcome::kParseError,
+         static_cast<int>(too_large ? ParseFailure::kHeadersTooLarge : ParseFailure::kMalformed));
     return;
   }
   FinishRequest(c, Outcome::kOk, 0);
@@ -313,7 +319,7 @@ void Worker::OnPeerClosed(Connection& c) {
     if (r.state == proto::ResponseParser::State::kComplete) {
       FinishRequest(c, Outcome::kOk, 0);  // A body delimited by the close.
     } else if (c.parser.started()) {
-      FinishRequest(c, Outcome::kParseError, 0);  // Truncated response.
+      FinishRequest(c, Outcome::kParseError, static_cast<int>(ParseFailure::kTruncated));
     } else {
       FinishRequest(c, Outcome::kReset, ECONNRESET);  // Closed before any response byte.
     }
@@ -334,11 +340,9 @@ void Worker::OnClosed(Connection& c) {
 
 void Worker::OnTimeout(Connection& c) {
   if (c.state == ConnState::kConnecting) {
-    FinishRequest(c, Outcome::kConnectError, ETIMEDOUT);
-    Close(c);
+    Fail(c, Outcome::kConnectError, ETIMEDOUT);
   } else if (c.state == ConnState::kActive && c.has_request) {
-    FinishRequest(c, Outcome::kTimeout, 0);
-    Close(c);
+    Fail(c, Outcome::kTimeout, 0);
   }
 }
 

@@ -63,6 +63,7 @@ class Worker : public net::CompletionHandler {
   void ArmRecv(Connection& c);
   void Close(Connection& c);
   void FinishRequest(Connection& c, Outcome outcome, int error);
+  void Fail(Connection& c, Outcome outcome, int error);
 
   void OnConnect(Connection& c, int res);
   void OnSend(Connection& c, int res);

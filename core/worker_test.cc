@@ -118,6 +118,7 @@ TEST(ClientConnectionTest, ResetMidBodyIsAParseErrorAndAResetBeforeAnyByteIsARes
   };
   RunStats s = client.Run();
   EXPECT_EQ(Count(s, Outcome::kParseError), 1u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kParseError)][int(ParseFailure::kTruncated)], 1u);
   EXPECT_EQ(Count(s, Outcome::kReset), 1u);
   EXPECT_EQ(s.causes[size_t(Outcome::kReset)][ECONNRESET], 1u);
   EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);  // Reconnected for the second request.

@@ -52,8 +52,12 @@ Quantiles LatencyQuantiles(const core::HistogramSnapshot& h) {
 
 uint64_t Failures(const RunStats& s) { return s.completed() - s.outcome(Outcome::kOk); }
 
-std::string ErrorMessage(size_t error) {
-  return error == 0 ? std::string("no errno") : std::string(strerror(static_cast<int>(error)));
+// What a cause slot means: a parse failure's reason for parse_error, an errno for the rest.
+std::string CauseText(size_t outcome, size_t cause) {
+  if (outcome == size_t(Outcome::kParseError))
+    return core::ParseFailureText(static_cast<int>(cause));
+  if (cause != 0) return strerror(static_cast<int>(cause));
+  return outcome == size_t(Outcome::kTimeout) ? "no complete response in time" : "unknown";
 }
 
 std::string ErrorDetails(const RunStats& s) {
@@ -62,11 +66,7 @@ std::string ErrorDetails(const RunStats& s) {
     for (size_t e = 0; e < core::kErrnoSlots; ++e) {
       uint64_t n = s.causes[o][e];
       if (n == 0) continue;
-      std::string cause = e != 0                              ? ErrorMessage(e)
-                          : o == size_t(Outcome::kTimeout)    ? "no complete response in time"
-                          : o == size_t(Outcome::kParseError) ? "malformed or truncated response"
-                                                              : "unknown";
-      absl::StrAppend(&out, "  ", core::kOutcomeNames[o], ": ", n, " (", cause, ")\n");
+      absl::StrAppend(&out, "  ", core::kOutcomeNames[o], ": ", n, " (", CauseText(o, e), ")\n");
     }
   }
   return out;
@@ -139,10 +139,11 @@ std::string RunResultToJson(const RunReport& report) {
   for (size_t o = 1; o < core::kOutcomeCount; ++o) {
     for (size_t e = 0; e < core::kErrnoSlots; ++e) {
       if (s.causes[o][e] == 0) continue;
-      errors.push_back({{"outcome", core::kOutcomeNames[o]},
-                        {"errno", e},
-                        {"message", e ? ErrorMessage(e) : ""},
-                        {"count", s.causes[o][e]}});
+      errors.push_back(
+          {{"outcome", core::kOutcomeNames[o]},
+           {"errno", o == size_t(Outcome::kParseError) ? 0 : e},
+           {"message", o == size_t(Outcome::kParseError) || e != 0 ? CauseText(o, e) : ""},
+           {"count", s.causes[o][e]}});
     }
   }
   Json doc = {

@@ -40,6 +40,9 @@ TEST(TrustTest, ResponseHeaderLimitIsExact) {
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
     EXPECT_EQ(JsonCount(run.json, size == 65536 ? "outcomes.ok" : "outcomes.parse_error"), 10u)
         << size;
+    if (size > 65536) {  // The reason is kept, not just "parse error".
+      EXPECT_EQ(run.json["errors.0.message"], "header block over 65536 bytes");
+    }
   }
 }
 
