@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
 #include "cli/version.h"
-#include "core/engine.h"
-#include "core/preflight.h"
+#include "core/run/engine.h"
+#include "core/run/preflight.h"
 #include "exporters/run_report.h"
 
 namespace uringload::cli {

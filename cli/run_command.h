@@ -5,7 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/cli_metrics.h"
-#include "core/run_plan.h"
+#include "core/run/run_plan.h"
 
 namespace uringload::cli {
 

@@ -7,7 +7,7 @@
 
 #include "absl/time/clock.h"
 #include "cli/cli_util.h"
-#include "core/server_engine.h"
+#include "core/serve/server_engine.h"
 #include "exporters/serve_report.h"
 #include "net/listener.h"
 

@@ -5,7 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/cli_metrics.h"
-#include "core/serve_plan.h"
+#include "core/serve/serve_plan.h"
 
 namespace uringload::cli {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "core/engine.h"
-#include "core/worker_stats.h"
+#include "core/run/engine.h"
+#include "core/run/worker_stats.h"
 
 namespace uringload::exporters {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "core/serve_plan.h"
-#include "core/server_stats.h"
+#include "core/serve/serve_plan.h"
+#include "core/serve/server_stats.h"
 
 namespace uringload::exporters {
 

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/serve_plan.h"
+#include "core/serve/serve_plan.h"
 #include "core/single_writer.h"
 
 namespace uringload::core {

@@ -1,4 +1,4 @@
-#include "core/server_worker.h"
+#include "core/serve/server_worker.h"
 
 #include <sys/socket.h>
 

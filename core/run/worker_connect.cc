@@ -1,6 +1,6 @@
 // Worker, part two: how connections get opened: routes over (source, target) pairs and the
 // connect ramp. The event loop opens the socket (linked socket+connect, or a bound one).
-#include "core/worker.h"
+#include "core/run/worker.h"
 
 namespace uringload::core {
 

@@ -1,4 +1,4 @@
-#include "core/preflight.h"
+#include "core/run/preflight.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/serve_plan.h"
+#include "core/serve/serve_plan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "core/serve_plan.h"
+#include "core/serve/serve_plan.h"
 #include "net/timer_wheel.h"
 #include "proto/request_parser.h"
 #include "proto/response_builder.h"

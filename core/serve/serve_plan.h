@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/random.h"
+#include "core/serve/random.h"
 #include "net/address.h"
 
 namespace uringload::core {

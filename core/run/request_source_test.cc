@@ -1,4 +1,4 @@
-#include "core/request_source.h"
+#include "core/run/request_source.h"
 
 #include <gtest/gtest.h>
 

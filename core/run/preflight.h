@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run_plan.h"
+#include "core/run/run_plan.h"
 
 namespace uringload::core {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/serve_plan.h"
-#include "core/server_stats.h"
-#include "core/server_worker.h"
+#include "core/serve/serve_plan.h"
+#include "core/serve/server_stats.h"
+#include "core/serve/server_worker.h"
 
 namespace uringload::core {
 

@@ -1,6 +1,6 @@
 // The client connection state machine on the fake event loop: every scenario scripted
 // completion by completion, on a clock the test moves. No sockets, no sleeps.
-#include "core/worker.h"
+#include "core/run/worker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/server_engine.h"
+#include "core/serve/server_engine.h"
 
 #include "proto/response_builder.h"
 

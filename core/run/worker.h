@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/connect_ramp.h"
-#include "core/connection.h"
-#include "core/request_source.h"
-#include "core/run_plan.h"
-#include "core/worker_stats.h"
+#include "core/run/connect_ramp.h"
+#include "core/run/connection.h"
+#include "core/run/request_source.h"
+#include "core/run/run_plan.h"
+#include "core/run/worker_stats.h"
 #include "net/event_loop.h"
 
 namespace uringload::core {

@@ -1,4 +1,4 @@
-#include "core/worker.h"
+#include "core/run/worker.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -1,4 +1,4 @@
-#include "core/run_plan.h"
+#include "core/run/run_plan.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

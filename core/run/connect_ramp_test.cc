@@ -1,4 +1,4 @@
-#include "core/connect_ramp.h"
+#include "core/run/connect_ramp.h"
 
 #include <gtest/gtest.h>
 

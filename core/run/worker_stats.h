@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/latency_histogram.h"
+#include "core/run/latency_histogram.h"
 #include "core/outcome.h"
 #include "core/single_writer.h"
 

@@ -1,4 +1,4 @@
-#include "core/run_plan.h"
+#include "core/run/run_plan.h"
 
 #include <gtest/gtest.h>
 

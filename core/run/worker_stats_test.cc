@@ -1,4 +1,4 @@
-#include "core/worker_stats.h"
+#include "core/run/worker_stats.h"
 
 #include <gtest/gtest.h>
 

@@ -10,10 +10,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "core/request_source.h"
-#include "core/run_plan.h"
-#include "core/worker.h"
-#include "core/worker_stats.h"
+#include "core/run/request_source.h"
+#include "core/run/run_plan.h"
+#include "core/run/worker.h"
+#include "core/run/worker_stats.h"
 
 namespace uringload::core {
 

@@ -1,7 +1,7 @@
 // The server connection logic on the fake event loop: requests arrive as scripted receive
 // completions, responses are read back from what the worker sent, delays run on a clock the
 // test moves. No sockets, no sleeps.
-#include "core/server_worker.h"
+#include "core/serve/server_worker.h"
 
 #include <gtest/gtest.h>
 

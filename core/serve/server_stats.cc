@@ -1,4 +1,4 @@
-#include "core/server_stats.h"
+#include "core/serve/server_stats.h"
 
 namespace uringload::core {
 

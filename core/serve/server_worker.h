@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/random.h"
-#include "core/serve_plan.h"
-#include "core/server_connection.h"
-#include "core/server_stats.h"
+#include "core/serve/random.h"
+#include "core/serve/serve_plan.h"
+#include "core/serve/server_connection.h"
+#include "core/serve/server_stats.h"
 #include "net/event_loop.h"
 #include "net/listener.h"
 

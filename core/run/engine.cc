@@ -1,4 +1,4 @@
-#include "core/engine.h"
+#include "core/run/engine.h"
 
 #include <algorithm>
 
