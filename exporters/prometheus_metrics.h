@@ -19,8 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "core/serve/server_stats.h"
 #include "core/run/worker_stats.h"
+#include "core/serve/server_stats.h"
 
 namespace uringload::exporters {
 

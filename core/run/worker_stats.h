@@ -6,8 +6,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/run/latency_histogram.h"
 #include "core/outcome.h"
+#include "core/run/latency_histogram.h"
 #include "core/single_writer.h"
 
 namespace uringload::core {
