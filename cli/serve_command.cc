@@ -69,7 +69,16 @@ int ServeCommand(const ServeCommandOptions& options) {
     return kUsageError;
   }
   for (const net::SocketAddress& address : plan->listen) {
-    if (absl::Status free = net::CheckAddressFree(address); !free.ok()) {
+    // A server that just exited can hold its port for a moment: the kernel tears its
+    // io_uring down asynchronously, and the listener lives until the pending accept is gone
+    // (seen: a restart right after SIGKILL refused under TSan). Only a holder that stays
+    // for 2 s is another server.
+    absl::Status free = net::CheckAddressFree(address);
+    for (int i = 0; i < 40 && absl::IsFailedPrecondition(free); ++i) {
+      usleep(50'000);
+      free = net::CheckAddressFree(address);
+    }
+    if (!free.ok()) {
       PrintError(std::string(free.message()));
       return absl::IsFailedPrecondition(free) ? kUsageError : kRuntimeError;
     }

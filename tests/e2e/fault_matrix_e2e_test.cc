@@ -64,7 +64,13 @@ TEST(FaultMatrixTest, ServerKilledThenRestartedMidRun) {
       std::make_unique<BackgroundProcess>(std::vector<std::string>{
           URINGLOAD_BINARY, "serve", "-q", "--delay", "100ms", "--listen",
           "127.0.0.1:" + std::to_string(port), "--json", run.json_path + ".server"});
-  ASSERT_TRUE(WaitForListener(port));
+  // The killed server's ring may hold the port a moment longer; the new one waits for it.
+  bool listening = false;
+  for (int i = 0; i < 100 && !listening && second->running(); ++i) {
+    listening = ListensOn(second->pid(), port);
+    if (!listening) usleep(50'000);
+  }
+  ASSERT_TRUE(listening);
   ASSERT_EQ(run.process->Wait(30), 0);  // The run ends normally.
   second->Stop(SIGTERM);
   FlatJson j = ReadJson(run.json_path);

@@ -31,12 +31,17 @@ class UringloadServer {
                                      "--json",         json_path_, "--quiet"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     process_ = std::make_unique<BackgroundProcess>(argv);
+    // Our process must hold every listener: a port that answers while someone else holds it
+    // would let the test pass against the wrong server (serve itself refuses such a port).
     ok_ = true;
-    for (int i = 0; i < ports; ++i) ok_ = ok_ && WaitForListener(port_ + i);
-    // serve refuses a port another process holds (exit 2): a listener that answers while our
-    // server is gone is someone else's, and the test must not pass against it.
-    usleep(100'000);
-    ok_ = ok_ && process_->running();
+    for (int i = 0; i < ports && ok_; ++i) {
+      bool ours = false;
+      for (int tries = 0; tries < 200 && !ours && process_->running(); ++tries) {
+        ours = ListensOn(process_->pid(), static_cast<uint16_t>(port_ + i));
+        if (!ours) usleep(50'000);
+      }
+      ok_ = ours;
+    }
   }
   ~UringloadServer() {
     process_->Stop(SIGKILL);

@@ -6,6 +6,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
 namespace uringload::testing {
 namespace {
 
@@ -96,6 +103,33 @@ int SilentListener::AcceptAll() {
     ++count;
   }
   return count;
+}
+
+bool ListensOn(int pid, uint16_t port) {
+  std::set<std::string> inodes;  // Of the sockets listening on `port`.
+  char want[8];
+  snprintf(want, sizeof(want), ":%04X", port);
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // Header.
+    while (std::getline(in, line)) {
+      std::istringstream f(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      f >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
+          inode;
+      if (state == "0A" && local.size() > 5 && local.substr(local.size() - 5) == want) {
+        inodes.insert("socket:[" + inode + "]");
+      }
+    }
+  }
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+    if (!ec && inodes.count(target) > 0) return true;
+  }
+  return false;
 }
 
 }  // namespace uringload::testing
