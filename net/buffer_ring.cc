@@ -23,7 +23,6 @@ absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> ProvidedBufferRing::Create(
   std::unique_ptr<ProvidedBufferRing> self(new ProvidedBufferRing());
   self->owner_ = ring;
   self->group_id_ = group_id;
-  self->entries_ = entries;
   self->buffer_size_ = buffer_size;
   self->mask_ = io_uring_buf_ring_mask(entries);
   // The kernel needs the ring itself page-aligned; mmap gives that.

@@ -55,7 +55,6 @@ class ProvidedBufferRing {
   char* buffers_ = nullptr;
   size_t ring_bytes_ = 0;
   size_t buffers_bytes_ = 0;
-  uint32_t entries_ = 0;
   uint32_t buffer_size_ = 0;
   int mask_ = 0;
   int pending_ = 0;
