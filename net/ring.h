@@ -50,7 +50,7 @@ class Ring {
     return count;
   }
 
-  // Common operations on direct descriptor `slot` (see DESIGN.md §3).
+  // Common operations on direct descriptor `slot` (see docs/architecture.md).
   // Multishot receive into provided-buffer group `group`.
   void RecvMultishot(uint32_t slot, uint16_t group, uint64_t user_data);
   // Send of all `size` bytes (MSG_WAITALL: no short writes short of an error).

@@ -1,7 +1,8 @@
-// Worker: one thread, one io_uring, a fixed set of connections driven as state machines.
-// Takes request indexes from the shared RequestSource, records into its own WorkerStats.
-// Nothing on its hot path allocates, locks or makes a syscall beyond io_uring_enter (binding
-// a --source address costs a few syscalls per new connection, see worker_connect.cc).
+// Worker: one thread, one event loop (net::EventLoop), a fixed set of connections driven as
+// state machines by its completion handlers. Takes request indexes from the shared
+// RequestSource, records into its own WorkerStats. Nothing on its hot path allocates, locks or
+// makes a syscall beyond io_uring_enter (binding a --source address costs a few syscalls per
+// new connection, see net/ring_event_loop.cc).
 #pragma once
 
 #include <atomic>
