@@ -9,6 +9,10 @@
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
+  // First thing: SIGINT/SIGTERM stay pending until a command collects them, so a signal
+  // during startup (plan, preflight, rings) still ends in a graceful stop with a result
+  // instead of killing the process (seen under TSan, whose startup is slow).
+  uringload::cli::BlockStopSignals();
   CLI::App app{"uringload: io_uring HTTP/1.1 load generator", "uringload"};
   app.set_version_flag("--version", "uringload " URINGLOAD_VERSION);
   app.require_subcommand(1);
