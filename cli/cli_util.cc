@@ -70,9 +70,30 @@ bool OutputFile::Write(const std::string& text) {
     std::cout << text << std::flush;
     return true;
   }
-  bool ok = ftruncate(fd_.get(), 0) == 0;
+  if (ftruncate(fd_.get(), 0) != 0) {
+    PrintError(absl::StrCat("cannot write ", flag_, " '", path_, "': ", strerror(errno)));
+    return false;
+  }
+  return WriteAt(text, 0);
+}
+
+bool OutputFile::Append(const std::string& text) {
+  if (path_.empty()) return true;
+  if (path_ == "-") {
+    std::cout << text << std::flush;
+    return true;
+  }
+  if (appended_ == 0 && !Write(text)) return false;
+  if (appended_ != 0 && !WriteAt(text, appended_)) return false;
+  appended_ += text.size();
+  return true;
+}
+
+bool OutputFile::WriteAt(const std::string& text, size_t offset) {
+  bool ok = true;
   for (size_t done = 0; ok && done < text.size();) {
-    ssize_t n = pwrite(fd_.get(), text.data() + done, text.size() - done, static_cast<off_t>(done));
+    ssize_t n = pwrite(fd_.get(), text.data() + done, text.size() - done,
+                       static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     ok = n > 0;
     if (ok) done += static_cast<size_t>(n);

@@ -13,6 +13,7 @@ namespace uringload::cli {
 
 inline constexpr int kUsageError = 2;
 inline constexpr int kRuntimeError = 1;
+inline constexpr int kThresholdFailed = 3;  // A --fail-if condition held.
 
 // A whole number that fits int64, checked as text before CLI11 converts it (CLI11 clamps
 // 99999999999999999999 to INT64_MAX without a word). Ranges are the plans' to check.
@@ -36,13 +37,20 @@ class OutputFile {
   static absl::StatusOr<OutputFile> Open(const std::string& flag, const std::string& path);
   bool enabled() const { return !path_.empty(); }
   bool is_stdout() const { return path_ == "-"; }
+  const std::string& path() const { return path_; }
   // Replaces the file's contents with `text`; prints an error and returns false on failure.
   bool Write(const std::string& text);
+  // Adds `text` after what earlier Append calls wrote (the first one empties the file), for
+  // records written while the run goes on (--timeline).
+  bool Append(const std::string& text);
 
  private:
+  bool WriteAt(const std::string& text, size_t offset);
+
   std::string flag_;
   std::string path_;
   net::UniqueFd fd_;
+  size_t appended_ = 0;
 };
 
 // Blocks SIGINT and SIGTERM in the calling thread and the threads it starts later, so they

@@ -3,16 +3,22 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <iostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
 #include "cli/version.h"
 #include "core/run/engine.h"
 #include "core/run/preflight.h"
+#include "core/run/thresholds.h"
+#include "exporters/live_status.h"
 #include "exporters/run_report.h"
+#include "exporters/timeline.h"
 
 namespace uringload::cli {
 namespace {
@@ -22,16 +28,102 @@ struct Supervision {
   bool late_signal = false;  // A signal came as the run finished: it only ends the linger.
 };
 
-// Waits for the engine, drawing progress once a second on a terminal, and turns the first
-// SIGINT/SIGTERM into a graceful stop.
-Supervision SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const sigset_t& signals,
-                         bool show_progress) {
+constexpr absl::Duration kLiveEvery = absl::Milliseconds(250);
+constexpr size_t kLiveWindow = 4;  // Updates: the live rate and p99 cover the last second.
+
+// What the supervisor records while the run goes: the timeline's rows and the live line.
+class RunRecorder {
+ public:
+  RunRecorder(const core::Engine& engine, const core::RunPlan& plan, OutputFile* timeline,
+              absl::Duration interval, bool live)
+      : engine_(engine), plan_(plan), timeline_(timeline), interval_(interval), live_(live) {
+    csv_ = timeline_->enabled() && absl::EndsWith(timeline_->path(), ".csv");
+    if (csv_) ok_ = timeline_->Append(exporters::TimelineCsvHeader());
+  }
+
+  // Records what is due by now; returns how long until the next thing to record.
+  absl::Duration Tick() {
+    absl::Duration elapsed = engine_.Elapsed();
+    absl::Duration next = absl::Milliseconds(100);
+    if (timeline_->enabled()) {
+      absl::Duration boundary = (rows_ + 1) * interval_;
+      if (elapsed >= boundary) {
+        WriteRow(engine_.Snapshot(), boundary, interval_);
+        boundary += interval_;
+      }
+      next = std::min(next, boundary - elapsed);
+    }
+    if (live_) {
+      absl::Time now = absl::Now();
+      if (now >= next_live_) {
+        DrawLive(elapsed);
+        next_live_ = now + kLiveEvery;
+      }
+      next = std::min(next, next_live_ - now);
+    }
+    return std::max(next, absl::Milliseconds(1));
+  }
+
+  // The last row, from the final stats, so the rows add up to the result exactly.
+  bool Finish(const core::RunResult& result) {
+    if (live_) std::fprintf(stderr, "\r\x1b[K");
+    if (!timeline_->enabled()) return true;
+    absl::Duration last = rows_ * interval_;
+    if (result.duration > last || result.stats.completed() != last_.completed() ||
+        result.stats.started != last_.started) {
+      WriteRow(result.stats, std::max(result.duration, last), result.duration - last);
+    }
+    return ok_;
+  }
+
+ private:
+  void WriteRow(const core::RunStats& stats, absl::Duration t, absl::Duration length) {
+    double seconds = std::round(absl::ToDoubleSeconds(t) * 1e6) / 1e6;
+    double span = std::max(std::round(absl::ToDoubleSeconds(length) * 1e6) / 1e6, 0.0);
+    exporters::TimelineRow row = exporters::MakeTimelineRow(last_, stats, seconds, span);
+    ok_ = ok_ && timeline_->Append(exporters::FormatTimelineRow(row, csv_));
+    last_ = stats;
+    ++rows_;
+  }
+
+  void DrawLive(absl::Duration elapsed) {
+    window_.push_back({absl::Now(), engine_.Snapshot()});
+    if (window_.size() > kLiveWindow + 1) window_.pop_front();
+    exporters::LiveStatus status{
+        .now = &window_.back().stats,
+        .window_start = &window_.front().stats,
+        .window_seconds = absl::ToDoubleSeconds(window_.back().at - window_.front().at),
+        .elapsed = elapsed,
+        .planned = plan_.requests,
+        .planned_duration = plan_.duration};
+    std::fprintf(stderr, "\r%s\x1b[K", exporters::FormatLiveStatus(status).c_str());
+  }
+
+  struct Sample {
+    absl::Time at;
+    core::RunStats stats;
+  };
+  const core::Engine& engine_;
+  const core::RunPlan& plan_;
+  OutputFile* timeline_;
+  absl::Duration interval_;
+  bool live_;
+  bool csv_ = false;
+  bool ok_ = true;
+  int64_t rows_ = 0;
+  core::RunStats last_;  // At the end of the last row.
+  std::deque<Sample> window_;
+  absl::Time next_live_ = absl::InfinitePast();
+};
+
+// Waits for the engine, recording as it goes, and turns the first SIGINT/SIGTERM into a
+// graceful stop.
+Supervision SuperviseRun(core::Engine& engine, const sigset_t& signals, RunRecorder& recorder) {
   int stopped_by = 0;
-  absl::Time next_progress = absl::Now() + absl::Seconds(1);
   while (!engine.Done()) {
-    int sig = WaitForStopSignal(signals, 100);
+    absl::Duration wait = recorder.Tick();
+    int sig = WaitForStopSignal(signals, static_cast<int>(absl::ToInt64Milliseconds(wait)) + 1);
     if (sig != 0 && engine.Done()) {  // Too late to interrupt anything: it finished.
-      if (show_progress) std::fprintf(stderr, "\r\x1b[K");
       return {.stopped_by = stopped_by, .late_signal = true};
     }
     if (sig != 0) {
@@ -39,14 +131,7 @@ Supervision SuperviseRun(core::Engine& engine, const core::RunPlan& plan, const 
       stopped_by = sig;
       engine.RequestStop();
     }
-    if (show_progress && absl::Now() >= next_progress) {
-      std::fprintf(
-          stderr, "\r%s\x1b[K",
-          exporters::FormatProgress(engine.Snapshot(), engine.Elapsed(), plan.requests).c_str());
-      next_progress += absl::Seconds(1);
-    }
   }
-  if (show_progress) std::fprintf(stderr, "\r\x1b[K");
   return {.stopped_by = stopped_by};
 }
 
@@ -71,13 +156,17 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
 
 // Prints the summary and writes the JSON; false if the JSON could not be written.
 bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
-                  const core::RunResult& result, OutputFile& json) {
-  exporters::RunReport report{.target = options.run.url,
-                              .planned = plan.requests,
-                              .concurrency = plan.concurrency,
-                              .requested_concurrency = plan.requested_concurrency,
-                              .threads = plan.threads,
-                              .result = &result};
+                  const core::RunResult& result, const std::vector<core::ThresholdResult>& checks,
+                  OutputFile& json) {
+  exporters::RunReport report{
+      .target = options.run.targets_file ? *options.run.targets_file : options.run.url,
+      .planned = plan.requests,
+      .concurrency = plan.concurrency,
+      .requested_concurrency = plan.requested_concurrency,
+      .threads = plan.threads,
+      .result = &result,
+      .plan = &plan,
+      .thresholds = checks};
   if (!options.quiet && !json.is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }
@@ -112,8 +201,7 @@ void Linger(const sigset_t& signals, absl::Duration linger) {
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Send HTTP/1.1 requests to a URL and report");
   core::RunOptions& o = options.run;
-  run->add_option("url", o.url, "http://host[:port]/path; {i} is replaced by the request index")
-      ->required();
+  run->add_option("url", o.url, "http://host[:port]/path; {i} is replaced by the request index");
   run->add_option(
       "-n,--requests", o.requests,
       absl::StrCat("Exact number of requests (default 1000, at most ", core::kMaxRequests, ")"));
@@ -142,13 +230,36 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--batch-window", o.batch_window,
                   "Max wait to batch completions (0 = none); may add this much to latencies")
       ->capture_default_str();
+  run->add_option("-R,--rate", o.rate,
+                  "Open model: start R requests per second in total (fractional allowed), on a "
+                  "schedule; latency counts from each request's intended start");
+  run->add_option("--ramp", o.ramp, "With -R: rise linearly from 0 to R over this (e.g. 30s)");
+  run->add_option("-p,--pipeline", o.pipeline,
+                  absl::StrCat("Requests written back-to-back per connection (HTTP/1.1 "
+                               "pipelining, at most ", core::kMaxPipeline, ")"))
+      ->capture_default_str();
+  run->add_option("--targets", o.targets_file,
+                  "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
+                  "all on the first line's host and port; instead of a URL");
+  run->add_option("--targets-order", o.targets_order, "round-robin or random (see --seed)")
+      ->capture_default_str();
+  run->add_option("--seed", o.seed, "Seed of --targets-order random")->capture_default_str();
+  run->add_option("--warmup", o.warmup,
+                  "Requests started in this first part of the run are sent but not measured");
+  run->add_option("--fail-if", options.fail_if,
+                  "Exit 3 if this holds at the end (repeatable): p99>250ms, error_rate>1%, "
+                  "rps<5000, ok<99000, timeout>0; measures: p50 p75 p90 p95 p99 p999 min mean "
+                  "max error_rate success_rate rps errors late_starts and each outcome");
+  run->add_option("--timeline", options.timeline_path,
+                  "Write one record per --interval: NDJSON, or CSV if PATH ends in .csv");
+  run->add_option("--interval", options.interval, "Timeline interval")->capture_default_str();
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
   run->add_flag("--preflight", options.preflight_only,
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
-  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting"});
-  SetRepeatPolicy(run, {"--header", "--metrics-label"});
+  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed"});
+  SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }
 
@@ -158,9 +269,33 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
+  std::vector<core::Threshold> thresholds;
+  for (const std::string& text : options.fail_if) {
+    absl::StatusOr<core::Threshold> threshold = core::ParseThreshold(text);
+    if (!threshold.ok()) {
+      PrintError(std::string(threshold.status().message()));
+      return kUsageError;
+    }
+    thresholds.push_back(*threshold);
+  }
+  absl::StatusOr<absl::Duration> interval = core::ParseDurationFlag(
+      "--interval", options.interval, absl::Milliseconds(10), absl::Hours(1));
+  if (!interval.ok()) {
+    PrintError(std::string(interval.status().message()));
+    return kUsageError;
+  }
+  if (options.json_path == "-" && options.timeline_path == "-") {
+    PrintError("--json and --timeline cannot both write to stdout");
+    return kUsageError;
+  }
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) {
     PrintError(std::string(json.status().message()));
+    return kUsageError;
+  }
+  absl::StatusOr<OutputFile> timeline = OutputFile::Open("--timeline", options.timeline_path);
+  if (!timeline.ok()) {
+    PrintError(std::string(timeline.status().message()));
     return kUsageError;
   }
   bool preflight_ok = RunPreflight(*plan, options.preflight_only);
@@ -176,20 +311,28 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(s.message()));
     return kRuntimeError;
   }
-  bool show_progress = !options.quiet && isatty(STDERR_FILENO);
-  Supervision supervision = SuperviseRun(engine, *plan, signals, show_progress);
+  bool live = !options.quiet && isatty(STDERR_FILENO);
+  RunRecorder recorder(engine, *plan, &*timeline, *interval, live);
+  Supervision supervision = SuperviseRun(engine, signals, recorder);
   int stopped_by = supervision.stopped_by;
   absl::StatusOr<core::RunResult> result = engine.Wait();
   if (!result.ok()) {
     PrintError(std::string(result.status().message()));
     return kRuntimeError;
   }
-  bool written = ReportResult(options, *plan, *result, *json);
+  bool recorded = recorder.Finish(*result);
+  std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
+      thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
+  bool written = ReportResult(options, *plan, *result, checks, *json);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));
   if (stopped_by == 0 && !supervision.late_signal) Linger(signals, (*metrics)->linger());
-  if (!written || !pushed.ok()) return kRuntimeError;
-  return stopped_by != 0 ? 128 + stopped_by : 0;
+  if (!written || !recorded || !pushed.ok()) return kRuntimeError;
+  if (stopped_by != 0) return 128 + stopped_by;
+  for (const core::ThresholdResult& check : checks) {
+    if (check.failed) return kThresholdFailed;
+  }
+  return 0;
 }
 
 }  // namespace uringload::cli

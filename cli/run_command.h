@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "cli/cli_metrics.h"
@@ -14,6 +15,9 @@ struct RunCommandOptions {
   std::string json_path;  // "-" = stdout; empty = none.
   bool quiet = false;
   bool preflight_only = false;
+  std::vector<std::string> fail_if;  // Thresholds.
+  std::string timeline_path;         // Per-interval record; .csv for CSV, else NDJSON.
+  std::string interval = "1s";
   MetricsFlags metrics;
 };
 

@@ -1,10 +1,11 @@
 #include "exporters/run_report.h"
 
-#include <cstring>
+#include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "exporters/json_text.h"
+#include "exporters/report_format.h"
 
 namespace uringload::exporters {
 namespace {
@@ -12,172 +13,161 @@ namespace {
 using core::Outcome;
 using core::RunStats;
 
-constexpr double kNs = 1e9;
-
-std::string FormatSeconds(double seconds) {
-  if (seconds < 1e-3) return absl::StrFormat("%.1fus", seconds * 1e6);
-  if (seconds < 1.0) return absl::StrFormat("%.2fms", seconds * 1e3);
-  return absl::StrFormat("%.2fs", seconds);
+std::string LatencyLine(const core::HistogramSnapshot& h) {
+  if (h.count == 0) return "n/a (no ok response)";
+  Quantiles q = LatencyQuantiles(h);
+  return absl::StrCat("min ", FormatSeconds(q.min), ", mean ", FormatSeconds(q.mean), " ± ",
+                      FormatSeconds(q.stddev), ", p50 ", FormatSeconds(q.p50), ", p75 ",
+                      FormatSeconds(q.p75), ", p90 ", FormatSeconds(q.p90), ", p95 ",
+                      FormatSeconds(q.p95), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
+                      FormatSeconds(q.p999), ", max ", FormatSeconds(q.max));
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  return unit == 0 ? absl::StrCat(bytes, " B") : absl::StrFormat("%.2f %s", value, units[unit]);
-}
-
-double Rate(uint64_t count, absl::Duration d) {
-  double seconds = absl::ToDoubleSeconds(d);
-  return seconds > 0 ? count / seconds : 0.0;
-}
-
-struct Quantiles {
-  double mean, min, p50, p90, p99, p999, max;
-};
-
-Quantiles LatencyQuantiles(const core::HistogramSnapshot& h) {
-  return {.mean = h.Mean() / kNs,
-          .min = h.min / kNs,
-          .p50 = h.Quantile(0.5) / kNs,
-          .p90 = h.Quantile(0.9) / kNs,
-          .p99 = h.Quantile(0.99) / kNs,
-          .p999 = h.Quantile(0.999) / kNs,
-          .max = static_cast<double>(h.max) / kNs};
-}
-
-uint64_t Failures(const RunStats& s) { return s.completed() - s.outcome(Outcome::kOk); }
-
-// What a cause slot means: a parse failure's reason for parse_error, an errno for the rest.
-std::string CauseText(size_t outcome, size_t cause) {
-  if (outcome == size_t(Outcome::kParseError))
-    return core::ParseFailureText(static_cast<int>(cause));
-  if (cause != 0) return strerror(static_cast<int>(cause));
-  return outcome == size_t(Outcome::kTimeout) ? "no complete response in time" : "unknown";
-}
-
-std::string ErrorDetails(const RunStats& s) {
-  std::string out;
-  for (size_t o = 1; o < core::kOutcomeCount; ++o) {
-    for (size_t e = 0; e < core::kErrnoSlots; ++e) {
-      uint64_t n = s.causes[o][e];
-      if (n == 0) continue;
-      absl::StrAppend(&out, "  ", core::kOutcomeNames[o], ": ", n, " (", CauseText(o, e), ")\n");
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string FormatRunSummary(const RunReport& report) {
-  const RunStats& s = report.result->stats;
-  absl::Duration d = report.result->duration;
-  Quantiles q = LatencyQuantiles(s.latency);
-  std::string out = absl::StrCat("Target:      ", report.target, "\n");
+std::string PlanLine(const RunReport& report) {
   std::string capped =
       report.requested_concurrency > report.concurrency
           ? absl::StrCat(" (-c ", report.requested_concurrency, ": no more than -n)")
           : "";
-  absl::StrAppend(&out, "Plan:        ",
-                  report.planned ? absl::StrCat(*report.planned, " requests") : "duration", ", ",
-                  report.concurrency, " connections", capped, ", ", report.threads, " threads",
-                  report.result->interrupted ? " (interrupted)" : "", "\n");
-  absl::StrAppend(
-      &out,
-      absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s\n", s.completed(),
-                      s.started, FormatSeconds(absl::ToDoubleSeconds(d)), Rate(s.completed(), d)));
-  if (s.latency.count == 0) {
-    absl::StrAppend(&out, "Latency:     n/a (no ok response)\n");
-  } else {
-    absl::StrAppend(&out, "Latency:     min ", FormatSeconds(q.min), ", mean ",
-                    FormatSeconds(q.mean), ", p50 ", FormatSeconds(q.p50), ", p90 ",
-                    FormatSeconds(q.p90), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
-                    FormatSeconds(q.p999), ", max ", FormatSeconds(q.max), "\n");
+  std::string out =
+      absl::StrCat(report.planned ? absl::StrCat(*report.planned, " requests") : "duration", ", ",
+                   report.concurrency, " connections", capped, ", ", report.threads, " threads");
+  if (const core::RunPlan* plan = report.plan) {
+    if (plan->rate) absl::StrAppend(&out, absl::StrFormat(", rate %g/s", *plan->rate));
+    if (plan->ramp > absl::ZeroDuration())
+      absl::StrAppend(&out, " (ramp ", absl::FormatDuration(plan->ramp), ")");
+    if (plan->pipeline > 1) absl::StrAppend(&out, ", pipeline ", plan->pipeline);
+    if (plan->warmup > absl::ZeroDuration())
+      absl::StrAppend(&out, ", warmup ", absl::FormatDuration(plan->warmup));
   }
+  if (report.result->interrupted) absl::StrAppend(&out, " (interrupted)");
+  return out;
+}
+
+void AppendErrors(const RunStats& s, std::string* out) {
+  absl::StrAppend(out, "Errors:\n");
+  for (size_t o = 1; o < core::kOutcomeCount; ++o) {
+    for (size_t e = 0; e < core::kErrnoSlots; ++e) {
+      uint64_t n = s.causes[o][e];
+      if (n == 0) continue;
+      absl::StrAppend(out, "  ", core::kOutcomeNames[o], ": ", n, " (", CauseText(o, e), ")\n");
+    }
+  }
+}
+
+void AppendStatus(const RunStats& s, std::string* out) {
+  absl::StrAppend(out, "Status:     ");
+  uint64_t not_2xx = 0;
+  bool any = false;
+  for (size_t code = 0; code < s.status_codes.size(); ++code) {
+    if (s.status_codes[code] == 0) continue;
+    absl::StrAppend(out, " ", code, ": ", s.status_codes[code]);
+    if (code < 200 || code > 299) not_2xx += s.status_codes[code];
+    any = true;
+  }
+  absl::StrAppend(out, any ? "\n" : " none\n");
+  if (not_2xx > 0) {
+    absl::StrAppend(out, "Warning:     ", not_2xx, " of ", s.outcome(Outcome::kOk),
+                    " responses were not 2xx\n");
+  }
+}
+
+void AppendTargets(const RunReport& report, std::string* out) {
+  const RunStats& s = report.result->stats;
+  absl::StrAppend(out, "Targets:\n");
+  for (size_t t = 0; t < report.plan->targets.size(); ++t) {
+    const core::TargetRequest& target = report.plan->targets[t];
+    uint64_t ok = t < s.target_ok.size() ? s.target_ok[t] : 0;
+    uint64_t failed = t < s.target_failed.size() ? s.target_failed[t] : 0;
+    absl::StrAppend(out, "  ", target.method, " ", target.url, ": ", ok + failed, " requests, ",
+                    ok, " ok, ", failed, " failed\n");
+  }
+}
+
+void AppendThresholds(const RunReport& report, std::string* out) {
+  absl::StrAppend(out, "Thresholds:\n");
+  for (const core::ThresholdResult& t : report.thresholds) {
+    std::string value = t.value ? absl::StrFormat("%g", *t.value) : "n/a (nothing measured)";
+    absl::StrAppend(out, absl::StrFormat("  %-24s measured %-14s %s\n", t.expr, value,
+                                         t.failed ? "FAILED" : "ok"));
+  }
+}
+
+}  // namespace
+
+absl::Duration MeasuredDuration(const core::RunResult& result, const core::RunPlan* plan) {
+  if (plan == nullptr) return result.duration;
+  return std::max(result.duration - plan->warmup, absl::ZeroDuration());
+}
+
+std::string FormatLatencyBars(const core::HistogramSnapshot& h) {
+  if (h.count == 0 || h.max == 0) return "";
+  constexpr int kRows = 10;
+  constexpr int kWidth = 40;
+  double low = std::max<double>(h.min, 1);
+  double high = std::max<double>(h.max, low + 1);
+  std::vector<uint64_t> rows(kRows);
+  uint64_t below = 0;
+  uint64_t widest = 0;
+  for (int r = 0; r < kRows; ++r) {
+    double edge = low * std::pow(high / low, (r + 1.0) / kRows);
+    uint64_t at_or_below = r + 1 == kRows ? h.count : h.CountAtOrBelow(static_cast<uint64_t>(edge));
+    rows[r] = at_or_below - std::min(below, at_or_below);
+    below = std::max(below, at_or_below);
+    widest = std::max(widest, rows[r]);
+  }
+  std::string out;
+  for (int r = 0; r < kRows; ++r) {
+    double edge = low * std::pow(high / low, (r + 1.0) / kRows);
+    int bar = widest == 0 ? 0 : static_cast<int>(std::lround(kWidth * double(rows[r]) / widest));
+    absl::StrAppend(&out, absl::StrFormat("  <= %-10s %12d |%s\n", FormatSeconds(edge / 1e9),
+                                          rows[r], std::string(bar, '#')));
+  }
+  return out;
+}
+
+std::string FormatRunSummary(const RunReport& report) {
+  const RunStats& s = report.result->stats;
+  absl::Duration d = MeasuredDuration(*report.result, report.plan);
+  bool open_model = report.plan != nullptr && report.plan->rate.has_value();
+  std::string out = absl::StrCat("Target:      ", report.target, "\n");
+  absl::StrAppend(&out, "Plan:        ", PlanLine(report), "\n");
+  absl::StrAppend(
+      &out, absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s",
+                            s.completed(), s.started, FormatSeconds(absl::ToDoubleSeconds(d)),
+                            Rate(s.completed(), d)));
+  if (open_model) absl::StrAppend(&out, ", ", s.late_starts, " started late");
+  absl::StrAppend(&out, "\n");
+  if (s.warmup_started > 0) {
+    absl::StrAppend(&out, "Warmup:      ", s.warmup_started,
+                    " requests in the warmup, not measured\n");
+  }
+  if (open_model) {
+    absl::StrAppend(&out, "Latency:     ", LatencyLine(s.latency), "  (from intended start)\n");
+    absl::StrAppend(&out, "Uncorrected: ", LatencyLine(s.latency_uncorrected), "  (from send)\n");
+  } else {
+    absl::StrAppend(&out, "Latency:     ", LatencyLine(s.latency), "\n");
+  }
+  absl::StrAppend(&out, FormatLatencyBars(s.latency));
   absl::StrAppend(&out, "Outcomes:   ");
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
     absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);
   }
-  absl::StrAppend(&out, "\nStatus:     ");
-  bool any_status = false;
-  for (size_t code = 0; code < s.status_codes.size(); ++code) {
-    if (s.status_codes[code] == 0) continue;
-    absl::StrAppend(&out, " ", code, ": ", s.status_codes[code]);
-    any_status = true;
+  if (s.completed() > 0) {
+    absl::StrAppend(&out, absl::StrFormat("  (%.2f%% ok)", 100.0 * s.outcome(Outcome::kOk) /
+                                                               s.completed()));
   }
-  if (!any_status) absl::StrAppend(&out, " none");
-  absl::StrAppend(&out, "\nBytes:       sent ", FormatBytes(s.bytes_sent), ", received ",
-                  FormatBytes(s.bytes_received), "\n");
+  absl::StrAppend(&out, "\n");
+  AppendStatus(s, &out);
+  absl::StrAppend(&out, "Transfer:    sent ", FormatBytes(s.bytes_sent), " (",
+                  FormatBytes(static_cast<uint64_t>(Rate(s.bytes_sent, d))), "/s), received ",
+                  FormatBytes(s.bytes_received), " (",
+                  FormatBytes(static_cast<uint64_t>(Rate(s.bytes_received, d))), "/s)\n");
   absl::StrAppend(&out, "Connections: opened ", s.connections_opened, ", peak ", s.connections_peak,
-                  ", ramp ", FormatSeconds(s.ramp_ns / kNs), "\n");
-  if (Failures(s) > 0) absl::StrAppend(&out, "Errors:\n", ErrorDetails(s));
+                  ", ramp ", FormatSeconds(s.ramp_ns / 1e9), "\n");
+  if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);
+  if (Failures(s) > 0) AppendErrors(s, &out);
+  if (!report.thresholds.empty()) AppendThresholds(report, &out);
   return out;
-}
-
-std::string RunResultToJson(const RunReport& report) {
-  const RunStats& s = report.result->stats;
-  absl::Duration d = report.result->duration;
-  Json outcomes = Json::object();
-  for (size_t o = 0; o < core::kOutcomeCount; ++o) outcomes[core::kOutcomeNames[o]] = s.outcomes[o];
-  Json status_codes = Json::object();
-  for (size_t code = 0; code < s.status_codes.size(); ++code) {
-    if (s.status_codes[code] > 0) status_codes[std::to_string(code)] = s.status_codes[code];
-  }
-  // Without an ok response there is no latency to report: null, not zero.
-  Json latency = nullptr;
-  if (s.latency.count > 0) {
-    Quantiles q = LatencyQuantiles(s.latency);
-    latency = {{"mean", q.mean}, {"min", q.min},   {"p50", q.p50}, {"p90", q.p90},
-               {"p99", q.p99},   {"p999", q.p999}, {"max", q.max}};
-  }
-  Json errors = Json::array();
-  for (size_t o = 1; o < core::kOutcomeCount; ++o) {
-    for (size_t e = 0; e < core::kErrnoSlots; ++e) {
-      if (s.causes[o][e] == 0) continue;
-      errors.push_back(
-          {{"outcome", core::kOutcomeNames[o]},
-           {"errno", o == size_t(Outcome::kParseError) ? 0 : e},
-           {"message", o == size_t(Outcome::kParseError) || e != 0 ? CauseText(o, e) : ""},
-           {"count", s.causes[o][e]}});
-    }
-  }
-  Json doc = {
-      {"target", report.target},
-      {"concurrency", report.concurrency},
-      {"threads", report.threads},
-      {"interrupted", report.result->interrupted},
-      {"requests",
-       {{"planned", report.planned ? Json(*report.planned) : Json(nullptr)},
-        {"started", s.started},
-        {"completed", s.completed()}}},
-      {"outcomes", outcomes},
-      {"status_codes", status_codes},
-      {"duration_seconds", absl::ToDoubleSeconds(d)},
-      {"requests_per_second", Rate(s.completed(), d)},
-      {"latency_seconds", latency},
-      {"bytes", {{"sent", s.bytes_sent}, {"received", s.bytes_received}}},
-      {"connections",
-       {{"opened", s.connections_opened},
-        {"peak", s.connections_peak},
-        {"ramp_seconds", s.ramp_ns / kNs}}},
-      {"errors", errors},
-  };
-  return DumpJson(doc);
-}
-
-std::string FormatProgress(const RunStats& s, absl::Duration elapsed,
-                           std::optional<uint64_t> planned) {
-  std::string done = planned ? absl::StrFormat("%d/%d (%.1f%%)", s.completed(), *planned,
-                                               100.0 * s.completed() / *planned)
-                             : absl::StrCat(s.completed());
-  return absl::StrFormat("[%7.1fs] %s  %.0f req/s  in flight %d  failed %d",
-                         absl::ToDoubleSeconds(elapsed), done, Rate(s.completed(), elapsed),
-                         s.in_flight(), Failures(s));
 }
 
 }  // namespace uringload::exporters

@@ -1,31 +1,36 @@
-// Renders a finished run for people (FormatRunSummary, in the spirit of wrk/h2load) and for
-// programs (RunResultToJson, schema in README.md), plus the live progress line.
+// Renders a finished run for people (FormatRunSummary, in the spirit of wrk/hey/oha) and for
+// programs (RunResultToJson, schema in README.md).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "absl/time/time.h"
 #include "core/run/engine.h"
+#include "core/run/run_plan.h"
+#include "core/run/thresholds.h"
 #include "core/run/worker_stats.h"
 
 namespace uringload::exporters {
 
 struct RunReport {
-  std::string target;  // The URL as given.
+  std::string target;  // The URL as given (or the --targets file).
   std::optional<uint64_t> planned;
   uint32_t concurrency = 0;            // Connections the plan opens (at most -n).
   uint32_t requested_concurrency = 0;  // -c as given.
   uint32_t threads = 0;
   const core::RunResult* result = nullptr;
+  const core::RunPlan* plan = nullptr;  // The load shape (-R, -p, targets, warmup); optional.
+  std::vector<core::ThresholdResult> thresholds = {};
 };
+
+// The time the statistics cover: the run without its warmup.
+absl::Duration MeasuredDuration(const core::RunResult& result, const core::RunPlan* plan);
 
 std::string FormatRunSummary(const RunReport& report);
 std::string RunResultToJson(const RunReport& report);
-
-// One line: elapsed, done/planned, rate, in flight, failures. No newline.
-std::string FormatProgress(const core::RunStats& stats, absl::Duration elapsed,
-                           std::optional<uint64_t> planned);
+// About 10 rows of log-spaced latency buckets with bars, like hey and oha.
+std::string FormatLatencyBars(const core::HistogramSnapshot& h);
 
 }  // namespace uringload::exporters

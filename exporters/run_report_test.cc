@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "exporters/json_text.h"
+#include "exporters/live_status.h"
 
 namespace uringload::exporters {
 namespace {
@@ -95,7 +96,50 @@ TEST(RunReportTest, SummaryShowsOutcomesStatusesAndErrorCauses) {
                            "connect_error: 1 (Connection refused)", "timeout: 1 (no complete"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }
-  EXPECT_NE(FormatProgress(result.stats, absl::Seconds(1), 10).find("4/10"), std::string::npos);
+  for (const char* part : {"p75 ", "p95 ", " ± ", "(50.00% ok)", "Warning:     1 of 2 responses were not 2xx",
+                           "Transfer:", "  <= "}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+}
+
+TEST(RunReportTest, LiveStatusShowsTheLastSecondNotTheAverage) {
+  core::WorkerStats stats;
+  core::RunStats start = stats.Snapshot();
+  for (int i = 0; i < 4; ++i) {
+    stats.RequestStarted();
+    stats.RequestSucceeded(200, 3'000'000);
+  }
+  stats.RequestStarted();
+  stats.RequestFailed(core::Outcome::kReset, ECONNRESET);
+  core::RunStats now = stats.Snapshot();
+  LiveStatus status{.now = &now,
+                    .window_start = &start,
+                    .window_seconds = 0.5,
+                    .elapsed = absl::Seconds(100),
+                    .planned = 10,
+                    .planned_duration = std::nullopt};
+  std::string line = FormatLiveStatus(status);
+  // 5 completed in the last 0.5 s: 10 req/s, though the average over 100 s is 0.05.
+  for (const char* part : {" 50% ", "10 req/s", "p99 3.", "in flight 0", "reset 1", "[##########"}) {
+    EXPECT_NE(line.find(part), std::string::npos) << part << "\n" << line;
+  }
+}
+
+TEST(RunReportTest, ThresholdsAppearInTheSummaryAndTheJson) {
+  core::RunResult result = SampleResult();
+  RunReport report{.target = "http://x/", .planned = 4, .concurrency = 2, .threads = 1,
+                   .result = &result};
+  std::vector<core::Threshold> thresholds = {*core::ParseThreshold("p99>3ms"),
+                                             *core::ParseThreshold("error_rate>60%")};
+  report.thresholds = core::EvaluateThresholds(thresholds, result.stats, result.duration);
+  Json j = Json::parse(RunResultToJson(report));
+  EXPECT_EQ(j["thresholds"][0]["expr"], "p99>3ms");
+  EXPECT_EQ(j["thresholds"][0]["failed"], true);
+  EXPECT_NEAR(j["thresholds"][0]["value"].get<double>(), 0.004, 0.0001);
+  EXPECT_EQ(j["thresholds"][1]["failed"], false);
+  EXPECT_EQ(j["thresholds"][1]["value"], 0.5);
+  std::string text = FormatRunSummary(report);
+  EXPECT_NE(text.find("FAILED"), std::string::npos) << text;
 }
 
 }  // namespace

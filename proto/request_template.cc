@@ -109,40 +109,21 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec) 
   return tmpl;
 }
 
-std::string_view RenderedRequest::Render(uint64_t index) {
-  if (!template_->has_index()) return template_->static_bytes();
-  char digits[RequestTemplate::kMaxIndexDigits];
-  size_t width = std::to_chars(digits, digits + sizeof(digits), index).ptr - digits;
-  if (width != width_) {
-    Relayout(std::string_view(digits, width));
-    return std::string_view(storage_.data(), size_);
-  }
-  // Same width: overwrite the digits in place; everything else is already there.
+std::string_view RequestTemplate::RenderInto(uint64_t index, std::span<char> out) const {
+  char digits[kMaxIndexDigits];
+  size_t width = has_index() ? std::to_chars(digits, digits + sizeof(digits), index).ptr - digits : 0;
   size_t offset = 0;
-  const std::vector<size_t>& sizes = template_->segment_sizes_;
-  for (size_t k = 0; k + 1 < sizes.size(); ++k) {
-    offset += sizes[k];
-    std::memcpy(storage_.data() + offset, digits, width);
-    offset += width;
-  }
-  return std::string_view(storage_.data(), size_);
-}
-
-void RenderedRequest::Relayout(std::string_view digits) {
-  size_t offset = 0;
-  const char* source = template_->bytes_.data();
-  const std::vector<size_t>& sizes = template_->segment_sizes_;
-  for (size_t k = 0; k < sizes.size(); ++k) {
+  const char* source = bytes_.data();
+  for (size_t k = 0; k < segment_sizes_.size(); ++k) {
     if (k > 0) {
-      std::memcpy(storage_.data() + offset, digits.data(), digits.size());
-      offset += digits.size();
+      std::memcpy(out.data() + offset, digits, width);
+      offset += width;
     }
-    std::memcpy(storage_.data() + offset, source, sizes[k]);
-    source += sizes[k];
-    offset += sizes[k];
+    std::memcpy(out.data() + offset, source, segment_sizes_[k]);
+    source += segment_sizes_[k];
+    offset += segment_sizes_[k];
   }
-  width_ = digits.size();
-  size_ = offset;
+  return std::string_view(out.data(), offset);
 }
 
 }  // namespace uringload::proto

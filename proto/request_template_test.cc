@@ -23,8 +23,8 @@ TEST(RequestTemplateTest, BuildsPlainGet) {
   EXPECT_EQ(tmpl.static_bytes(),
             "GET /hello HTTP/1.1\r\nHost: h:81\r\nUser-Agent: uringload/0.1\r\n"
             "Accept: */*\r\n\r\n");
-  RenderedRequest rendered(&tmpl, {});
-  EXPECT_EQ(rendered.Render(7), tmpl.static_bytes());
+  std::vector<char> storage(tmpl.max_size());
+  EXPECT_EQ(tmpl.RenderInto(7, storage), tmpl.static_bytes());
 }
 
 TEST(RequestTemplateTest, RendersIndexDigitsAcrossWidths) {
@@ -34,14 +34,13 @@ TEST(RequestTemplateTest, RendersIndexDigitsAcrossWidths) {
   RequestTemplate tmpl = MustBuild(spec);
   ASSERT_TRUE(tmpl.has_index());
   std::vector<char> storage(tmpl.max_size());
-  RenderedRequest rendered(&tmpl, storage);
   auto expected = [](const std::string& i) {
     return "GET /" + i + "/x?id=" + i +
            " HTTP/1.1\r\nHost: h\r\nUser-Agent: uringload/0.1\r\nAccept: */*\r\n\r\n";
   };
   for (uint64_t index : {0ull, 9ull, 10ull, 11ull, 99ull, 5ull, 123456789ull, 123456788ull,
                          18446744073709551615ull}) {
-    EXPECT_EQ(rendered.Render(index), expected(std::to_string(index)));
+    EXPECT_EQ(tmpl.RenderInto(index, storage), expected(std::to_string(index)));
   }
 }
 

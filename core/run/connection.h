@@ -1,36 +1,54 @@
 // Connection: one client connection's state machine, as in wrk:
 //   kIdle -> kConnecting -> kActive (send, receive, parse; repeat per request) -> kClosing
 //   -> kIdle (reconnect for the next request) or kDone.
-// All memory is allocated once per worker; nothing here grows with the request count. Which
-// I/O is pending on the slot is the event loop's to know (net::EventLoop).
+// With pipelining (-p D) up to D requests are in flight on it, answered in order; `pending`
+// holds them oldest first. All memory is allocated once per worker; nothing here grows with
+// the request count. Which I/O is pending on the slot is the event loop's to know.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "net/timer_wheel.h"
-#include "proto/request_template.h"
 #include "proto/response_parser.h"
 
 namespace uringload::core {
 
 enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
 
+// A started request that has no outcome yet.
+struct PendingRequest {
+  uint64_t index = 0;
+  int64_t intended_ns = 0;  // Open model: when the schedule said to start it.
+  int64_t sent_ns = 0;      // Just before the submit that carried it (0: not yet).
+  uint32_t target = 0;      // Index into the plan's targets.
+  bool warmup = false;      // Started during --warmup: kept out of the statistics.
+};
+
 struct Connection {
   net::TimerNode timer;  // First member: the timer wheel hands back a TimerNode*.
-  proto::ResponseParser parser;
-  proto::RenderedRequest request;
-  uint64_t index = 0;               // Request in flight (valid while has_request).
-  int64_t sent_at_ns = 0;           // Just before the submit that carried the request.
-  const char* send_data = nullptr;  // The rendered request (template or own storage).
-  uint32_t slot = 0;                // Direct descriptor slot, fixed for the connection's life.
-  uint16_t target = 0;              // Index into the plan's targets.
-  int16_t source = -1;              // Index into the plan's sources; -1: the kernel chooses.
-  uint32_t send_offset = 0;         // Bytes of the current request already sent.
-  uint32_t send_size = 0;
+  proto::ResponseParser parser;          // Parses the response to pending[head].
+  std::span<PendingRequest> pending;     // A ring of -p entries.
+  std::span<char> out;                   // Rendered bytes not yet sent; empty: see below.
+  const char* static_out = nullptr;      // Without `out`: the unsent rest of a template.
+  uint32_t out_size = 0;                 // Bytes waiting or in the send in flight.
+  uint32_t send_size = 0;                // Bytes of the send in flight (0: none).
+  uint32_t slot = 0;                     // Direct descriptor slot, fixed for the connection's life.
+  uint16_t head = 0;                     // Oldest pending request.
+  uint16_t count = 0;                    // Pending requests.
+  uint16_t submitted = 0;                // Of them (oldest first), handed to a send.
+  uint16_t stamped = 0;                  // Of those, with sent_ns set.
+  uint16_t address = 0;                  // Index into the plan's addresses.
+  int16_t source = -1;                   // Index into the plan's sources; -1: the kernel chooses.
   ConnState state = ConnState::kIdle;
-  bool has_request = false;  // A started request that has no outcome yet.
-  bool open = false;         // Counted in connections_open.
-  bool ramped = false;       // Its first connect attempt has ended (see Worker ramp).
+  bool open = false;          // Counted in connections_open.
+  bool ramped = false;        // Its first connect attempt has ended (see Worker ramp).
+  bool ramp_counted = false;  // Its first connect attempt is counted in the ramp.
+  bool listed = false;        // On the worker's list of connections that can take requests.
+
+  PendingRequest& oldest() { return pending[head]; }
+  // The k-th pending request, oldest first (k == count: the next free entry).
+  PendingRequest& at(uint32_t k) { return pending[(head + k) % pending.size()]; }
 };
 
 }  // namespace uringload::core

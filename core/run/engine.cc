@@ -8,7 +8,14 @@ namespace uringload::core {
 
 // The worker slots (and their stats) exist from construction on and never move, so
 // Snapshot() may run on another thread (a scrape) before, during and after Start().
-Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests), workers_(plan.threads) {}
+Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests) {
+  workers_.reserve(plan.threads);
+  for (uint32_t i = 0; i < plan.threads; ++i) {
+    workers_.emplace_back();
+    workers_.back().stats =
+        std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value());
+  }
+}
 
 Engine::~Engine() {
   RequestStop();
@@ -26,17 +33,20 @@ uint64_t Engine::BlockSize() const {
 }
 
 absl::Status Engine::Start() {
-  for (size_t i = 0; i < plan_.targets.size(); ++i) {
-    absl::StatusOr<proto::RequestTemplate> tmpl =
-        proto::RequestTemplate::Build(plan_.RequestFor(i));
-    if (!tmpl.ok()) return tmpl.status();
-    templates_.push_back(*std::move(tmpl));
+  for (size_t t = 0; t < plan_.targets.size(); ++t) {
+    for (size_t a = 0; a < plan_.addresses.size(); ++a) {
+      absl::StatusOr<proto::RequestTemplate> tmpl =
+          proto::RequestTemplate::Build(plan_.RequestFor(t, a));
+      if (!tmpl.ok()) return tmpl.status();
+      templates_.push_back(*std::move(tmpl));
+    }
   }
   started_at_ = absl::Now();
   started_at_ns_.store(absl::ToUnixNanos(started_at_), std::memory_order_release);
+  int64_t start_ns = net::MonotonicNanos();
   int64_t deadline_ns = 0;
   if (plan_.duration.has_value()) {
-    deadline_ns = net::MonotonicNanos() + absl::ToInt64Nanoseconds(*plan_.duration);
+    deadline_ns = start_ns + absl::ToInt64Nanoseconds(*plan_.duration);
   }
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerConfig config{
@@ -44,6 +54,8 @@ absl::Status Engine::Start() {
         .templates = templates_,
         .connections = ConnectionsForWorker(plan_.concurrency, plan_.threads, i),
         .first_connection = FirstConnectionOfWorker(plan_.concurrency, plan_.threads, i),
+        .index = i,
+        .start_ns = start_ns,
         .deadline_ns = deadline_ns,
         .block_size = BlockSize()};
     WorkerSlot& slot = workers_[i];
@@ -86,6 +98,8 @@ absl::StatusOr<RunResult> Engine::Wait() {
   RunResult result;
   result.stats = Snapshot();
   result.duration = ended_at - started_at_;
+  result.started_at = started_at_;
+  result.ended_at = ended_at;
   result.interrupted = stop_.load(std::memory_order_relaxed);
   return result;
 }

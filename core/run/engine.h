@@ -20,6 +20,8 @@ namespace uringload::core {
 struct RunResult {
   RunStats stats;
   absl::Duration duration;
+  absl::Time started_at;  // Wall clock, for the record.
+  absl::Time ended_at;
   bool interrupted = false;  // Stopped by RequestStop() before the plan's end.
 };
 
@@ -53,7 +55,7 @@ class Engine {
   uint64_t BlockSize() const;
 
   const RunPlan plan_;
-  std::vector<proto::RequestTemplate> templates_;  // One per target.
+  std::vector<proto::RequestTemplate> templates_;  // Per (target, address).
   RequestSource source_;
   std::atomic<bool> stop_{false};
   std::atomic<size_t> finished_{0};

@@ -66,6 +66,37 @@ uint64_t HistogramSnapshot::CountAtOrBelow(uint64_t bound) const {
   return total;
 }
 
+double HistogramSnapshot::StdDev() const {
+  if (count == 0) return 0;
+  double mean = Mean();
+  double squares = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    double mid = HistogramBuckets::Lower(i) + HistogramBuckets::Width(i) / 2.0;
+    squares += counts[i] * (mid - mean) * (mid - mean);
+  }
+  return std::sqrt(squares / count);
+}
+
+HistogramSnapshot HistogramSnapshot::Since(const HistogramSnapshot& earlier) const {
+  HistogramSnapshot d;
+  size_t first = counts.size();
+  size_t last = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    d.counts[i] = counts[i] - earlier.counts[i];
+    if (d.counts[i] == 0) continue;
+    d.count += d.counts[i];
+    first = std::min(first, i);
+    last = i;
+  }
+  d.sum = sum - earlier.sum;
+  if (d.count > 0) {
+    d.min = std::max(HistogramBuckets::Lower(first), min);
+    d.max = std::min(HistogramBuckets::Lower(last) + HistogramBuckets::Width(last) - 1, max);
+  }
+  return d;
+}
+
 HistogramSnapshot LatencyHistogram::Snapshot() const {
   HistogramSnapshot snap;
   size_t first = counts_.size();

@@ -35,6 +35,11 @@ struct HistogramSnapshot {
   // The value at quantile q in [0, 1] (bucket midpoint, capped by the exact max); 0 if empty.
   uint64_t Quantile(double q) const;
   double Mean() const { return count == 0 ? 0.0 : static_cast<double>(sum) / count; }
+  // Standard deviation over bucket midpoints (within the buckets' 0.4%); 0 if empty.
+  double StdDev() const;
+  // What was recorded after `earlier` (a snapshot of the same histogram): counts and sum
+  // exactly; min and max to their buckets' edges (within 0.4%), capped by this max.
+  HistogramSnapshot Since(const HistogramSnapshot& earlier) const;
   // How many recorded values are <= bound (exact at bucket edges, interpolated inside).
   uint64_t CountAtOrBelow(uint64_t bound) const;
 };

@@ -40,7 +40,7 @@ PreflightCheck CheckTables(const RunPlan& plan, const MachineLimits& limits) {
 
 PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
   uint64_t sources = std::max<size_t>(1, plan.sources.size());
-  uint64_t pairs = sources * plan.targets.size();
+  uint64_t pairs = sources * plan.addresses.size();
   uint64_t per_pair = CeilDiv(plan.concurrency, pairs);
   uint64_t held = limits.time_wait_per_pair;
   std::string line = absl::StrCat(
@@ -57,7 +57,7 @@ PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
                                 "ports or --source addresses, or scripts/tune-kernel apply")};
   }
   uint64_t pairs_needed = CeilDiv(plan.concurrency * 10, limits.ports() * 7);
-  uint64_t sources_needed = CeilDiv(pairs_needed, plan.targets.size());
+  uint64_t sources_needed = CeilDiv(pairs_needed, plan.addresses.size());
   return {false,
           absl::StrCat(line, "; fix: --source 127.0.0.2-127.0.0.", 1 + sources_needed,
                        " (loopback), or a port range in the URL (", pairs_needed,
@@ -70,7 +70,7 @@ PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
   std::string line = absl::StrCat("listen backlog: net.core.somaxconn ", limits.somaxconn,
                                   " caps a loopback target's accept queue; this run opens up to ",
                                   connecting, " connections at once");
-  if (!IsLoopback(plan.targets[0]) || static_cast<uint64_t>(limits.somaxconn) >= wanted) {
+  if (!IsLoopback(plan.addresses[0]) || static_cast<uint64_t>(limits.somaxconn) >= wanted) {
     return {true, line};
   }
   return {false, absl::StrCat(line, "; fix: sysctl -w net.core.somaxconn=", wanted,
@@ -91,7 +91,7 @@ PreflightCheck CheckMemory(const RunPlan& plan, const MachineLimits& limits) {
 
 MachineLimits ReadMachineLimits(const RunPlan& plan) {
   MachineLimits limits;
-  for (uint64_t held : net::CountTimeWait(plan.sources, plan.targets)) {
+  for (uint64_t held : net::CountTimeWait(plan.sources, plan.addresses)) {
     limits.time_wait_per_pair = std::max(limits.time_wait_per_pair, held);
   }
   limits.descriptor_table = DescriptorTableLimit();
@@ -109,11 +109,16 @@ MachineLimits ReadMachineLimits(const RunPlan& plan) {
 }
 
 uint64_t EstimateMemoryBytes(const RunPlan& plan) {
-  uint64_t request = plan.request.target.size() + plan.request.body.size() + 256;
-  for (const std::string& h : plan.request.headers) request += h.size() + 2;
+  uint64_t request = 0;
+  for (const TargetRequest& target : plan.targets) {
+    uint64_t size = target.spec.target.size() + target.spec.body.size() + 256;
+    for (const std::string& h : target.spec.headers) size += h.size() + 2;
+    request = std::max(request, size);
+  }
+  request = (request + sizeof(PendingRequest)) * plan.pipeline;
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
   uint64_t buffers = uint64_t{net::RecommendedBufferCount(per_worker)} * net::kReceiveBufferSize;
-  uint64_t fixed_per_worker = buffers + sizeof(LatencyHistogram) + 4096 * 64 /* SQ */ +
+  uint64_t fixed_per_worker = buffers + 2 * sizeof(LatencyHistogram) + 4096 * 64 /* SQ */ +
                               65536 * 16 /* CQ at most */ + (1 << 20) /* stack */;
   return plan.concurrency * (sizeof(Connection) + request) + plan.threads * fixed_per_worker;
 }

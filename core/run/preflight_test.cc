@@ -12,12 +12,13 @@ RunPlan Plan(uint32_t concurrency, uint32_t threads, int targets, int sources) {
   plan.concurrency = concurrency;
   plan.threads = threads;
   for (int i = 0; i < targets; ++i) {
-    plan.targets.push_back(*net::Resolve("127.0.0.1", static_cast<uint16_t>(8080 + i)));
+    plan.addresses.push_back(*net::Resolve("127.0.0.1", static_cast<uint16_t>(8080 + i)));
   }
   for (int i = 0; i < sources; ++i) {
     plan.sources.push_back(*net::Resolve("127.0.0." + std::to_string(2 + i), 0));
   }
-  plan.request.target = "/{i}";
+  plan.targets.push_back({.line = 0, .method = "GET", .url = "", .parsed = {}, .spec = {}});
+  plan.targets[0].spec.target = "/{i}";
   return plan;
 }
 

@@ -1,48 +1,16 @@
 #include "core/run/run_plan.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
+#include "core/file_contents.h"
+#include "core/run/target_file.h"
 #include "net/source_addresses.h"
 
 namespace uringload::core {
 namespace {
-
-// The whole file, or why not: missing, unreadable, or not a regular file (a directory
-// reads as zero bytes through a stream, which once sent empty bodies without a word).
-absl::StatusOr<std::string> ReadBodyFile(const std::string& path) {
-  auto fail = [&path](const std::string& why) {
-    return absl::InvalidArgumentError(absl::StrCat("--body-file '", path, "': ", why));
-  };
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(strerror(errno));
-  std::string contents;
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return fail(S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
-  }
-  contents.resize(static_cast<size_t>(st.st_size));
-  size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t n = read(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int error = n < 0 ? errno : 0;
-      close(fd);
-      return fail(error != 0 ? strerror(error) : "changed size while being read");
-    }
-    done += static_cast<size_t>(n);
-  }
-  close(fd);
-  return contents;
-}
 
 absl::Status CheckCounts(const RunOptions& options) {
   if (options.requests.has_value()) {
@@ -87,6 +55,117 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
+// The requests: the command line's URL, or every line of --targets. All share one host and
+// port (range): connections are pooled per address, and any connection may send any target.
+absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
+  std::vector<TargetLine> lines;
+  std::string where = "URL";
+  if (options.targets_file.has_value()) {
+    if (!options.url.empty()) {
+      return absl::InvalidArgumentError("give a URL or --targets, not both");
+    }
+    absl::StatusOr<std::vector<TargetLine>> read = ReadTargetFile(*options.targets_file);
+    if (!read.ok()) return read.status();
+    if (static_cast<int64_t>(read->size()) > kMaxTargetLines) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--targets: at most ", kMaxTargetLines, " requests, got ", read->size()));
+    }
+    lines = *std::move(read);
+  } else if (options.url.empty()) {
+    return absl::InvalidArgumentError("a URL or --targets is required");
+  } else {
+    lines.push_back({.line = 0, .method = options.method, .url = options.url, .body = {}});
+  }
+  std::optional<std::string> common_body;
+  if (options.body.has_value()) common_body = *options.body;
+  if (options.body_file.has_value()) {
+    absl::StatusOr<std::string> body = ReadRegularFile("--body-file", *options.body_file);
+    if (!body.ok()) return body.status();
+    common_body = *std::move(body);
+  }
+  for (TargetLine& line : lines) {
+    auto fail = [&](absl::string_view why) {
+      if (line.line == 0) return absl::InvalidArgumentError(why);
+      return absl::InvalidArgumentError(
+          absl::StrCat("--targets ", *options.targets_file, ":", line.line, ": ", why));
+    };
+    absl::StatusOr<proto::Url> url = proto::ParseUrl(line.url);
+    if (!url.ok()) return fail(url.status().message());
+    if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
+                                  url->last_port != plan.url.last_port)) {
+      return fail(absl::StrCat("every target must have the first one's host and port (",
+                               plan.url.HostHeader(), "): connections are shared"));
+    }
+    if (plan.targets.empty()) plan.url = *url;
+    TargetRequest target{.line = line.line, .method = line.method, .url = line.url,
+                         .parsed = *url, .spec = {}};
+    target.spec.method = line.method;
+    target.spec.target = url->target;
+    target.spec.host_header = url->HostHeader();
+    target.spec.headers = options.headers;
+    target.spec.keep_alive = !options.no_keepalive;
+    if (line.body.has_value()) {
+      target.spec.body = *line.body;
+    } else if (common_body.has_value()) {
+      target.spec.body = *common_body;
+    }
+    // Build once here so a bad method or header is reported before any traffic.
+    if (absl::Status s = proto::RequestTemplate::Build(target.spec).status(); !s.ok()) {
+      return fail(s.message());
+    }
+    plan.targets.push_back(std::move(target));
+  }
+  if (options.targets_order != "round-robin" && options.targets_order != "random") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--targets-order must be round-robin or random, got '", options.targets_order, "'"));
+  }
+  plan.random_order = options.targets_order == "random";
+  plan.seed = static_cast<uint64_t>(options.seed);
+  plan.keep_alive = !options.no_keepalive;
+  return absl::OkStatus();
+}
+
+// The open model (-R, --ramp), pipelining (-p) and the warmup.
+absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
+  if (options.rate.has_value()) {
+    double rate = 0;
+    if (!absl::SimpleAtod(*options.rate, &rate) || !std::isfinite(rate) || rate <= 0 ||
+        rate > kMaxRate) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "-R/--rate must be a number of requests per second above 0 and at most ", kMaxRate,
+          ", got '", *options.rate, "'"));
+    }
+    plan.rate = rate;
+  }
+  if (options.ramp.has_value()) {
+    if (!plan.rate.has_value()) return absl::InvalidArgumentError("--ramp needs -R/--rate");
+    absl::StatusOr<absl::Duration> ramp = ParseDurationFlag(
+        "--ramp", *options.ramp, absl::ZeroDuration(), kMaxDuration, /*min_exclusive=*/true);
+    if (!ramp.ok()) return ramp.status();
+    plan.ramp = *ramp;
+  }
+  if (absl::Status s = CheckRange("-p/--pipeline", options.pipeline, 1, kMaxPipeline); !s.ok()) {
+    return s;
+  }
+  plan.pipeline = static_cast<uint32_t>(options.pipeline);
+  if (plan.pipeline > 1 && options.no_keepalive) {
+    return absl::InvalidArgumentError(
+        "-p/--pipeline needs keep-alive: --no-keepalive sends one request per connection");
+  }
+  if (options.warmup.has_value()) {
+    absl::StatusOr<absl::Duration> warmup =
+        ParseDurationFlag("--warmup", *options.warmup, absl::ZeroDuration(), kMaxDuration);
+    if (!warmup.ok()) return warmup.status();
+    if (plan.duration.has_value() && *warmup >= *plan.duration) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--warmup ", *options.warmup, " must be shorter than -d ",
+                       absl::FormatDuration(*plan.duration), ": nothing would be measured"));
+    }
+    plan.warmup = *warmup;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
@@ -97,18 +176,27 @@ uint32_t FirstConnectionOfWorker(uint32_t total, uint32_t workers, uint32_t inde
   return index * (total / workers) + std::min(index, total % workers);
 }
 
-proto::RequestSpec RunPlan::RequestFor(size_t index) const {
-  proto::RequestSpec spec = request;
-  spec.host_header = url.HostHeader(static_cast<uint16_t>(url.port + index));
+proto::RequestSpec RunPlan::RequestFor(size_t target, size_t address) const {
+  proto::RequestSpec spec = targets[target].spec;
+  spec.host_header = url.HostHeader(static_cast<uint16_t>(url.port + address));
   return spec;
+}
+
+size_t RunPlan::TargetOf(uint64_t index) const {
+  if (targets.size() == 1) return 0;
+  if (!random_order) return index % targets.size();
+  // SplitMix64 of (seed, index): uniform, stateless, the same on every worker.
+  uint64_t z = seed * 0x9e3779b97f4a7c15ull + index;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z % targets.size();
 }
 
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (absl::Status s = CheckCounts(options); !s.ok()) return s;
   RunPlan plan;
-  absl::StatusOr<proto::Url> url = proto::ParseUrl(options.url);
-  if (!url.ok()) return url.status();
-  plan.url = *url;
+  if (absl::Status s = PlanTargets(options, plan); !s.ok()) return s;
   if (options.duration.has_value()) {
     absl::StatusOr<absl::Duration> d =
         ParseDurationFlag("-d/--duration", *options.duration, absl::ZeroDuration(), kMaxDuration,
@@ -121,6 +209,7 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   } else if (!plan.duration.has_value()) {
     plan.requests = kDefaultRequests;
   }
+  if (absl::Status s = PlanLoadShape(options, plan); !s.ok()) return s;
   // N requests never need more than N connections: the plan says what will happen.
   plan.requested_concurrency = static_cast<uint32_t>(options.concurrency);
   plan.concurrency =
@@ -142,32 +231,18 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (!window.ok()) return window.status();
   plan.batch_window = *window;
 
-  plan.request.method = options.method;
-  plan.request.target = plan.url.target;
-  plan.request.host_header = plan.url.HostHeader();
-  plan.request.headers = options.headers;
-  plan.request.keep_alive = !options.no_keepalive;
-  if (options.body.has_value()) plan.request.body = *options.body;
-  if (options.body_file.has_value()) {
-    absl::StatusOr<std::string> body = ReadBodyFile(*options.body_file);
-    if (!body.ok()) return body.status();
-    plan.request.body = *std::move(body);
-  }
-  // Build once here so a bad method or header is reported before any traffic.
-  if (absl::Status s = proto::RequestTemplate::Build(plan.request).status(); !s.ok()) return s;
-
   for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
     absl::StatusOr<net::SocketAddress> address =
         net::Resolve(plan.url.host, static_cast<uint16_t>(port));
     if (!address.ok()) return address.status();
-    plan.targets.push_back(*address);
+    plan.addresses.push_back(*address);
   }
   if (options.source.has_value()) {
     absl::StatusOr<std::vector<net::SocketAddress>> sources =
         net::ParseSourceAddresses(*options.source);
     if (!sources.ok()) return sources.status();
     for (const net::SocketAddress& source : *sources) {
-      if (source.family() != plan.targets[0].family()) {
+      if (source.family() != plan.addresses[0].family()) {
         return absl::InvalidArgumentError(
             "--source: addresses must be of the target's family (IPv4 or IPv6)");
       }

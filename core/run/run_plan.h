@@ -42,13 +42,36 @@ struct RunOptions {
   bool no_keepalive = false;
   std::optional<std::string> source;  // --source list, range or CIDR.
   int64_t max_connecting = 1024;      // Connects in flight per worker (the ramp).
+  std::optional<std::string> rate;    // -R: requests per second in total (open model).
+  std::optional<std::string> ramp;    // --ramp: rises linearly from 0 to -R over this.
+  int64_t pipeline = 1;               // -p: requests written back-to-back per connection.
+  std::optional<std::string> targets_file;
+  std::string targets_order = "round-robin";
+  int64_t seed = 1;
+  std::optional<std::string> warmup;
 };
 
+// One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
+struct TargetRequest {
+  int line = 0;  // In the --targets file; 0 for the command line's URL.
+  std::string method;
+  std::string url;  // As given.
+  proto::Url parsed;
+  proto::RequestSpec spec;  // Host header of the first address; see RequestFor.
+};
+
+inline constexpr int64_t kMaxPipeline = 1024;
+inline constexpr double kMaxRate = 1e9;
+inline constexpr int64_t kMaxTargetLines = 1'000'000;
+
 struct RunPlan {
-  proto::Url url;
-  std::vector<net::SocketAddress> targets;  // One per port of the URL's port range.
-  std::vector<net::SocketAddress> sources;  // --source; empty: the kernel chooses.
-  proto::RequestSpec request;
+  proto::Url url;  // The first target's: every target shares its host and ports.
+  std::vector<net::SocketAddress> addresses;  // One per port of the URL's port range.
+  std::vector<net::SocketAddress> sources;    // --source; empty: the kernel chooses.
+  std::vector<TargetRequest> targets;         // At least one.
+  bool random_order = false;                  // --targets-order random.
+  uint64_t seed = 1;
+  bool keep_alive = true;
   std::optional<uint64_t> requests;  // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
   uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.
@@ -60,9 +83,20 @@ struct RunPlan {
   absl::Duration batch_window = absl::Microseconds(200);
   // Connects in flight per worker: a ramp, so SYN and accept queues never overflow.
   uint32_t max_connecting = 1024;
+  // Open model: requests start on a schedule of `rate` per second (after a linear `ramp`);
+  // none: closed model, each connection sends its next request when the last one ended.
+  std::optional<double> rate;
+  absl::Duration ramp = absl::ZeroDuration();
+  uint32_t pipeline = 1;                           // Requests in flight per connection.
+  absl::Duration warmup = absl::ZeroDuration();    // Requests started before this are unmeasured.
 
-  // The request for target `index` (its own Host header when the URL names a port range).
-  proto::RequestSpec RequestFor(size_t index) const;
+  // Target `target`'s request on address `address` (its own Host header for a port range).
+  proto::RequestSpec RequestFor(size_t target, size_t address) const;
+  // Which target request `index` sends: round-robin, or a fixed pseudo-random pick per index
+  // (the same index always picks the same target, whichever worker sends it).
+  size_t TargetOf(uint64_t index) const;
+  // Connections times requests per connection: the cap on requests in flight.
+  uint64_t max_in_flight() const { return uint64_t{concurrency} * pipeline; }
 };
 
 // Validates options and resolves the host. Errors are one line naming the problem.

@@ -21,10 +21,10 @@ TEST(RunPlanTest, DefaultsToThousandRequests) {
   EXPECT_FALSE(plan->duration.has_value());
   EXPECT_EQ(plan->concurrency, 100u);
   EXPECT_GE(plan->threads, 1u);
-  EXPECT_EQ(plan->request.target, "/{i}");
-  EXPECT_EQ(plan->request.host_header, "127.0.0.1:8080");
-  ASSERT_EQ(plan->targets.size(), 1u);
-  EXPECT_EQ(plan->targets[0].ToString(), "127.0.0.1:8080");
+  EXPECT_EQ(plan->targets[0].spec.target, "/{i}");
+  EXPECT_EQ(plan->targets[0].spec.host_header, "127.0.0.1:8080");
+  ASSERT_EQ(plan->addresses.size(), 1u);
+  EXPECT_EQ(plan->addresses[0].ToString(), "127.0.0.1:8080");
   EXPECT_TRUE(plan->sources.empty());
 }
 
@@ -74,9 +74,9 @@ TEST(RunPlanTest, PortRangesSourcesAndEnoughThreadsForTheDescriptorTables) {
   o.requests = 1'000'000;
   absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_EQ(plan->targets.size(), 4u);
-  EXPECT_EQ(plan->targets[3].ToString(), "127.0.0.1:8083");
-  EXPECT_EQ(plan->RequestFor(2).host_header, "127.0.0.1:8082");
+  ASSERT_EQ(plan->addresses.size(), 4u);
+  EXPECT_EQ(plan->addresses[3].ToString(), "127.0.0.1:8083");
+  EXPECT_EQ(plan->RequestFor(0, 2).host_header, "127.0.0.1:8082");
   EXPECT_EQ(plan->sources.size(), 3u);
   // Chosen automatically: no ring holds more descriptors than RLIMIT_NOFILE allows.
   EXPECT_LE(ConnectionsForWorker(60000, plan->threads, 0), DescriptorTableLimit());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "net/clock.h"
@@ -26,13 +27,14 @@ int64_t ToNanos(absl::Duration d) { return absl::ToInt64Nanoseconds(d); }
 Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
                const std::atomic<bool>* stop, std::unique_ptr<net::EventLoop> loop)
     : config_(config),
-      cursor_(source, config.block_size),
+      pacer_(source, config.block_size),
       stats_(stats),
       stop_(stop),
       timeout_ns_(ToNanos(config.plan->timeout)),
       connect_timeout_ns_(ToNanos(config.plan->connect_timeout)),
       batch_window_ns_(ToNanos(config.plan->batch_window)),
-      loop_(std::move(loop)) {}
+      loop_(std::move(loop)),
+      warmup_ns_(ToNanos(config.plan->warmup)) {}
 
 absl::Status Worker::Setup() {
   uint32_t n = config_.connections;
@@ -47,21 +49,33 @@ absl::Status Worker::Setup() {
     loop_ = *std::move(loop);
   }
 
+  const RunPlan& plan = *config_.plan;
   connections_ = std::vector<Connection>(n);
   AssignRoutes();
+  // Requests are rendered into a buffer of -p requests per connection, except the common case
+  // of one request without {i} in flight: that one is sent straight from its template.
   size_t stride = 0;
+  bool rendered = plan.pipeline > 1;
   for (const proto::RequestTemplate& t : config_.templates) {
-    if (t.has_index()) stride = std::max(stride, t.max_size());
+    stride = std::max(stride, t.max_size());
+    rendered = rendered || t.has_index();
   }
-  request_storage_.resize(static_cast<size_t>(n) * stride);
+  size_t out_bytes = rendered ? stride * plan.pipeline : 0;
+  request_storage_.resize(n * out_bytes);
+  pending_storage_.resize(static_cast<size_t>(n) * plan.pipeline);
   for (uint32_t i = 0; i < n; ++i) {
     Connection& c = connections_[i];
     c.slot = i;
     c.timer.owner = i;
-    const proto::RequestTemplate& tmpl = config_.templates[c.target];
-    std::span<char> storage;
-    if (tmpl.has_index()) storage = std::span<char>(request_storage_).subspan(i * stride, stride);
-    c.request = proto::RenderedRequest(&tmpl, storage);
+    c.pending = std::span(pending_storage_).subspan(size_t{i} * plan.pipeline, plan.pipeline);
+    c.out = std::span(request_storage_).subspan(i * out_bytes, out_bytes);
+  }
+  retry_.reserve(pending_storage_.size());
+  listed_.reserve(n);
+  origin_ns_ = config_.start_ns != 0 ? config_.start_ns : loop_->Now();
+  if (plan.rate.has_value()) {
+    pacer_ = RequestPacer(ArrivalSchedule(*plan.rate, absl::ToDoubleSeconds(plan.ramp)),
+                          config_.index, plan.threads, plan.requests, origin_ns_);
   }
   unstamped_sends_.reserve(n);
   ramp_.emplace(config_.plan->max_connecting, n);
@@ -73,8 +87,10 @@ absl::Status Worker::Run() {
   StartAll();
   while (live_ > 0) {
     int64_t now = loop_->Now();
-    unsigned sends = StampQueuedSends(now);
+    completions_at_ns_ = now;
     CheckStop(now);
+    if (pacer_.open()) StartDue(now);
+    unsigned sends = StampQueuedSends(now);
     loop_->timers().Advance(now,
                             [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
     if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
@@ -90,9 +106,10 @@ unsigned Worker::StampQueuedSends(int64_t now) {
   auto count = static_cast<unsigned>(unstamped_sends_.size());
   for (uint32_t slot : unstamped_sends_) {
     Connection& c = connections_[slot];
-    if (!c.has_request || c.state != ConnState::kActive) continue;  // Ended before the submit.
-    c.sent_at_ns = now;
-    loop_->timers().Schedule(&c.timer, now + timeout_ns_);
+    if (c.state != ConnState::kActive) continue;  // Ended before the submit.
+    for (uint32_t k = c.stamped; k < c.submitted; ++k) c.at(k).sent_ns = now;
+    c.stamped = c.submitted;
+    if (!c.timer.scheduled()) ScheduleTimeout(c);
   }
   unstamped_sends_.clear();
   return count;
@@ -125,31 +142,49 @@ void Worker::CheckStop(int64_t now) {
     aborted_ = true;
     AbortInFlight();
   }
+  if (pacer_.open() && !retired_ && !MoreToCome()) RetireIdle();
 }
 
 // Every request still without an outcome ends as a timeout with cause ECANCELED.
 void Worker::AbortInFlight() {
   for (Connection& c : connections_) {
-    if (!c.has_request) continue;
-    FinishRequest(c, Outcome::kTimeout, ECANCELED);
+    if (c.count == 0) continue;
     if (c.state == ConnState::kIdle) {  // Still queued for a connect: never opened.
+      while (c.count > 0) FinishRequest(c, Outcome::kTimeout, ECANCELED);
       c.state = ConnState::kDone;
       --live_;
     } else if (c.state != ConnState::kClosing) {
-      Close(c);
+      Fail(c, Outcome::kTimeout, ECANCELED);
     }
   }
+  for (const PendingRequest& r : retry_) {
+    --in_flight_;
+    if (r.warmup) {
+      stats_->WarmupCompleted();
+    } else {
+      stats_->RequestFailed(Outcome::kTimeout, ECANCELED, r.target);
+    }
+  }
+  retry_.clear();
 }
 
+// Closed model: every connection takes a request and connects. Open model: all wait, listed,
+// for the schedule (StartDue).
 void Worker::StartAll() {
-  started_ns_ = loop_->Now();
+  started_ns_ = completions_at_ns_ = loop_->Now();
   for (Connection& c : connections_) {
-    if (NextRequest(c)) {
-      ++live_;
-      ++ramp_remaining_;
+    ++live_;
+    if (pacer_.open()) {
+      List(c);
+      continue;
+    }
+    PendingRequest request;
+    if (NextRequest(&request)) {
+      AddRequest(c, request);
       RequestConnect(c);
     } else {
       c.state = ConnState::kDone;
+      --live_;
     }
   }
 }
@@ -158,6 +193,12 @@ int64_t Worker::WaitBudget(int64_t now) const {
   int64_t wait = loop_->timers().size() > 0 ? kMaxWaitWithTimersNs : kMaxWaitNs;
   if (!draining_ && config_.deadline_ns != 0) {
     wait = std::min(wait, std::max<int64_t>(config_.deadline_ns - now, 0));
+  }
+  // Wake for the next request of the schedule; one already due waits for a connection, and
+  // the completion that frees one wakes us anyway.
+  int64_t due = pacer_.next_due_ns();
+  if (pacer_.open() && !draining_ && due > now && due != RequestPacer::kNever) {
+    wait = std::min(wait, due - now);
   }
   return wait;
 }
@@ -169,31 +210,6 @@ unsigned Worker::BatchTarget() const {
   if (batch_window_ns_ == 0) return 1;
   return std::clamp<unsigned>(in_flight_ / 2, 1, 64);
 }
-
-bool Worker::NextRequest(Connection& c) {
-  if (draining_ || !cursor_.Next(&c.index)) return false;
-  c.has_request = true;
-  ++in_flight_;
-  stats_->RequestStarted();
-  return true;
-}
-
-void Worker::SendRequest(Connection& c) {
-  std::string_view bytes = c.request.Render(c.index);
-  c.send_data = bytes.data();
-  c.send_size = static_cast<uint32_t>(bytes.size());
-  c.send_offset = 0;
-  c.parser.Start(config_.templates[c.target].is_head());
-  c.sent_at_ns = completions_at_ns_;  // Refined by StampQueuedSends before the submit.
-  unstamped_sends_.push_back(c.slot);
-  QueueSend(c);
-}
-
-void Worker::QueueSend(Connection& c) {
-  loop_->Send(c.slot, c.send_data + c.send_offset, c.send_size - c.send_offset);
-}
-
-void Worker::ArmRecv(Connection& c) { loop_->Receive(c.slot); }
 
 // Every way out of a connection: the loop cancels what is pending and closes the slot;
 // kClose completes it (OnClosed).
@@ -209,23 +225,11 @@ void Worker::Close(Connection& c) {
   loop_->Close(c.slot);
 }
 
-// The one way a failure leaves a connection: the request in flight, if any, ends with
-// `outcome` (`error`: its errno, or for a parse error its ParseFailure), then the connection
-// closes.
+// The one way a failure leaves a connection: every request in flight on it ends with
+// `outcome` (`error`: its errno, or for a parse error its ParseFailure), then it closes.
 void Worker::Fail(Connection& c, Outcome outcome, int error) {
-  if (c.has_request) FinishRequest(c, outcome, error);
+  while (c.count > 0) FinishRequest(c, outcome, error);
   Close(c);
-}
-
-void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
-  c.has_request = false;
-  --in_flight_;
-  loop_->timers().Cancel(&c.timer);
-  if (outcome == Outcome::kOk) {
-    stats_->RequestSucceeded(c.parser.status_code(), completions_at_ns_ - c.sent_at_ns);
-  } else {
-    stats_->RequestFailed(outcome, error);
-  }
 }
 
 void Worker::OnCompletion(const net::Completion& completion) {
@@ -249,28 +253,39 @@ void Worker::OnCompletion(const net::Completion& completion) {
 }
 
 void Worker::OnConnect(Connection& c, int res) {
-  assert(c.state == ConnState::kConnecting && c.has_request);
+  assert(c.state == ConnState::kConnecting && c.count > 0);
   if (res < 0) {
     Fail(c, Outcome::kConnectError, -res);  // Leaves kConnecting.
     return;
   }
   LeaveConnecting(c);
+  loop_->timers().Cancel(&c.timer);  // The connect timeout; the request's starts at its send.
   c.state = ConnState::kActive;
   c.open = true;
   stats_->ConnectionOpened();
-  ArmRecv(c);
-  SendRequest(c);
+  loop_->Receive(c.slot);
+  Fill(c);
+  Flush(c);
 }
 
+// The bytes sent leave the buffer; what waits behind them (the rest of a short send, requests
+// queued meanwhile) goes next.
 void Worker::OnSend(Connection& c, int res) {
-  assert(c.state == ConnState::kActive);
+  assert(c.state == ConnState::kActive && c.send_size > 0);
   if (res < 0) {
     Fail(c, Outcome::kReset, -res);
     return;
   }
   stats_->BytesSent(res);
-  c.send_offset += res;
-  if (c.has_request && c.send_offset < c.send_size) QueueSend(c);
+  auto sent = static_cast<uint32_t>(res);
+  c.out_size -= sent;
+  c.send_size = 0;
+  if (c.out.empty()) {
+    c.static_out += sent;
+  } else {
+    std::memmove(c.out.data(), c.out.data() + sent, c.out_size);
+  }
+  if (c.count > 0) Flush(c);
 }
 
 // The loop hands over received bytes (res > 0), the peer's close (0) or an error; running
@@ -287,51 +302,69 @@ void Worker::OnReceive(Connection& c, const net::Completion& completion) {
   }
 }
 
+// Responses arrive in request order; one receive may end several of them.
 void Worker::OnData(Connection& c, std::string_view data) {
-  if (!c.has_request) {  // Bytes nobody asked for: the connection cannot be trusted.
+  while (!data.empty()) {
+    if (c.count == 0) {  // Bytes nobody asked for: the connection cannot be trusted.
+      Close(c);
+      return;
+    }
+    proto::ResponseParser::Result r = c.parser.Feed(data);
+    if (r.state == proto::ResponseParser::State::kNeedMore) return;
+    if (r.state == proto::ResponseParser::State::kError) {
+      bool too_large = c.parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge;
+      Fail(c, Outcome::kParseError,
+           static_cast<int>(too_large ? ParseFailure::kHeadersTooLarge : ParseFailure::kMalformed));
+      return;
+    }
+    // A request that said `Connection: close` is the last one on it (RFC 9112 9.6), whatever
+    // the server answered; so is one the server answered with `Connection: close`.
+    bool keep_alive = config_.plan->keep_alive && c.parser.keep_alive();
+    FinishRequest(c, Outcome::kOk, 0);
+    data.remove_prefix(r.consumed);
+    if (!keep_alive) {
+      Requeue(c);
+      Close(c);
+      return;
+    }
+  }
+  // Answered before our send finished (an early error response): the server may not have
+  // read the rest as a request boundary, so the connection is not reused.
+  if (c.count == 0 && c.send_size > 0) {
     Close(c);
     return;
   }
-  proto::ResponseParser::Result r = c.parser.Feed(data);
-  if (r.state == proto::ResponseParser::State::kNeedMore) return;
-  if (r.state == proto::ResponseParser::State::kError) {
-    bool too_large = c.parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge;
-    Fail(c, Outcome::kParseError,
-         static_cast<int>(too_large ? ParseFailure::kHeadersTooLarge : ParseFailure::kMalformed));
-    return;
-  }
-  FinishRequest(c, Outcome::kOk, 0);
-  // Reuse only a clean keep-alive connection: both sides kept it alive (a request that said
-  // `Connection: close` is the last one on it, RFC 9112 9.6, whatever the server answered),
-  // no extra bytes, our send finished.
-  bool reusable = config_.plan->request.keep_alive && c.parser.keep_alive() &&
-                  r.consumed == data.size() && !loop_->SendPending(c.slot);
-  if (reusable && NextRequest(c)) {
-    SendRequest(c);
-  } else {
-    Close(c);
-  }
+  Refill(c);
 }
 
 void Worker::OnPeerClosed(Connection& c) {
-  if (c.has_request) {
+  if (c.count > 0) {
     proto::ResponseParser::Result r = c.parser.Finish();
     if (r.state == proto::ResponseParser::State::kComplete) {
       FinishRequest(c, Outcome::kOk, 0);  // A body delimited by the close.
+      Requeue(c);
     } else if (c.parser.started()) {
-      FinishRequest(c, Outcome::kParseError, static_cast<int>(ParseFailure::kTruncated));
+      Fail(c, Outcome::kParseError, static_cast<int>(ParseFailure::kTruncated));
+      return;
     } else {
-      FinishRequest(c, Outcome::kReset, ECONNRESET);  // Closed before any response byte.
+      Fail(c, Outcome::kReset, ECONNRESET);  // Closed before any response byte.
+      return;
     }
   }
   Close(c);
 }
 
 void Worker::OnClosed(Connection& c) {
-  assert(c.state == ConnState::kClosing);
+  assert(c.state == ConnState::kClosing && c.count == 0);
   c.state = ConnState::kIdle;
-  if (NextRequest(c)) {
+  c.head = c.submitted = c.stamped = 0;
+  c.out_size = c.send_size = 0;
+  PendingRequest request;
+  if (NextRequest(&request)) {
+    AddRequest(c, request);
     RequestConnect(c);
+  } else if (MoreToCome()) {
+    List(c);
   } else {
     c.state = ConnState::kDone;
     --live_;
@@ -341,7 +374,7 @@ void Worker::OnClosed(Connection& c) {
 void Worker::OnTimeout(Connection& c) {
   if (c.state == ConnState::kConnecting) {
     Fail(c, Outcome::kConnectError, ETIMEDOUT);
-  } else if (c.state == ConnState::kActive && c.has_request) {
+  } else if (c.state == ConnState::kActive && c.count > 0) {
     Fail(c, Outcome::kTimeout, 0);
   }
 }

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "core/run/connect_ramp.h"
 #include "core/run/connection.h"
+#include "core/run/request_pacer.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
 #include "core/run/worker_stats.h"
@@ -24,9 +25,12 @@ namespace uringload::core {
 
 struct WorkerConfig {
   const RunPlan* plan = nullptr;
-  std::span<const proto::RequestTemplate> templates;  // One per target.
+  // One per (target, address): templates[target * addresses + address].
+  std::span<const proto::RequestTemplate> templates;
   uint32_t connections = 0;
   uint32_t first_connection = 0;  // Global index of this worker's first connection.
+  uint32_t index = 0;             // This worker's number, of plan->threads.
+  int64_t start_ns = 0;           // The run's start, shared by all workers (0: when Run starts).
   int64_t deadline_ns = 0;        // Stop starting requests then (0: no deadline).
   uint64_t block_size = 1;        // Indexes claimed from the source at a time.
 };
@@ -54,17 +58,27 @@ class Worker : public net::CompletionHandler {
   unsigned BatchTarget() const;
 
   void AssignRoutes();
-  bool NextRequest(Connection& c);
   void RequestConnect(Connection& c);
   void AdmitQueuedConnects();
   void Connect(Connection& c);
   void LeaveConnecting(Connection& c);
-  void SendRequest(Connection& c);
-  void QueueSend(Connection& c);
-  void ArmRecv(Connection& c);
   void Close(Connection& c);
-  void FinishRequest(Connection& c, Outcome outcome, int error);
   void Fail(Connection& c, Outcome outcome, int error);
+
+  // Requests (worker_requests.cc).
+  bool MoreToCome() const;
+  bool NextRequest(PendingRequest* request);
+  const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const;
+  void AddRequest(Connection& c, const PendingRequest& request);
+  void Fill(Connection& c);
+  void Flush(Connection& c);
+  void Refill(Connection& c);
+  void FinishRequest(Connection& c, Outcome outcome, int error);
+  void Requeue(Connection& c);
+  void ScheduleTimeout(Connection& c);
+  void List(Connection& c);
+  void StartDue(int64_t now);
+  void RetireIdle();
 
   void OnConnect(Connection& c, int res);
   void OnSend(Connection& c, int res);
@@ -75,7 +89,7 @@ class Worker : public net::CompletionHandler {
   void OnTimeout(Connection& c);
 
   const WorkerConfig config_;
-  RequestCursor cursor_;
+  RequestPacer pacer_;
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
   int64_t timeout_ns_;
@@ -83,9 +97,16 @@ class Worker : public net::CompletionHandler {
   int64_t batch_window_ns_;
 
   std::unique_ptr<net::EventLoop> loop_;
+  int64_t warmup_ns_;
   std::vector<Connection> connections_;
-  std::vector<char> request_storage_;
-  std::vector<uint32_t> unstamped_sends_;  // Sends queued since the last submit.
+  std::vector<PendingRequest> pending_storage_;  // -p entries per connection.
+  std::vector<char> request_storage_;            // -p rendered requests per connection.
+  std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
+  std::vector<PendingRequest> retry_;  // Sent behind a response that closed the connection.
+  std::vector<uint32_t> listed_;       // Open model: connections that may take requests.
+  int64_t late_since_ns_ = -1;         // Requests due by then found every connection busy.
+  int64_t origin_ns_ = 0;
+  bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;
   int64_t started_ns_ = 0;
   uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.

@@ -9,15 +9,19 @@ namespace uringload::core {
 void Worker::AssignRoutes() {
   const RunPlan& plan = *config_.plan;
   size_t sources = std::max<size_t>(1, plan.sources.size());
-  size_t pairs = sources * plan.targets.size();
+  size_t pairs = sources * plan.addresses.size();
   for (uint32_t i = 0; i < connections_.size(); ++i) {
     size_t pair = (config_.first_connection + i) % pairs;
     connections_[i].source = plan.sources.empty() ? -1 : static_cast<int16_t>(pair % sources);
-    connections_[i].target = static_cast<uint16_t>(pair / sources);
+    connections_[i].address = static_cast<uint16_t>(pair / sources);
   }
 }
 
 void Worker::RequestConnect(Connection& c) {
+  if (!c.ramp_counted) {  // The ramp ends when every connection's first attempt has.
+    c.ramp_counted = true;
+    ++ramp_remaining_;
+  }
   if (ramp_->TryAdmit()) {
     Connect(c);
   } else {
@@ -41,7 +45,7 @@ void Worker::Connect(Connection& c) {
   c.state = ConnState::kConnecting;
   loop_->timers().Schedule(&c.timer, loop_->Now() + connect_timeout_ns_);
   const RunPlan& plan = *config_.plan;
-  loop_->Connect(c.slot, plan.targets[c.target], c.source >= 0 ? &plan.sources[c.source] : nullptr);
+  loop_->Connect(c.slot, plan.addresses[c.address], c.source >= 0 ? &plan.sources[c.source] : nullptr);
 }
 
 // Every way out of kConnecting passes here: it frees a ramp place and ends the ramp.

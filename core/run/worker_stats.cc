@@ -24,7 +24,25 @@ void RunStats::Merge(const RunStats& other) {
     for (size_t e = 0; e < kErrnoSlots; ++e) causes[o][e] += other.causes[o][e];
   }
   latency.Merge(other.latency);
+  latency_uncorrected.Merge(other.latency_uncorrected);
+  late_starts += other.late_starts;
+  warmup_started += other.warmup_started;
+  warmup_completed += other.warmup_completed;
+  if (target_ok.size() < other.target_ok.size()) {
+    target_ok.resize(other.target_ok.size());
+    target_failed.resize(other.target_failed.size());
+  }
+  for (size_t t = 0; t < other.target_ok.size(); ++t) {
+    target_ok[t] += other.target_ok[t];
+    target_failed[t] += other.target_failed[t];
+  }
 }
+
+WorkerStats::WorkerStats(size_t targets, bool open_model)
+    : targets_(targets),
+      target_ok_(new SingleWriterCounter[targets]()),
+      target_failed_(new SingleWriterCounter[targets]()),
+      open_model_(open_model) {}
 
 void WorkerStats::ConnectionOpened() {
   Add(connections_opened_);
@@ -44,6 +62,7 @@ RunStats WorkerStats::Snapshot() const {
     s.outcomes[i] = Read(outcomes_[i]);
   }
   s.outcomes[static_cast<size_t>(Outcome::kOk)] = s.latency.count;
+  s.latency_uncorrected = open_model_ ? uncorrected_.Snapshot() : s.latency;
   s.started = Read(started_);
   for (size_t i = 0; i < status_codes_.size(); ++i) {
     s.status_codes[i] = Read(status_codes_[i]);
@@ -54,6 +73,15 @@ RunStats WorkerStats::Snapshot() const {
   s.connections_open = Read(connections_open_);
   s.connections_peak = Read(connections_peak_);
   s.ramp_ns = Read(ramp_ns_);
+  s.late_starts = Read(late_starts_);
+  s.warmup_started = Read(warmup_started_);
+  s.warmup_completed = Read(warmup_completed_);
+  s.target_ok.resize(targets_);
+  s.target_failed.resize(targets_);
+  for (size_t t = 0; t < targets_; ++t) {
+    s.target_ok[t] = Read(target_ok_[t]);
+    s.target_failed[t] = Read(target_failed_[t]);
+  }
   for (size_t o = 0; o < causes_.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) {
       s.causes[o][e] = Read(causes_[o][e]);

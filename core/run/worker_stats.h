@@ -5,6 +5,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "core/outcome.h"
 #include "core/run/latency_histogram.h"
@@ -28,7 +30,16 @@ struct RunStats {
   uint64_t connections_peak = 0;  // Sum of per-worker peaks: an upper bound of the true peak.
   uint64_t ramp_ns = 0;           // Until every connection's first connect ended (slowest worker).
   CauseCounts causes{};           // [outcome][errno] for every outcome but ok.
+  // Latency of ok requests: from the intended start in the open model (-R), which counts the
+  // time a request waited for a connection; from the send otherwise.
   HistogramSnapshot latency;
+  HistogramSnapshot latency_uncorrected;  // From the send, always (== latency when closed).
+  uint64_t late_starts = 0;               // Open model: due while every connection was busy.
+  // Requests started during --warmup: sent, then kept out of everything above.
+  uint64_t warmup_started = 0;
+  uint64_t warmup_completed = 0;
+  std::vector<uint64_t> target_ok;      // Per target request (--targets line).
+  std::vector<uint64_t> target_failed;  // Ended with any outcome but ok.
 
   uint64_t completed() const;  // Requests with an outcome.
   uint64_t in_flight() const { return started - completed(); }
@@ -38,22 +49,33 @@ struct RunStats {
 
 class WorkerStats {
  public:
+  // `targets`: how many target requests the plan has; `open_model`: record the uncorrected
+  // latency apart (closed, it is the same as the latency).
+  explicit WorkerStats(size_t targets = 1, bool open_model = false);
+
   void RequestStarted() { Add(started_); }
   // A request that failed; `error` is the errno behind it (0 if none), kept for the summary's
   // error details.
-  void RequestFailed(Outcome o, int error = 0) {
+  void RequestFailed(Outcome o, int error = 0, uint32_t target = 0) {
     size_t slot = error > 0 && static_cast<size_t>(error) < kErrnoSlots ? error : 0;
     Add(outcomes_[static_cast<size_t>(o)]);
     Add(causes_[static_cast<size_t>(o)][slot]);
+    Add(target_failed_[target]);
   }
   // A request that ended `ok`. The latency histogram is the ok counter: a snapshot takes the
   // ok count from the same bucket reads as the histogram, so a scrape's `_count`, its `+Inf`
   // bucket and outcome="ok" are always equal (separate counters read a moment apart were
   // seen 60 apart: _count 106,637 with +Inf 106,577).
-  void RequestSucceeded(int status, uint64_t latency_ns) {
+  void RequestSucceeded(int status, uint64_t latency_ns, uint64_t uncorrected_ns = 0,
+                        uint32_t target = 0) {
     Add(status_codes_[static_cast<size_t>(status) < kStatusCodeSlots ? status : 0]);
+    Add(target_ok_[target]);
+    if (open_model_) uncorrected_.Record(uncorrected_ns);
     latency_.Record(latency_ns);
   }
+  void LateStart() { Add(late_starts_); }
+  void WarmupStarted() { Add(warmup_started_); }
+  void WarmupCompleted() { Add(warmup_completed_); }
   void BytesSent(uint64_t n) { Add(bytes_sent_, n); }
   void BytesReceived(uint64_t n) { Add(bytes_received_, n); }
   void ConnectionOpened();
@@ -74,7 +96,15 @@ class WorkerStats {
   SingleWriterCounter connections_peak_{0};
   SingleWriterCounter ramp_ns_{0};
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
+  SingleWriterCounter late_starts_{0};
+  SingleWriterCounter warmup_started_{0};
+  SingleWriterCounter warmup_completed_{0};
+  size_t targets_;
+  std::unique_ptr<SingleWriterCounter[]> target_ok_;
+  std::unique_ptr<SingleWriterCounter[]> target_failed_;
+  bool open_model_;
   LatencyHistogram latency_;
+  LatencyHistogram uncorrected_;
 };
 
 }  // namespace uringload::core

@@ -23,8 +23,10 @@ constexpr int64_t kMs = 1'000'000;
 class Client {
  public:
   explicit Client(RunOptions options) : plan_(*MakeRunPlan(options)), source_(plan_.requests) {
-    for (size_t i = 0; i < plan_.targets.size(); ++i) {
-      templates_.push_back(*proto::RequestTemplate::Build(plan_.RequestFor(i)));
+    for (size_t t = 0; t < plan_.targets.size(); ++t) {
+      for (size_t a = 0; a < plan_.addresses.size(); ++a) {
+        templates_.push_back(*proto::RequestTemplate::Build(plan_.RequestFor(t, a)));
+      }
     }
     auto loop = std::make_unique<FakeEventLoop>(plan_.concurrency);
     loop_ = loop.get();

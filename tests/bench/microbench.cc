@@ -11,7 +11,6 @@
 
 namespace {
 
-using uringload::proto::RenderedRequest;
 using uringload::proto::RequestSpec;
 using uringload::proto::RequestTemplate;
 using uringload::proto::ResponseParser;
@@ -22,9 +21,8 @@ void BM_RenderIndexedRequest(benchmark::State& state) {
   spec.host_header = "127.0.0.1:8080";
   RequestTemplate tmpl = *RequestTemplate::Build(spec);
   std::vector<char> storage(tmpl.max_size());
-  RenderedRequest request(&tmpl, storage);
   uint64_t index = 1'000'000;
-  for (auto _ : state) benchmark::DoNotOptimize(request.Render(index++));
+  for (auto _ : state) benchmark::DoNotOptimize(tmpl.RenderInto(index++, storage));
 }
 BENCHMARK(BM_RenderIndexedRequest);
 

@@ -1,0 +1,130 @@
+#include "core/run/thresholds.h"
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace uringload::core {
+namespace {
+
+constexpr std::array<std::pair<const char*, double>, 6> kQuantiles = {
+    {{"p50", 0.5}, {"p75", 0.75}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}}};
+
+enum class Kind { kLatency, kRate, kCount, kUnknown };
+
+Kind KindOf(const std::string& measure) {
+  for (const auto& [name, q] : kQuantiles) {
+    if (measure == name) return Kind::kLatency;
+  }
+  if (measure == "min" || measure == "mean" || measure == "max") return Kind::kLatency;
+  if (measure == "error_rate" || measure == "success_rate") return Kind::kRate;
+  if (measure == "rps" || measure == "errors" || measure == "late_starts") return Kind::kCount;
+  for (const char* name : kOutcomeNames) {
+    if (measure == name) return Kind::kCount;
+  }
+  return Kind::kUnknown;
+}
+
+}  // namespace
+
+absl::StatusOr<Threshold> ParseThreshold(const std::string& text) {
+  auto fail = [&text](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("--fail-if '", text, "': ", why));
+  };
+  size_t at = text.find_first_of("<>");
+  if (at == std::string::npos) return fail("expected MEASURE>VALUE or MEASURE<VALUE, e.g. p99>250ms");
+  Threshold t;
+  t.expr = text;
+  t.measure = std::string(absl::StripAsciiWhitespace(text.substr(0, at)));
+  bool greater = text[at] == '>';
+  bool equal = at + 1 < text.size() && text[at + 1] == '=';
+  t.op = greater ? (equal ? Threshold::Op::kGreaterEqual : Threshold::Op::kGreater)
+                 : (equal ? Threshold::Op::kLessEqual : Threshold::Op::kLess);
+  std::string value(absl::StripAsciiWhitespace(text.substr(at + (equal ? 2 : 1))));
+  Kind kind = KindOf(t.measure);
+  if (kind == Kind::kUnknown) {
+    return fail(absl::StrCat("unknown measure '", t.measure,
+                             "' (p50 p75 p90 p95 p99 p999 min mean max error_rate success_rate "
+                             "rps errors late_starts ok timeout connect_error reset parse_error)"));
+  }
+  if (value.empty()) return fail("no value");
+  if (kind == Kind::kLatency) {
+    absl::Duration d;
+    if (!absl::ParseDuration(value, &d) || d < absl::ZeroDuration() ||
+        value.find_first_not_of("0123456789.") == std::string::npos) {
+      return fail(absl::StrCat("a latency bound is a duration with a unit (250ms, 1.5s), got '",
+                               value, "'"));
+    }
+    t.bound = absl::ToDoubleSeconds(d);
+    return t;
+  }
+  bool percent = kind == Kind::kRate && value.back() == '%';
+  if (percent) value.pop_back();
+  if (!absl::SimpleAtod(value, &t.bound) || !std::isfinite(t.bound) || t.bound < 0) {
+    return fail(absl::StrCat("expected a number, got '", value, "'"));
+  }
+  if (percent) t.bound /= 100;
+  if (kind == Kind::kRate && t.bound > 1) {
+    return fail("a rate is a fraction (0.01) or a percentage (1%), at most 100%");
+  }
+  return t;
+}
+
+std::optional<double> MeasureOf(const std::string& measure, const RunStats& s,
+                                absl::Duration duration) {
+  const HistogramSnapshot& h = s.latency;
+  for (const auto& [name, q] : kQuantiles) {
+    if (measure == name) {
+      if (h.count == 0) return std::nullopt;
+      return h.Quantile(q) / 1e9;
+    }
+  }
+  if (measure == "min" || measure == "mean" || measure == "max") {
+    if (h.count == 0) return std::nullopt;
+    if (measure == "min") return h.min / 1e9;
+    return measure == "max" ? h.max / 1e9 : h.Mean() / 1e9;
+  }
+  uint64_t completed = s.completed();
+  uint64_t errors = completed - s.outcome(Outcome::kOk);
+  if (measure == "error_rate" || measure == "success_rate") {
+    if (completed == 0) return std::nullopt;
+    double error_rate = static_cast<double>(errors) / completed;
+    return measure == "error_rate" ? error_rate : 1 - error_rate;
+  }
+  if (measure == "rps") {
+    double seconds = absl::ToDoubleSeconds(duration);
+    return seconds > 0 ? completed / seconds : 0.0;
+  }
+  if (measure == "errors") return static_cast<double>(errors);
+  if (measure == "late_starts") return static_cast<double>(s.late_starts);
+  for (size_t o = 0; o < kOutcomeCount; ++o) {
+    if (measure == kOutcomeNames[o]) return static_cast<double>(s.outcomes[o]);
+  }
+  return std::nullopt;
+}
+
+std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
+                                                const RunStats& stats, absl::Duration duration) {
+  std::vector<ThresholdResult> results;
+  for (const Threshold& t : thresholds) {
+    ThresholdResult r{.expr = t.expr, .value = MeasureOf(t.measure, stats, duration), .failed = true};
+    if (r.value.has_value()) {
+      double v = *r.value;
+      switch (t.op) {
+        case Threshold::Op::kGreater: r.failed = v > t.bound; break;
+        case Threshold::Op::kGreaterEqual: r.failed = v >= t.bound; break;
+        case Threshold::Op::kLess: r.failed = v < t.bound; break;
+        case Threshold::Op::kLessEqual: r.failed = v <= t.bound; break;
+      }
+    }
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace uringload::core

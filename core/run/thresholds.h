@@ -1,0 +1,40 @@
+// Thresholds: pass/fail conditions for CI (`--fail-if p99>250ms`, repeatable). Each names a
+// measure of the finished run, a comparison and a bound; one that holds fails the run (exit 3).
+// Measures: latency p50 p75 p90 p95 p99 p999 min mean max (the corrected latency under -R;
+// a duration bound with its unit), error_rate and success_rate (0.01 or 1%), rps, late_starts,
+// errors (every outcome but ok), and each outcome by name (ok, timeout, …).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/run/worker_stats.h"
+
+namespace uringload::core {
+
+struct Threshold {
+  enum class Op { kGreater, kGreaterEqual, kLess, kLessEqual };
+  std::string expr;     // As given.
+  std::string measure;  // "p99", "error_rate", "ok", …
+  Op op = Op::kGreater;
+  double bound = 0;  // Seconds for latencies, a fraction for rates.
+};
+
+struct ThresholdResult {
+  std::string expr;
+  std::optional<double> value;  // None: nothing to measure (a latency without an ok response).
+  bool failed = false;          // The condition held, or there was nothing to measure.
+};
+
+// One expression, or InvalidArgument naming what is wrong with it.
+absl::StatusOr<Threshold> ParseThreshold(const std::string& text);
+// The measured value of `measure` for a run with `stats` over `duration`.
+std::optional<double> MeasureOf(const std::string& measure, const RunStats& stats,
+                                absl::Duration duration);
+std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
+                                                const RunStats& stats, absl::Duration duration);
+
+}  // namespace uringload::core

@@ -1,0 +1,173 @@
+// Worker, part three: where requests come from and how they go out. A connection holds up to
+// -p requests in flight (PendingRequest ring), rendered back-to-back into its buffer and sent
+// with one send at a time; each is stamped by the submit that carries it. In the open model
+// connections that can take a request wait on a list until the schedule says one is due.
+#include <cassert>
+
+#include "core/run/worker.h"
+
+namespace uringload::core {
+
+// Whether any request may still start here: one handed back for a retry, or the schedule's.
+bool Worker::MoreToCome() const { return !retry_.empty() || (!draining_ && !pacer_.exhausted()); }
+
+// The next request to start now, if any: first those sent behind a response that closed its
+// connection (they were never answered and already count as started), then the schedule's.
+bool Worker::NextRequest(PendingRequest* request) {
+  if (!retry_.empty()) {
+    *request = retry_.back();
+    retry_.pop_back();
+    request->sent_ns = 0;
+    return true;
+  }
+  RequestPacer::Due due;
+  if (draining_ || !pacer_.Take(completions_at_ns_, &due)) return false;
+  int64_t started_at = pacer_.open() ? due.intended_ns : completions_at_ns_;
+  *request = {.index = due.index,
+              .intended_ns = due.intended_ns,
+              .sent_ns = 0,
+              .target = static_cast<uint32_t>(config_.plan->TargetOf(due.index)),
+              .warmup = started_at - origin_ns_ < warmup_ns_};
+  ++in_flight_;
+  if (request->warmup) {
+    stats_->WarmupStarted();
+  } else {
+    stats_->RequestStarted();
+    if (pacer_.open() && due.intended_ns <= late_since_ns_) stats_->LateStart();
+  }
+  return true;
+}
+
+const proto::RequestTemplate& Worker::TemplateFor(const Connection& c,
+                                                  const PendingRequest& r) const {
+  return config_.templates[r.target * config_.plan->addresses.size() + c.address];
+}
+
+// Renders `request` behind what the connection has not sent yet.
+void Worker::AddRequest(Connection& c, const PendingRequest& request) {
+  assert(c.count < c.pending.size());
+  c.at(c.count) = request;
+  ++c.count;
+  const proto::RequestTemplate& tmpl = TemplateFor(c, request);
+  if (c.count == 1) c.parser.Start(tmpl.is_head());
+  if (c.out.empty()) {  // One static request in flight at most: sent from the template.
+    c.static_out = tmpl.static_bytes().data();
+    c.out_size = static_cast<uint32_t>(tmpl.static_bytes().size());
+  } else {
+    std::string_view bytes = tmpl.RenderInto(request.index, c.out.subspan(c.out_size));
+    c.out_size += static_cast<uint32_t>(bytes.size());
+  }
+}
+
+// Takes as many requests as are due and fit (-p).
+void Worker::Fill(Connection& c) {
+  PendingRequest request;
+  while (c.count < c.pending.size() && NextRequest(&request)) AddRequest(c, request);
+}
+
+// Sends what waits, unless a send is in flight (its completion sends the rest).
+void Worker::Flush(Connection& c) {
+  if (c.send_size != 0 || c.out_size == 0) return;
+  c.send_size = c.out_size;
+  loop_->Send(c.slot, c.out.empty() ? c.static_out : c.out.data(), c.send_size);
+  if (c.stamped == c.submitted) unstamped_sends_.push_back(c.slot);  // Else already queued.
+  c.submitted = c.count;
+}
+
+// After responses: more requests on the connection, or it waits (open model), or it closes.
+void Worker::Refill(Connection& c) {
+  Fill(c);
+  if (c.count == 0 && !MoreToCome()) {
+    Close(c);
+    return;
+  }
+  if (c.count < c.pending.size() && pacer_.open()) List(c);
+  Flush(c);
+}
+
+// Ends the oldest request in flight on `c`.
+void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
+  assert(c.count > 0);
+  const PendingRequest& r = c.oldest();
+  --in_flight_;
+  if (r.warmup) {
+    stats_->WarmupCompleted();
+  } else if (outcome == Outcome::kOk) {
+    uint64_t uncorrected = completions_at_ns_ - r.sent_ns;
+    uint64_t latency = pacer_.open() ? completions_at_ns_ - r.intended_ns : uncorrected;
+    stats_->RequestSucceeded(c.parser.status_code(), latency, uncorrected, r.target);
+  } else {
+    stats_->RequestFailed(outcome, error, r.target);
+  }
+  c.head = static_cast<uint16_t>((c.head + 1) % c.pending.size());
+  --c.count;
+  if (c.submitted > 0) --c.submitted;
+  if (c.stamped > 0) --c.stamped;
+  loop_->timers().Cancel(&c.timer);
+  if (c.count == 0) return;
+  c.parser.Start(TemplateFor(c, c.oldest()).is_head());
+  if (c.stamped > 0) ScheduleTimeout(c);
+}
+
+// The server ended the connection after a complete response: the requests sent behind it were
+// never answered, so they go out again on another connection (they stay started, once).
+void Worker::Requeue(Connection& c) {
+  while (c.count > 0) {
+    retry_.push_back(c.oldest());
+    c.head = static_cast<uint16_t>((c.head + 1) % c.pending.size());
+    --c.count;
+  }
+  c.submitted = c.stamped = 0;
+}
+
+// The timeout runs from the send of the oldest request in flight.
+void Worker::ScheduleTimeout(Connection& c) {
+  if (c.count > 0) loop_->timers().Schedule(&c.timer, c.oldest().sent_ns + timeout_ns_);
+}
+
+void Worker::List(Connection& c) {
+  if (c.listed) return;
+  c.listed = true;
+  listed_.push_back(c.slot);
+}
+
+// Open model: each due request goes to a listed connection (open ones get it at once, closed
+// ones connect for it). When none is left, what is due waits: those requests start late.
+void Worker::StartDue(int64_t now) {
+  while (MoreToCome() && (!retry_.empty() || pacer_.next_due_ns() <= now)) {
+    if (listed_.empty()) {
+      late_since_ns_ = now;
+      return;
+    }
+    Connection& c = connections_[listed_.back()];
+    listed_.pop_back();
+    c.listed = false;
+    if (c.state == ConnState::kActive && c.count < c.pending.size()) {
+      Fill(c);
+      if (c.count < c.pending.size()) List(c);
+      Flush(c);
+    } else if (c.state == ConnState::kIdle && c.count == 0) {
+      PendingRequest request;
+      if (!NextRequest(&request)) return;
+      AddRequest(c, request);
+      RequestConnect(c);
+    }
+  }
+}
+
+// Open model, no request will come any more: connections without one close now.
+void Worker::RetireIdle() {
+  retired_ = true;
+  for (Connection& c : connections_) {
+    if (c.count > 0) continue;
+    if (c.state == ConnState::kActive) {
+      Close(c);
+    } else if (c.state == ConnState::kIdle) {
+      c.state = ConnState::kDone;
+      --live_;
+    }
+  }
+  listed_.clear();
+}
+
+}  // namespace uringload::core

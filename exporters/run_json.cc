@@ -1,0 +1,114 @@
+// RunResultToJson: the machine-readable result (schema in README.md).
+#include "absl/time/time.h"
+#include "exporters/json_text.h"
+#include "exporters/report_format.h"
+#include "exporters/run_report.h"
+
+namespace uringload::exporters {
+namespace {
+
+using core::Outcome;
+using core::RunStats;
+
+// Without an ok response there is no latency to report: null, not zero.
+Json LatencyJson(const core::HistogramSnapshot& h) {
+  if (h.count == 0) return nullptr;
+  Quantiles q = LatencyQuantiles(h);
+  return {{"mean", q.mean}, {"stddev", q.stddev}, {"min", q.min},   {"p50", q.p50},
+          {"p75", q.p75},   {"p90", q.p90},       {"p95", q.p95},   {"p99", q.p99},
+          {"p999", q.p999}, {"max", q.max}};
+}
+
+// RFC 3339 in UTC with microseconds.
+std::string Timestamp(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+}
+
+Json ErrorsJson(const RunStats& s) {
+  Json errors = Json::array();
+  for (size_t o = 1; o < core::kOutcomeCount; ++o) {
+    for (size_t e = 0; e < core::kErrnoSlots; ++e) {
+      if (s.causes[o][e] == 0) continue;
+      errors.push_back(
+          {{"outcome", core::kOutcomeNames[o]},
+           {"errno", o == size_t(Outcome::kParseError) ? 0 : e},
+           {"message", o == size_t(Outcome::kParseError) || e != 0 ? CauseText(o, e) : ""},
+           {"count", s.causes[o][e]}});
+    }
+  }
+  return errors;
+}
+
+Json TargetsJson(const RunReport& report) {
+  Json targets = Json::array();
+  if (report.plan == nullptr) return targets;
+  const RunStats& s = report.result->stats;
+  for (size_t t = 0; t < report.plan->targets.size(); ++t) {
+    const core::TargetRequest& target = report.plan->targets[t];
+    uint64_t ok = t < s.target_ok.size() ? s.target_ok[t] : 0;
+    uint64_t failed = t < s.target_failed.size() ? s.target_failed[t] : 0;
+    targets.push_back({{"line", target.line},
+                       {"method", target.method},
+                       {"url", target.url},
+                       {"requests", ok + failed},
+                       {"ok", ok},
+                       {"failed", failed}});
+  }
+  return targets;
+}
+
+}  // namespace
+
+std::string RunResultToJson(const RunReport& report) {
+  const RunStats& s = report.result->stats;
+  absl::Duration measured = MeasuredDuration(*report.result, report.plan);
+  const core::RunPlan* plan = report.plan;
+  Json outcomes = Json::object();
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) outcomes[core::kOutcomeNames[o]] = s.outcomes[o];
+  Json status_codes = Json::object();
+  for (size_t code = 0; code < s.status_codes.size(); ++code) {
+    if (s.status_codes[code] > 0) status_codes[std::to_string(code)] = s.status_codes[code];
+  }
+  Json thresholds = Json::array();
+  for (const core::ThresholdResult& t : report.thresholds) {
+    thresholds.push_back({{"expr", t.expr},
+                          {"value", t.value ? Json(*t.value) : Json(nullptr)},
+                          {"failed", t.failed}});
+  }
+  Json doc = {
+      {"target", report.target},
+      {"concurrency", report.concurrency},
+      {"threads", report.threads},
+      {"rate", plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
+      {"pipeline", plan ? plan->pipeline : 1},
+      {"interrupted", report.result->interrupted},
+      {"started_at", Timestamp(report.result->started_at)},
+      {"ended_at", Timestamp(report.result->ended_at)},
+      {"requests",
+       {{"planned", report.planned ? Json(*report.planned) : Json(nullptr)},
+        {"started", s.started},
+        {"completed", s.completed()},
+        {"late_starts", s.late_starts}}},
+      {"warmup",
+       {{"seconds", plan ? absl::ToDoubleSeconds(plan->warmup) : 0.0},
+        {"requests", s.warmup_started}}},
+      {"outcomes", outcomes},
+      {"status_codes", status_codes},
+      {"duration_seconds", absl::ToDoubleSeconds(report.result->duration)},
+      {"measured_seconds", absl::ToDoubleSeconds(measured)},
+      {"requests_per_second", Rate(s.completed(), measured)},
+      {"latency_seconds", LatencyJson(s.latency)},
+      {"latency_uncorrected_seconds", LatencyJson(s.latency_uncorrected)},
+      {"bytes", {{"sent", s.bytes_sent}, {"received", s.bytes_received}}},
+      {"connections",
+       {{"opened", s.connections_opened},
+        {"peak", s.connections_peak},
+        {"ramp_seconds", s.ramp_ns / 1e9}}},
+      {"errors", ErrorsJson(s)},
+      {"targets", TargetsJson(report)},
+      {"thresholds", thresholds},
+  };
+  return DumpJson(doc);
+}
+
+}  // namespace uringload::exporters
