@@ -236,7 +236,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--ramp", o.ramp, "With -R: rise linearly from 0 to R over this (e.g. 30s)");
   run->add_option("-p,--pipeline", o.pipeline,
                   absl::StrCat("Requests written back-to-back per connection (HTTP/1.1 "
-                               "pipelining, at most ", core::kMaxPipeline, ")"))
+                               "pipelining, at most ",
+                               core::kMaxPipeline, ")"))
       ->capture_default_str();
   run->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "

@@ -35,13 +35,14 @@ std::string FormatLiveStatus(const LiveStatus& s) {
     out = absl::StrFormat("%s %3.0f%% %s left", Bar(elapsed / total), 100 * elapsed / total,
                           FormatSeconds(std::max(total - elapsed, 0.0)));
   }
-  absl::StrAppend(&out, absl::StrFormat("  %s  %.0f req/s  p99 %s  in flight %d", FormatSeconds(elapsed),
-                                        rate,
-                                        recent.count > 0 ? FormatSeconds(recent.Quantile(0.99) / 1e9)
-                                                         : std::string("--"),
-                                        now.in_flight()));
+  absl::StrAppend(
+      &out, absl::StrFormat(
+                "  %s  %.0f req/s  p99 %s  in flight %d", FormatSeconds(elapsed), rate,
+                recent.count > 0 ? FormatSeconds(recent.Quantile(0.99) / 1e9) : std::string("--"),
+                now.in_flight()));
   for (size_t o = 1; o < core::kOutcomeCount; ++o) {
-    if (now.outcomes[o] > 0) absl::StrAppend(&out, "  ", core::kOutcomeNames[o], " ", now.outcomes[o]);
+    if (now.outcomes[o] > 0)
+      absl::StrAppend(&out, "  ", core::kOutcomeNames[o], " ", now.outcomes[o]);
   }
   return out;
 }

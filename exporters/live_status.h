@@ -16,7 +16,7 @@ struct LiveStatus {
   const core::RunStats* window_start = nullptr;  // A snapshot about a second older.
   double window_seconds = 1;
   absl::Duration elapsed;
-  std::optional<uint64_t> planned;              // -n
+  std::optional<uint64_t> planned;                 // -n
   std::optional<absl::Duration> planned_duration;  // -d
 };
 

@@ -45,10 +45,9 @@ class FamilyBuilder {
   std::vector<MetricFamily> families_;
 };
 
-void AddDurationHistogram(FamilyBuilder& b, const core::HistogramSnapshot& latency) {
-  MetricFamily& family =
-      b.Family("uringload_request_duration_seconds",
-               "Send submission to end of the parsed response, ok requests", MetricType::Histogram);
+void AddDurationHistogram(FamilyBuilder& b, const std::string& name, const std::string& help,
+                          const core::HistogramSnapshot& latency) {
+  MetricFamily& family = b.Family(name, help, MetricType::Histogram);
   ClientMetric::Histogram& h = b.Metric(family).histogram;
   h.sample_count = latency.count;
   h.sample_sum = static_cast<double>(latency.sum) / 1e9;
@@ -105,7 +104,17 @@ std::vector<MetricFamily> RunCollector::Collect() const {
     if (s.status_codes[code] == 0) continue;
     b.Metric(responses, {{"code", std::to_string(code)}}).counter.value = s.status_codes[code];
   }
-  AddDurationHistogram(b, s.latency);
+  AddDurationHistogram(b, "uringload_request_duration_seconds",
+                       "Ok requests, to the end of the parsed response: from the intended start "
+                       "under -R (waiting for a connection counts), else from the send",
+                       s.latency);
+  AddDurationHistogram(b, "uringload_request_duration_uncorrected_seconds",
+                       "Ok requests, from the send submission to the end of the parsed response",
+                       s.latency_uncorrected);
+  b.Counter("uringload_late_starts_total",
+            "Open model: requests due while every connection was busy", s.late_starts);
+  b.Counter("uringload_warmup_requests_total", "Requests started during --warmup (not measured)",
+            s.warmup_started);
   b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet", s.in_flight());
   b.Gauge("uringload_connections_open", "Client connections open", s.connections_open);
   b.Counter("uringload_connections_opened_total", "Client connections established",

@@ -14,9 +14,8 @@ using core::RunStats;
 Json LatencyJson(const core::HistogramSnapshot& h) {
   if (h.count == 0) return nullptr;
   Quantiles q = LatencyQuantiles(h);
-  return {{"mean", q.mean}, {"stddev", q.stddev}, {"min", q.min},   {"p50", q.p50},
-          {"p75", q.p75},   {"p90", q.p90},       {"p95", q.p95},   {"p99", q.p99},
-          {"p999", q.p999}, {"max", q.max}};
+  return {{"mean", q.mean}, {"stddev", q.stddev}, {"min", q.min}, {"p50", q.p50},   {"p75", q.p75},
+          {"p90", q.p90},   {"p95", q.p95},       {"p99", q.p99}, {"p999", q.p999}, {"max", q.max}};
 }
 
 // RFC 3339 in UTC with microseconds.

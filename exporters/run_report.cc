@@ -78,8 +78,8 @@ void AppendTargets(const RunReport& report, std::string* out) {
     const core::TargetRequest& target = report.plan->targets[t];
     uint64_t ok = t < s.target_ok.size() ? s.target_ok[t] : 0;
     uint64_t failed = t < s.target_failed.size() ? s.target_failed[t] : 0;
-    absl::StrAppend(out, "  ", target.method, " ", target.url, ": ", ok + failed, " requests, ",
-                    ok, " ok, ", failed, " failed\n");
+    absl::StrAppend(out, "  ", target.method, " ", target.url, ": ", ok + failed, " requests, ", ok,
+                    " ok, ", failed, " failed\n");
   }
 }
 
@@ -132,9 +132,9 @@ std::string FormatRunSummary(const RunReport& report) {
   std::string out = absl::StrCat("Target:      ", report.target, "\n");
   absl::StrAppend(&out, "Plan:        ", PlanLine(report), "\n");
   absl::StrAppend(
-      &out, absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s",
-                            s.completed(), s.started, FormatSeconds(absl::ToDoubleSeconds(d)),
-                            Rate(s.completed(), d)));
+      &out,
+      absl::StrFormat("Requests:    %d completed of %d started in %s, %.1f req/s", s.completed(),
+                      s.started, FormatSeconds(absl::ToDoubleSeconds(d)), Rate(s.completed(), d)));
   if (open_model) absl::StrAppend(&out, ", ", s.late_starts, " started late");
   absl::StrAppend(&out, "\n");
   if (s.warmup_started > 0) {
@@ -153,8 +153,8 @@ std::string FormatRunSummary(const RunReport& report) {
     absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);
   }
   if (s.completed() > 0) {
-    absl::StrAppend(&out, absl::StrFormat("  (%.2f%% ok)", 100.0 * s.outcome(Outcome::kOk) /
-                                                               s.completed()));
+    absl::StrAppend(
+        &out, absl::StrFormat("  (%.2f%% ok)", 100.0 * s.outcome(Outcome::kOk) / s.completed()));
   }
   absl::StrAppend(&out, "\n");
   AppendStatus(s, &out);

@@ -96,8 +96,8 @@ TEST(RunReportTest, SummaryShowsOutcomesStatusesAndErrorCauses) {
                            "connect_error: 1 (Connection refused)", "timeout: 1 (no complete"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }
-  for (const char* part : {"p75 ", "p95 ", " ± ", "(50.00% ok)", "Warning:     1 of 2 responses were not 2xx",
-                           "Transfer:", "  <= "}) {
+  for (const char* part : {"p75 ", "p95 ", " ± ", "(50.00% ok)",
+                           "Warning:     1 of 2 responses were not 2xx", "Transfer:", "  <= "}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }
 }
@@ -120,15 +120,16 @@ TEST(RunReportTest, LiveStatusShowsTheLastSecondNotTheAverage) {
                     .planned_duration = std::nullopt};
   std::string line = FormatLiveStatus(status);
   // 5 completed in the last 0.5 s: 10 req/s, though the average over 100 s is 0.05.
-  for (const char* part : {" 50% ", "10 req/s", "p99 3.", "in flight 0", "reset 1", "[##########"}) {
+  for (const char* part :
+       {" 50% ", "10 req/s", "p99 3.", "in flight 0", "reset 1", "[##########"}) {
     EXPECT_NE(line.find(part), std::string::npos) << part << "\n" << line;
   }
 }
 
 TEST(RunReportTest, ThresholdsAppearInTheSummaryAndTheJson) {
   core::RunResult result = SampleResult();
-  RunReport report{.target = "http://x/", .planned = 4, .concurrency = 2, .threads = 1,
-                   .result = &result};
+  RunReport report{
+      .target = "http://x/", .planned = 4, .concurrency = 2, .threads = 1, .result = &result};
   std::vector<core::Threshold> thresholds = {*core::ParseThreshold("p99>3ms"),
                                              *core::ParseThreshold("error_rate>60%")};
   report.thresholds = core::EvaluateThresholds(thresholds, result.stats, result.duration);

@@ -46,8 +46,8 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv) {
     q[3] = h.max / 1e9;
   }
   if (csv) {
-    std::string line = absl::StrFormat("%.3f,%.3f,%d,%d", row.t, row.seconds, row.started,
-                                       row.completed());
+    std::string line =
+        absl::StrFormat("%.3f,%.3f,%d,%d", row.t, row.seconds, row.started, row.completed());
     for (uint64_t n : row.outcomes) absl::StrAppend(&line, ",", n);
     absl::StrAppend(&line, absl::StrFormat(",%.3f", rps));
     for (const std::optional<double>& v : q) {
@@ -56,7 +56,9 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv) {
     absl::StrAppend(&line, ",", row.in_flight, ",", row.connections_open, "\n");
     return line;
   }
-  Json j = {{"t", row.t}, {"seconds", row.seconds}, {"started", row.started},
+  Json j = {{"t", row.t},
+            {"seconds", row.seconds},
+            {"started", row.started},
             {"completed", row.completed()}};
   for (size_t o = 0; o < core::kOutcomeCount; ++o) j[core::kOutcomeNames[o]] = row.outcomes[o];
   j["rps"] = rps;

@@ -15,8 +15,8 @@ struct TimelineRow {
   double seconds = 0;  // The interval's length.
   uint64_t started = 0;
   std::array<uint64_t, core::kOutcomeCount> outcomes{};  // Requests completed, by outcome.
-  core::HistogramSnapshot latency;                        // Of the ok ones completed in it.
-  uint64_t in_flight = 0;                                 // At its end.
+  core::HistogramSnapshot latency;                       // Of the ok ones completed in it.
+  uint64_t in_flight = 0;                                // At its end.
   uint64_t connections_open = 0;
   uint64_t completed() const;
 };

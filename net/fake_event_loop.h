@@ -32,6 +32,9 @@ class FakeEventLoop final : public EventLoop {
   std::function<void(FakeEventLoop&, const Submitted&)> on_submit;
   // Called when a wait finds nothing scripted and no timer pending (a server test stops here).
   std::function<void()> on_idle;
+  // Called at each wait before anything else, to script what happens as time passes (a
+  // response that comes 50 ms after its request).
+  std::function<void(FakeEventLoop&)> on_wait;
 
   // Scripts a completion for the slot's current incarnation, handed over at the next Drain.
   void Complete(uint32_t slot, Op op, int res, std::string data = {}, bool more = true) {
@@ -86,6 +89,7 @@ class FakeEventLoop final : public EventLoop {
   // on_idle ends the run. A worker that never finishes fails instead of hanging.
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned) override {
     if (++waits_ > 1'000'000) return absl::InternalError("fake loop: no progress");
+    if (on_wait) on_wait(*this);
     if (!ready_.empty()) return absl::OkStatus();
     if (wheel_.size() == 0 && on_idle) on_idle();
     now_ns_ += timeout_ns > 0 ? timeout_ns : 1'000'000;

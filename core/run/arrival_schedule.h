@@ -15,7 +15,8 @@ class ArrivalSchedule {
 
   int64_t OffsetNs(uint64_t k) const {
     double n = static_cast<double>(k);
-    double seconds = n < rate_ * ramp_ / 2 ? std::sqrt(2 * ramp_ * n / rate_) : n / rate_ + ramp_ / 2;
+    double seconds =
+        n < rate_ * ramp_ / 2 ? std::sqrt(2 * ramp_ * n / rate_) : n / rate_ + ramp_ / 2;
     return static_cast<int64_t>(std::llround(seconds * 1e9));
   }
 

@@ -26,20 +26,20 @@ struct PendingRequest {
 };
 
 struct Connection {
-  net::TimerNode timer;  // First member: the timer wheel hands back a TimerNode*.
-  proto::ResponseParser parser;          // Parses the response to pending[head].
-  std::span<PendingRequest> pending;     // A ring of -p entries.
-  std::span<char> out;                   // Rendered bytes not yet sent; empty: see below.
-  const char* static_out = nullptr;      // Without `out`: the unsent rest of a template.
-  uint32_t out_size = 0;                 // Bytes waiting or in the send in flight.
-  uint32_t send_size = 0;                // Bytes of the send in flight (0: none).
-  uint32_t slot = 0;                     // Direct descriptor slot, fixed for the connection's life.
-  uint16_t head = 0;                     // Oldest pending request.
-  uint16_t count = 0;                    // Pending requests.
-  uint16_t submitted = 0;                // Of them (oldest first), handed to a send.
-  uint16_t stamped = 0;                  // Of those, with sent_ns set.
-  uint16_t address = 0;                  // Index into the plan's addresses.
-  int16_t source = -1;                   // Index into the plan's sources; -1: the kernel chooses.
+  net::TimerNode timer;               // First member: the timer wheel hands back a TimerNode*.
+  proto::ResponseParser parser;       // Parses the response to pending[head].
+  std::span<PendingRequest> pending;  // A ring of -p entries.
+  std::span<char> out;                // Rendered bytes not yet sent; empty: see below.
+  const char* static_out = nullptr;   // Without `out`: the unsent rest of a template.
+  uint32_t out_size = 0;              // Bytes waiting or in the send in flight.
+  uint32_t send_size = 0;             // Bytes of the send in flight (0: none).
+  uint32_t slot = 0;                  // Direct descriptor slot, fixed for the connection's life.
+  uint16_t head = 0;                  // Oldest pending request.
+  uint16_t count = 0;                 // Pending requests.
+  uint16_t submitted = 0;             // Of them (oldest first), handed to a send.
+  uint16_t stamped = 0;               // Of those, with sent_ns set.
+  uint16_t address = 0;               // Index into the plan's addresses.
+  int16_t source = -1;                // Index into the plan's sources; -1: the kernel chooses.
   ConnState state = ConnState::kIdle;
   bool open = false;          // Counted in connections_open.
   bool ramped = false;        // Its first connect attempt has ended (see Worker ramp).

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "core/file_contents.h"
 #include "core/run/target_file.h"
 #include "net/source_addresses.h"
@@ -97,8 +97,8 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
                                plan.url.HostHeader(), "): connections are shared"));
     }
     if (plan.targets.empty()) plan.url = *url;
-    TargetRequest target{.line = line.line, .method = line.method, .url = line.url,
-                         .parsed = *url, .spec = {}};
+    TargetRequest target{
+        .line = line.line, .method = line.method, .url = line.url, .parsed = *url, .spec = {}};
     target.spec.method = line.method;
     target.spec.target = url->target;
     target.spec.host_header = url->HostHeader();
@@ -131,9 +131,9 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
     double rate = 0;
     if (!absl::SimpleAtod(*options.rate, &rate) || !std::isfinite(rate) || rate <= 0 ||
         rate > kMaxRate) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "-R/--rate must be a number of requests per second above 0 and at most ", kMaxRate,
-          ", got '", *options.rate, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("-R/--rate must be a number of requests per second above 0 and at most ",
+                       kMaxRate, ", got '", *options.rate, "'"));
     }
     plan.rate = rate;
   }

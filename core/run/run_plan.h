@@ -87,8 +87,8 @@ struct RunPlan {
   // none: closed model, each connection sends its next request when the last one ended.
   std::optional<double> rate;
   absl::Duration ramp = absl::ZeroDuration();
-  uint32_t pipeline = 1;                           // Requests in flight per connection.
-  absl::Duration warmup = absl::ZeroDuration();    // Requests started before this are unmeasured.
+  uint32_t pipeline = 1;                         // Requests in flight per connection.
+  absl::Duration warmup = absl::ZeroDuration();  // Requests started before this are unmeasured.
 
   // Target `target`'s request on address `address` (its own Host header for a port range).
   proto::RequestSpec RequestFor(size_t target, size_t address) const;

@@ -32,7 +32,8 @@ absl::StatusOr<std::vector<TargetLine>> ParseTargetFile(const std::string& path,
     auto fail = [&](const std::string& why) {
       return absl::InvalidArgumentError(absl::StrCat("--targets ", path, ":", number, ": ", why));
     };
-    std::vector<std::string> words = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    std::vector<std::string> words =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     if (words.size() < 2 || words.size() > 3) {
       return fail(absl::StrCat("expected 'METHOD URL [@bodyfile]', got '", line, "'"));
     }

@@ -37,7 +37,8 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text) {
     return absl::InvalidArgumentError(absl::StrCat("--fail-if '", text, "': ", why));
   };
   size_t at = text.find_first_of("<>");
-  if (at == std::string::npos) return fail("expected MEASURE>VALUE or MEASURE<VALUE, e.g. p99>250ms");
+  if (at == std::string::npos)
+    return fail("expected MEASURE>VALUE or MEASURE<VALUE, e.g. p99>250ms");
   Threshold t;
   t.expr = text;
   t.measure = std::string(absl::StripAsciiWhitespace(text.substr(0, at)));
@@ -112,14 +113,23 @@ std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& th
                                                 const RunStats& stats, absl::Duration duration) {
   std::vector<ThresholdResult> results;
   for (const Threshold& t : thresholds) {
-    ThresholdResult r{.expr = t.expr, .value = MeasureOf(t.measure, stats, duration), .failed = true};
+    ThresholdResult r{
+        .expr = t.expr, .value = MeasureOf(t.measure, stats, duration), .failed = true};
     if (r.value.has_value()) {
       double v = *r.value;
       switch (t.op) {
-        case Threshold::Op::kGreater: r.failed = v > t.bound; break;
-        case Threshold::Op::kGreaterEqual: r.failed = v >= t.bound; break;
-        case Threshold::Op::kLess: r.failed = v < t.bound; break;
-        case Threshold::Op::kLessEqual: r.failed = v <= t.bound; break;
+        case Threshold::Op::kGreater:
+          r.failed = v > t.bound;
+          break;
+        case Threshold::Op::kGreaterEqual:
+          r.failed = v >= t.bound;
+          break;
+        case Threshold::Op::kLess:
+          r.failed = v < t.bound;
+          break;
+        case Threshold::Op::kLessEqual:
+          r.failed = v <= t.bound;
+          break;
       }
     }
     results.push_back(std::move(r));

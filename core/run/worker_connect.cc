@@ -45,7 +45,8 @@ void Worker::Connect(Connection& c) {
   c.state = ConnState::kConnecting;
   loop_->timers().Schedule(&c.timer, loop_->Now() + connect_timeout_ns_);
   const RunPlan& plan = *config_.plan;
-  loop_->Connect(c.slot, plan.addresses[c.address], c.source >= 0 ? &plan.sources[c.source] : nullptr);
+  loop_->Connect(c.slot, plan.addresses[c.address],
+                 c.source >= 0 ? &plan.sources[c.source] : nullptr);
 }
 
 // Every way out of kConnecting passes here: it frees a ramp place and ends the ramp.

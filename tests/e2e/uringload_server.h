@@ -50,6 +50,7 @@ class UringloadServer {
 
   bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
+  pid_t pid() const { return process_->pid(); }
   // The URL of every port: "http://127.0.0.1:P-Q/path" when there are several.
   std::string Url(const std::string& path) const {
     std::string ports = std::to_string(port_);

@@ -1,0 +1,68 @@
+#include "core/run/thresholds.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+
+namespace uringload::core {
+namespace {
+
+RunStats Sample() {
+  WorkerStats stats;
+  for (int i = 0; i < 100; ++i) {
+    stats.RequestStarted();
+    if (i < 98) {
+      stats.RequestSucceeded(200, (i + 1) * 1'000'000ull);  // 1..98 ms.
+    } else {
+      stats.RequestFailed(Outcome::kTimeout);
+    }
+  }
+  return stats.Snapshot();
+}
+
+bool Fails(const std::string& expr, const RunStats& s, absl::Duration d = absl::Seconds(10)) {
+  absl::StatusOr<Threshold> t = ParseThreshold(expr);
+  EXPECT_TRUE(t.ok()) << expr << ": " << t.status();
+  return EvaluateThresholds({*t}, s, d)[0].failed;
+}
+
+TEST(ThresholdsTest, EachMeasureIsComparedWithItsValue) {
+  RunStats s = Sample();
+  EXPECT_TRUE(Fails("p99>90ms", s));
+  EXPECT_FALSE(Fails("p99>120ms", s));
+  EXPECT_TRUE(Fails("p50 > 40ms", s));
+  EXPECT_FALSE(Fails("p50>60ms", s));
+  EXPECT_TRUE(Fails("max>=98ms", s));
+  EXPECT_TRUE(Fails("error_rate>1%", s));  // 2 of 100.
+  EXPECT_FALSE(Fails("error_rate>0.05", s));
+  EXPECT_TRUE(Fails("success_rate<99%", s));
+  EXPECT_TRUE(Fails("rps<11", s));  // 100 in 10 s.
+  EXPECT_FALSE(Fails("rps<9", s));
+  EXPECT_TRUE(Fails("ok<99", s));
+  EXPECT_FALSE(Fails("ok<98", s));
+  EXPECT_TRUE(Fails("timeout>0", s));
+  EXPECT_FALSE(Fails("reset>0", s));
+  EXPECT_TRUE(Fails("errors>=2", s));
+}
+
+TEST(ThresholdsTest, ALatencyWithoutAnyOkResponseFails) {
+  WorkerStats stats;
+  stats.RequestStarted();
+  stats.RequestFailed(Outcome::kConnectError, ECONNREFUSED);
+  std::vector<ThresholdResult> r =
+      EvaluateThresholds({*ParseThreshold("p99>1s")}, stats.Snapshot(), absl::Seconds(1));
+  EXPECT_TRUE(r[0].failed);
+  EXPECT_FALSE(r[0].value.has_value());
+}
+
+TEST(ThresholdsTest, BadExpressionsSayWhatIsWrong) {
+  for (const char* bad : {"p99", "p98>1ms", "p99>250", "p99>fast", "error_rate>150%", "rps<-1",
+                          "ok<", ">5", "latency>1s"}) {
+    absl::StatusOr<Threshold> t = ParseThreshold(bad);
+    EXPECT_FALSE(t.ok()) << bad;
+    EXPECT_NE(t.status().message().find(bad), std::string::npos) << t.status();
+  }
+}
+
+}  // namespace
+}  // namespace uringload::core

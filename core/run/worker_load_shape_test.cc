@@ -1,0 +1,179 @@
+// Pipelining, the open model, targets and the warmup, on the fake event loop: exact counts,
+// the order of responses, and every request in flight on a broken connection accounted for.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+
+#include "core/run/worker_test_client.h"
+
+namespace uringload::core {
+namespace {
+
+using test_support::AnswerEverything;
+using test_support::Client;
+using test_support::FakeEventLoop;
+using test_support::kMs;
+using test_support::kOk;
+using test_support::Op;
+using test_support::Options;
+
+size_t Occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// A peer that answers each send with one response per request in it, all in one receive.
+void AnswerEachRequest(FakeEventLoop& loop, const std::string& response = kOk) {
+  loop.on_submit = [response](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) {
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      std::string answers;
+      for (size_t i = 0; i < Occurrences(s.bytes, "GET "); ++i) answers += response;
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(answers.size()), answers);
+    }
+  };
+}
+
+TEST(PipelineTest, SendsDRequestsBackToBackAndMatchesResponsesInOrder) {
+  RunOptions o = Options(20, 1);
+  o.pipeline = 4;
+  Client client(o);
+  AnswerEachRequest(client.loop());
+  RunStats s = client.Run();
+  EXPECT_EQ(s.outcome(Outcome::kOk), 20u);
+  EXPECT_EQ(s.started, 20u);
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 1u);
+  // The first send carries 4 requests; each later one the 4 the last answers made room for.
+  EXPECT_EQ(Occurrences(client.loop().submitted()[2].bytes, "GET "), 4u);
+  EXPECT_EQ(client.loop().Count(Op::kSend), 5u);
+  std::string sent = client.loop().SentOn(0);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_NE(sent.find("GET /" + std::to_string(i) + " "), std::string::npos) << i;
+  }
+}
+
+TEST(PipelineTest, AResetEndsEveryRequestInFlightOnce) {
+  RunOptions o = Options(3, 1);
+  o.pipeline = 3;
+  Client client(o);
+  client.loop().on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) {
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      l.Complete(s.slot, Op::kRecv, -ECONNRESET);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(s.started, 3u);
+  EXPECT_EQ(s.outcome(Outcome::kReset), 3u);
+  EXPECT_EQ(s.completed(), 3u);
+}
+
+TEST(PipelineTest, RequestsBehindAClosingResponseAreSentAgainOnANewConnection) {
+  RunOptions o = Options(4, 1);
+  o.pipeline = 4;
+  Client client(o);
+  const std::string closing = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+  int sends = 0;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op != Op::kSend) return;
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    // First connection: one answer, then the server says it closes (like nginx after
+    // keepalive_requests); the three behind it were never answered.
+    std::string answer = ++sends == 1 ? std::string(kOk) + closing : std::string(kOk) + kOk;
+    l.Complete(s.slot, Op::kRecv, static_cast<int>(answer.size()), answer);
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(s.started, 4u);
+  EXPECT_EQ(s.outcome(Outcome::kOk), 4u);
+  EXPECT_EQ(s.completed(), 4u);
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);
+}
+
+TEST(OpenModelTest, StartsRequestsOnTheScheduleNotAsFastAsAnswered) {
+  RunOptions o = Options(5, 2);
+  o.rate = "10";  // One every 100 ms.
+  Client client(o);
+  std::vector<int64_t> send_times;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) {
+      send_times.push_back(l.Now());
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(sizeof(kOk) - 1), kOk);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(s.outcome(Outcome::kOk), 5u);
+  EXPECT_EQ(s.late_starts, 0u);
+  ASSERT_EQ(send_times.size(), 5u);
+  for (size_t i = 1; i < send_times.size(); ++i) {
+    EXPECT_NEAR(send_times[i] - send_times[0], static_cast<int64_t>(i) * 100 * kMs, 2 * kMs) << i;
+  }
+  EXPECT_EQ(client.loop().Count(Op::kConnect), 1u);  // An idle connection is reused.
+}
+
+TEST(OpenModelTest, ARequestDueWhileEveryConnectionIsBusyStartsLateAndCountsTheWait) {
+  RunOptions o = Options(3, 1);
+  o.rate = "100";  // Every 10 ms, but the one connection is busy for 50 ms per request.
+  Client client(o);
+  // Each response comes 50 ms after its request: the loop's clock moves only as it waits.
+  int64_t answer_at = 0;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& sub) {
+    if (sub.op == Op::kConnect) l.Complete(sub.slot, Op::kConnect, 0);
+    if (sub.op == Op::kSend) {
+      l.Complete(sub.slot, Op::kSend, static_cast<int>(sub.bytes.size()));
+      answer_at = l.Now() + 50 * kMs;
+    }
+  };
+  client.loop().on_wait = [&](FakeEventLoop& l) {
+    if (answer_at != 0 && l.Now() >= answer_at) {
+      answer_at = 0;
+      l.Complete(0, Op::kRecv, static_cast<int>(sizeof(kOk) - 1), kOk);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(s.outcome(Outcome::kOk), 3u);
+  EXPECT_EQ(s.late_starts, 2u);
+  // The third was due at 20 ms and sent at ~100 ms: corrected ~130 ms, uncorrected ~50 ms.
+  EXPECT_GE(s.latency.max, 125 * kMs);
+  EXPECT_LE(s.latency_uncorrected.max, 55 * kMs);
+}
+
+TEST(TargetsTest, RoundRobinOverTargetsWithPerTargetCounts) {
+  RunOptions o = Options(6, 1);
+  o.url.clear();
+  o.targets_file = ::testing::TempDir() + "/targets.txt";
+  FILE* f = fopen(o.targets_file->c_str(), "w");
+  fputs("# two targets\nGET http://127.0.0.1:8080/a/{i}\n\nHEAD http://127.0.0.1:8080/b\n", f);
+  fclose(f);
+  Client client(o);
+  AnswerEverything(client.loop());
+  RunStats s = client.Run();
+  EXPECT_EQ(s.outcome(Outcome::kOk), 6u);
+  EXPECT_EQ(s.target_ok, (std::vector<uint64_t>{3, 3}));
+  std::string sent = client.loop().SentOn(0);
+  EXPECT_NE(sent.find("GET /a/4 "), std::string::npos);
+  EXPECT_EQ(Occurrences(sent, "HEAD /b "), 3u);
+}
+
+TEST(WarmupTest, RequestsInTheWarmupAreSentButNotMeasured) {
+  RunOptions o = Options(10, 1);
+  o.rate = "10";  // Due at 0, 100, …, 900 ms; the first three within the 250 ms warmup.
+  o.warmup = "250ms";
+  Client client(o);
+  AnswerEverything(client.loop());
+  RunStats s = client.Run();
+  EXPECT_EQ(s.warmup_started, 3u);
+  EXPECT_EQ(s.warmup_completed, 3u);
+  EXPECT_EQ(s.started, 7u);
+  EXPECT_EQ(s.outcome(Outcome::kOk), 7u);
+  EXPECT_EQ(client.loop().Count(Op::kSend), 10u);
+}
+
+}  // namespace
+}  // namespace uringload::core

@@ -1,0 +1,86 @@
+// A client Worker over net::FakeEventLoop for unit tests: the plan's URL is never dialled, the
+// test scripts every completion and moves the clock.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/run/worker.h"
+#include "net/fake_event_loop.h"
+
+namespace uringload::core::test_support {
+
+using net::FakeEventLoop;
+using net::Op;
+
+constexpr char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+constexpr int64_t kMs = 1'000'000;
+
+// One worker over a fake loop, for the plan `options` describes (the URL is never dialled).
+class Client {
+ public:
+  explicit Client(RunOptions options)
+      : plan_(*MakeRunPlan(options)),
+        source_(plan_.requests),
+        stats_(plan_.targets.size(), plan_.rate.has_value()) {
+    for (size_t t = 0; t < plan_.targets.size(); ++t) {
+      for (size_t a = 0; a < plan_.addresses.size(); ++a) {
+        templates_.push_back(*proto::RequestTemplate::Build(plan_.RequestFor(t, a)));
+      }
+    }
+    auto loop = std::make_unique<FakeEventLoop>(plan_.concurrency);
+    loop_ = loop.get();
+    WorkerConfig config{.plan = &plan_,
+                        .templates = templates_,
+                        .connections = plan_.concurrency,
+                        .first_connection = 0,
+                        .index = 0,
+                        .start_ns = 0,
+                        .deadline_ns = 0,
+                        .block_size = 1};
+    worker_ = std::make_unique<Worker>(config, &source_, &stats_, &stop_, std::move(loop));
+  }
+  FakeEventLoop& loop() { return *loop_; }
+  std::atomic<bool>& stop() { return stop_; }
+  RunStats Run() {
+    EXPECT_TRUE(worker_->Run().ok());
+    return stats_.Snapshot();
+  }
+
+ private:
+  RunPlan plan_;
+  std::vector<proto::RequestTemplate> templates_;
+  RequestSource source_;
+  WorkerStats stats_;
+  std::atomic<bool> stop_{false};
+  FakeEventLoop* loop_;
+  std::unique_ptr<Worker> worker_;
+};
+
+inline RunOptions Options(int64_t n, int64_t c) {
+  RunOptions o;
+  o.url = "http://127.0.0.1:8080/{i}";
+  o.requests = n;
+  o.concurrency = c;
+  o.threads = 1;
+  o.timeout = "1s";
+  o.connect_timeout = "500ms";
+  return o;
+}
+
+// A peer that accepts every connection and answers every request with `response`.
+inline void AnswerEverything(FakeEventLoop& loop, std::string response = kOk) {
+  loop.on_submit = [response](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op == Op::kSend) {
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(response.size()), response);
+    }
+  };
+}
+
+}  // namespace uringload::core::test_support

@@ -1,0 +1,115 @@
+// End-to-end: the open model (-R) against `uringload serve`: the rate is held, coordinated
+// omission is corrected (and the uncorrected latency shows what it hides), and --fail-if
+// decides the exit status.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <string>
+#include <thread>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+
+namespace uringload::testing {
+namespace {
+
+double Number(const FlatJson& j, const std::string& path) {
+  auto it = j.find(path);
+  EXPECT_NE(it, j.end()) << path;
+  return it == j.end() ? -1 : std::stod(it->second);
+}
+
+TEST(OpenModelE2ETest, HoldsTheRateWithTheServersLatency) {
+  UringloadServer server({"--delay", "10ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-R", "2000", "-d", "5s", server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_NEAR(Number(run.json, "requests_per_second"), 2000, 20);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(run.json, "requests.started"));
+  EXPECT_GE(Number(run.json, "latency_seconds.p50"), 0.010);
+  EXPECT_LE(Number(run.json, "latency_seconds.p50"), 0.012);
+}
+
+TEST(OpenModelE2ETest, ARateBelowTheThreadCountIsExact) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-R", "3", "-t", "8", "-d", "3s", server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "outcomes.ok")), 9, 1);
+}
+
+TEST(OpenModelE2ETest, NAtARate) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "300", "-R", "200", server.Url("/{i}")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 300u);
+  EXPECT_NEAR(Number(run.json, "duration_seconds"), 1.5, 0.1);  // Last one due at 1.495 s.
+}
+
+// 4 connections to a server that takes 100 ms per request can do 40/s; asked for 200/s, the
+// requests queue for a connection, and only the corrected latency shows it.
+TEST(OpenModelE2ETest, CoordinatedOmissionIsCorrected) {
+  UringloadServer server({"--delay", "100ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput shorter = RunUringload({"-R", "200", "-c", "4", "-d", "2s", server.Url("/")});
+  RunOutput longer = RunUringload({"-R", "200", "-c", "4", "-d", "4s", server.Url("/")});
+  for (const RunOutput* run : {&shorter, &longer}) {
+    ASSERT_EQ(run->process.exit_code, 0) << run->process.err;
+    EXPECT_GT(Number(run->json, "latency_seconds.p99"), 1.0);
+    EXPECT_LT(Number(run->json, "latency_uncorrected_seconds.p99"), 0.2);
+    EXPECT_GT(JsonCount(run->json, "requests.late_starts"), 0u);
+  }
+  EXPECT_GT(Number(longer.json, "latency_seconds.p99"),
+            Number(shorter.json, "latency_seconds.p99") + 0.5);
+}
+
+// The server stops for a second: every request due meanwhile waits, which only the corrected
+// latency counts (the few in flight on the 10 connections are under 1%).
+TEST(OpenModelE2ETest, AServerPauseShowsInTheCorrectedLatencyOnly) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  std::thread pauser([&server] {
+    usleep(1'500'000);
+    kill(server.pid(), SIGSTOP);
+    usleep(1'000'000);
+    kill(server.pid(), SIGCONT);
+  });
+  RunOutput run = RunUringload({"-R", "1000", "-c", "10", "-d", "4s", server.Url("/")});
+  pauser.join();
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_GE(Number(run.json, "latency_seconds.p99"), 0.5);
+  EXPECT_LT(Number(run.json, "latency_uncorrected_seconds.p99"), 0.1);
+}
+
+TEST(ThresholdsE2ETest, ABreachedOneExitsThreeAMetOneZero) {
+  UringloadServer server({"--delay", "5ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput breached = RunUringload({"-n", "200", "-c", "10", "--fail-if", "p50>1ms", "--fail-if",
+                                     "error_rate>1%", server.Url("/")});
+  EXPECT_EQ(breached.process.exit_code, 3) << breached.process.err;
+  EXPECT_EQ(breached.json.at("thresholds.0.failed"), "true");
+  EXPECT_EQ(breached.json.at("thresholds.1.failed"), "false");
+  EXPECT_GT(Number(breached.json, "thresholds.0.value"), 0.004);
+  RunOutput met = RunUringload(
+      {"-n", "200", "-c", "10", "--fail-if", "p50>1s", "--fail-if", "ok<200", server.Url("/")});
+  EXPECT_EQ(met.process.exit_code, 0) << met.process.err;
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.received"), 400u);
+}
+
+TEST(ThresholdsE2ETest, ABadOneExitsTwoBeforeAnyTraffic) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "10", "--fail-if", "p99>fast", server.Url("/")});
+  EXPECT_EQ(run.process.exit_code, 2);
+  EXPECT_NE(run.process.err.find("--fail-if 'p99>fast'"), std::string::npos) << run.process.err;
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.received"), 0u);
+  EXPECT_EQ(JsonCount(summary, "connections.accepted"), 0u);
+}
+
+}  // namespace
+}  // namespace uringload::testing

@@ -1,0 +1,150 @@
+// End-to-end: pipelining (-p) against `uringload serve` and nginx, the per-interval timeline,
+// and a --targets file, each with exact counts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/nginx.h"
+
+namespace uringload::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+void ExpectAllOk(const RunOutput& run, uint64_t n) {
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "requests.started"), n);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), n);
+  EXPECT_EQ(JsonCount(run.json, "status_codes.200"), n);
+}
+
+TEST(PipelineE2ETest, EightDeepAgainstServeAndNginxWithTheSameBytesAsOne) {
+  UringloadServer server;
+  NginxServer nginx;
+  ASSERT_TRUE(server.ok());
+  ASSERT_TRUE(nginx.ok());
+  for (const std::string& url : {server.Url("/{i}"), nginx.Url("/{i}")}) {
+    RunOutput deep = RunUringload({"-n", "50000", "-c", "20", "-p", "8", url});
+    RunOutput single = RunUringload({"-n", "50000", "-c", "20", url});
+    ExpectAllOk(deep, 50000);
+    ExpectAllOk(single, 50000);
+    EXPECT_EQ(JsonCount(deep.json, "bytes.received"), JsonCount(single.json, "bytes.received"));
+    EXPECT_EQ(JsonCount(deep.json, "bytes.sent"), JsonCount(single.json, "bytes.sent"));
+  }
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 100000u);
+  EXPECT_EQ(JsonCount(summary, "connections.pipeline_overflow"), 0u);
+}
+
+// nginx closes a connection after keepalive_requests; the requests pipelined behind the last
+// answer go again on a new connection, not counted twice and not lost.
+TEST(PipelineE2ETest, RequestsBehindAServerCloseAreSentAgain) {
+  NginxServer nginx({.keepalive_requests = 100});
+  ASSERT_TRUE(nginx.ok());
+  ExpectAllOk(RunUringload({"-n", "20000", "-c", "10", "-p", "8", nginx.Url("/{i}")}), 20000);
+}
+
+TEST(PipelineE2ETest, ResetsAccountForEveryRequestInFlight) {
+  UringloadServer server({"--fault-reset", "0.01"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "20000", "-c", "10", "-p", "8", server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "requests.started"), 20000u);
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 20000u);
+  EXPECT_GT(JsonCount(run.json, "outcomes.reset"), 0u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok") + JsonCount(run.json, "outcomes.reset") +
+                JsonCount(run.json, "outcomes.parse_error"),
+            20000u);
+}
+
+std::vector<Json> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
+  return lines;
+}
+
+TEST(TimelineE2ETest, IntervalsAreContiguousAndAddUpToTheTotals) {
+  UringloadServer server({"--delay", "2ms"});
+  ASSERT_TRUE(server.ok());
+  std::string path = ::testing::TempDir() + "/timeline.ndjson";
+  RunOutput run = RunUringload(
+      {"-R", "500", "-d", "2.5s", "--interval", "500ms", "--timeline", path, server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  std::vector<Json> rows = ReadLines(path);
+  ASSERT_GE(rows.size(), 5u);
+  uint64_t started = 0, ok = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i + 1 < rows.size()) {
+      EXPECT_DOUBLE_EQ(rows[i]["t"].get<double>(), 0.5 * (i + 1)) << i;
+    }
+    started += rows[i]["started"].get<uint64_t>();
+    ok += rows[i]["ok"].get<uint64_t>();
+    EXPECT_EQ(rows[i]["completed"].get<uint64_t>(), rows[i]["ok"].get<uint64_t>());
+  }
+  EXPECT_EQ(started, JsonCount(run.json, "requests.started"));
+  EXPECT_EQ(ok, JsonCount(run.json, "outcomes.ok"));
+  EXPECT_NEAR(rows[2]["rps"].get<double>(), 500, 25);
+  EXPECT_GE(rows[2]["p50"].get<double>(), 0.002);
+
+  std::string csv = ::testing::TempDir() + "/timeline.csv";
+  run = RunUringload({"-n", "300", "--timeline", csv, server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("t,seconds,started,completed,ok,", 0), 0u) << header;
+}
+
+TEST(TargetsE2ETest, PerTargetCountsAreExact) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/body.txt") << "hello";
+  std::ofstream(dir + "/targets.txt") << "# three requests\n"
+                                      << "GET " << server.Url("/a/{i}") << "\n"
+                                      << "POST " << server.Url("/b/{i}") << " @body.txt\n"
+                                      << "HEAD " << server.Url("/c") << "\n";
+  RunOutput run = RunUringload({"-n", "3000", "-c", "30", "--targets", dir + "/targets.txt"});
+  ExpectAllOk(run, 3000);
+  for (int t = 0; t < 3; ++t) {
+    std::string at = "targets." + std::to_string(t);
+    EXPECT_EQ(JsonCount(run.json, at + ".requests"), 1000u) << t;
+    EXPECT_EQ(JsonCount(run.json, at + ".ok"), 1000u) << t;
+  }
+  EXPECT_EQ(run.json.at("targets.1.method"), "POST");
+  RunOutput random = RunUringload({"-n", "3000", "--targets", dir + "/targets.txt",
+                                   "--targets-order", "random", "--seed", "7"});
+  RunOutput again = RunUringload({"-n", "3000", "--targets", dir + "/targets.txt",
+                                  "--targets-order", "random", "--seed", "7"});
+  ExpectAllOk(random, 3000);
+  for (int t = 0; t < 3; ++t) {
+    std::string at = "targets." + std::to_string(t) + ".requests";
+    EXPECT_GT(JsonCount(random.json, at), 800u);
+    EXPECT_EQ(JsonCount(random.json, at), JsonCount(again.json, at));
+  }
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 9000u);
+}
+
+TEST(WarmupE2ETest, WarmupRequestsAreSentButNotMeasured) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-R", "200", "-d", "2s", "--warmup", "1s", server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "warmup.requests"), 200u);
+  EXPECT_EQ(JsonCount(run.json, "requests.started"), 200u);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 400u);
+}
+
+}  // namespace
+}  // namespace uringload::testing
