@@ -70,7 +70,8 @@ bool OutputFile::Write(const std::string& text) {
     std::cout << text << std::flush;
     return true;
   }
-  if (ftruncate(fd_.get(), 0) != 0) {
+  // A device (/dev/null, a pipe) cannot be truncated and needs not be.
+  if (ftruncate(fd_.get(), 0) != 0 && errno != EINVAL) {
     PrintError(absl::StrCat("cannot write ", flag_, " '", path_, "': ", strerror(errno)));
     return false;
   }

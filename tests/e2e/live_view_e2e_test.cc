@@ -1,0 +1,43 @@
+// End-to-end: the live status line appears on a terminal (a pty made by script(1)) and never
+// when stderr is not one, or with -q.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/process.h"
+
+namespace uringload::testing {
+namespace {
+
+std::string RunOnTerminal(const std::string& args) {
+  ProcessResult r = RunProcess(
+      {"script", "-qfec", std::string(URINGLOAD_BINARY) + " run " + args + " >/dev/null",
+       "/dev/null"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+TEST(LiveViewE2ETest, ATerminalGetsTheLastSecondsRateAndProgress) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  std::string shown = RunOnTerminal("-R 400 -d 2s " + server.Url("/"));
+  EXPECT_NE(shown.find("\r[####"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" 400 req/s"), std::string::npos) << shown;  // Not an average with 0.
+  EXPECT_NE(shown.find("left"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("p99 "), std::string::npos) << shown;
+  EXPECT_EQ(RunOnTerminal("-q -R 400 -d 1s " + server.Url("/")).find("req/s"), std::string::npos);
+}
+
+TEST(LiveViewE2ETest, NoStatusLineWhenStderrIsNotATerminal) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  ProcessResult r =
+      RunProcess({URINGLOAD_BINARY, "run", "-R", "400", "-d", "1s", server.Url("/")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Latency:"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace uringload::testing
