@@ -51,6 +51,28 @@ TEST(PrometheusMetricsTest, RunCollectorExposesEveryMetricWithLabels) {
   }
 }
 
+// Under -R the latency counts from the intended start; the uncorrected one from the send.
+TEST(PrometheusMetricsTest, OpenModelExportsBothLatenciesAndLateStarts) {
+  RunCollector collector(
+      [] {
+        core::WorkerStats w(1, /*open_model=*/true);
+        w.RequestStarted();
+        w.LateStart();
+        w.RequestSucceeded(200, 1'500'000'000, 300'000);
+        return w.Snapshot();
+      },
+      [] { return absl::Seconds(3); }, RunInfo{"0.1.0", "http://x/", 1, 1, 1, std::nullopt},
+      {{"role", "client"}});
+  std::string text = SerializeMetrics(collector);
+  for (const char* line :
+       {"uringload_request_duration_seconds_bucket{role=\"client\",le=\"1.017\"} 0",
+        "uringload_request_duration_uncorrected_seconds_bucket{role=\"client\",le=\"0.0003084\"} 1",
+        "uringload_request_duration_uncorrected_seconds_count{role=\"client\"} 1",
+        "uringload_late_starts_total{role=\"client\"} 1"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
 // Log-spaced bounds at most 4.5% apart from 50 us to 60 s (see DurationBuckets).
 TEST(PrometheusMetricsTest, DurationBucketsAreFineEnoughForFivePercentQuantiles) {
   const std::vector<double>& b = DurationBuckets();

@@ -86,7 +86,14 @@ void AppendTargets(const RunReport& report, std::string* out) {
 void AppendThresholds(const RunReport& report, std::string* out) {
   absl::StrAppend(out, "Thresholds:\n");
   for (const core::ThresholdResult& t : report.thresholds) {
-    std::string value = t.value ? absl::StrFormat("%g", *t.value) : "n/a (nothing measured)";
+    std::string value = "n/a (nothing measured)";
+    if (t.value && t.kind == core::MeasureKind::kLatency) {
+      value = FormatSeconds(*t.value);
+    } else if (t.value && t.kind == core::MeasureKind::kFraction) {
+      value = absl::StrFormat("%.3f%%", 100 * *t.value);
+    } else if (t.value) {
+      value = absl::StrFormat("%.10g", *t.value);
+    }
     absl::StrAppend(out, absl::StrFormat("  %-24s measured %-14s %s\n", t.expr, value,
                                          t.failed ? "FAILED" : "ok"));
   }

@@ -17,6 +17,11 @@ constexpr std::array<std::pair<const char*, double>, 6> kQuantiles = {
 
 enum class Kind { kLatency, kRate, kCount, kUnknown };
 
+MeasureKind ToMeasureKind(Kind kind) {
+  if (kind == Kind::kLatency) return MeasureKind::kLatency;
+  return kind == Kind::kRate ? MeasureKind::kFraction : MeasureKind::kNumber;
+}
+
 Kind KindOf(const std::string& measure) {
   for (const auto& [name, q] : kQuantiles) {
     if (measure == name) return Kind::kLatency;
@@ -54,6 +59,7 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text) {
                              "rps errors late_starts ok timeout connect_error reset parse_error)"));
   }
   if (value.empty()) return fail("no value");
+  t.kind = ToMeasureKind(kind);
   if (kind == Kind::kLatency) {
     absl::Duration d;
     if (!absl::ParseDuration(value, &d) || d < absl::ZeroDuration() ||
@@ -113,8 +119,10 @@ std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& th
                                                 const RunStats& stats, absl::Duration duration) {
   std::vector<ThresholdResult> results;
   for (const Threshold& t : thresholds) {
-    ThresholdResult r{
-        .expr = t.expr, .value = MeasureOf(t.measure, stats, duration), .failed = true};
+    ThresholdResult r{.expr = t.expr,
+                      .kind = t.kind,
+                      .value = MeasureOf(t.measure, stats, duration),
+                      .failed = true};
     if (r.value.has_value()) {
       double v = *r.value;
       switch (t.op) {

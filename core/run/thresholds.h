@@ -15,16 +15,21 @@
 
 namespace uringload::core {
 
+// What a measure's value is: a latency in seconds, a fraction, or a count (or rate per second).
+enum class MeasureKind { kLatency, kFraction, kNumber };
+
 struct Threshold {
   enum class Op { kGreater, kGreaterEqual, kLess, kLessEqual };
   std::string expr;     // As given.
   std::string measure;  // "p99", "error_rate", "ok", …
   Op op = Op::kGreater;
   double bound = 0;  // Seconds for latencies, a fraction for rates.
+  MeasureKind kind = MeasureKind::kNumber;
 };
 
 struct ThresholdResult {
   std::string expr;
+  MeasureKind kind = MeasureKind::kNumber;
   std::optional<double> value;  // None: nothing to measure (a latency without an ok response).
   bool failed = false;          // The condition held, or there was nothing to measure.
 };

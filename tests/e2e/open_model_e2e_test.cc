@@ -47,6 +47,16 @@ TEST(OpenModelE2ETest, NAtARate) {
   EXPECT_NEAR(Number(run.json, "duration_seconds"), 1.5, 0.1);  // Last one due at 1.495 s.
 }
 
+TEST(OpenModelE2ETest, TheRampRisesLinearly) {
+  UringloadServer server;
+  ASSERT_TRUE(server.ok());
+  // Due by 3 s with a 2 s ramp to 1000/s: 1000 * (3 - 2/2) = 2000.
+  RunOutput run = RunUringload({"-R", "1000", "--ramp", "2s", "-d", "3s", server.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "requests.started")), 2000, 2);
+  EXPECT_EQ(JsonCount(run.json, "requests.late_starts"), 0u);
+}
+
 // 4 connections to a server that takes 100 ms per request can do 40/s; asked for 200/s, the
 // requests queue for a connection, and only the corrected latency shows it.
 TEST(OpenModelE2ETest, CoordinatedOmissionIsCorrected) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -91,6 +92,11 @@ TEST(TimelineE2ETest, IntervalsAreContiguousAndAddUpToTheTotals) {
   EXPECT_EQ(started, JsonCount(run.json, "requests.started"));
   EXPECT_EQ(ok, JsonCount(run.json, "outcomes.ok"));
   EXPECT_NEAR(rows[2]["rps"].get<double>(), 500, 25);
+  // The run's wall clock, RFC 3339 with microseconds.
+  EXPECT_TRUE(std::regex_match(run.json.at("started_at"),
+                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)")))
+      << run.json.at("started_at");
+  EXPECT_LT(run.json.at("started_at"), run.json.at("ended_at"));
   EXPECT_GE(rows[2]["p50"].get<double>(), 0.002);
 
   std::string csv = ::testing::TempDir() + "/timeline.csv";
