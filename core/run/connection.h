@@ -47,8 +47,17 @@ struct Connection {
   bool listed = false;        // On the worker's list of connections that can take requests.
 
   PendingRequest& oldest() { return pending[head]; }
-  // The k-th pending request, oldest first (k == count: the next free entry).
-  PendingRequest& at(uint32_t k) { return pending[(head + k) % pending.size()]; }
+  // The k-th pending request, oldest first (k == count: the next free entry). A compare, not
+  // a modulo: a division per request was measurable (callgrind, ~40 instructions).
+  PendingRequest& at(uint32_t k) {
+    uint32_t i = head + k;
+    return pending[i >= pending.size() ? i - pending.size() : i];
+  }
+  // Drops the oldest pending request.
+  void PopOldest() {
+    if (++head == pending.size()) head = 0;
+    --count;
+  }
 };
 
 }  // namespace uringload::core

@@ -149,16 +149,23 @@ TEST(TargetsTest, RoundRobinOverTargetsWithPerTargetCounts) {
   o.url.clear();
   o.targets_file = ::testing::TempDir() + "/targets.txt";
   FILE* f = fopen(o.targets_file->c_str(), "w");
-  fputs("# two targets\nGET http://127.0.0.1:8080/a/{i}\n\nHEAD http://127.0.0.1:8080/b\n", f);
+  fputs("# three targets\nGET http://127.0.0.1:8080/a/{i}\n\nHEAD http://127.0.0.1:8080/b\n"
+        "GET http://127.0.0.1:8080/c?n={i}\n",
+        f);
   fclose(f);
   Client client(o);
   AnswerEverything(client.loop());
   RunStats s = client.Run();
   EXPECT_EQ(s.outcome(Outcome::kOk), 6u);
-  EXPECT_EQ(s.target_ok, (std::vector<uint64_t>{3, 3}));
+  EXPECT_EQ(s.target_ok, (std::vector<uint64_t>{2, 2, 2}));
   std::string sent = client.loop().SentOn(0);
-  EXPECT_NE(sent.find("GET /a/4 "), std::string::npos);
-  EXPECT_EQ(Occurrences(sent, "HEAD /b "), 3u);
+  // Index k sends target k mod 3; {i} is the request index, unique across targets.
+  for (const char* request : {"GET /a/0 ", "GET /a/3 ", "GET /c?n=2 ", "GET /c?n=5 "}) {
+    EXPECT_EQ(Occurrences(sent, request), 1u) << request;
+  }
+  EXPECT_EQ(Occurrences(sent, "GET /a/"), 2u);
+  EXPECT_EQ(Occurrences(sent, "GET /c?n="), 2u);
+  EXPECT_EQ(Occurrences(sent, "HEAD /b "), 2u);
 }
 
 TEST(WarmupTest, RequestsInTheWarmupAreSentButNotMeasured) {

@@ -99,8 +99,7 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   } else {
     stats_->RequestFailed(outcome, error, r.target);
   }
-  c.head = static_cast<uint16_t>((c.head + 1) % c.pending.size());
-  --c.count;
+  c.PopOldest();
   if (c.submitted > 0) --c.submitted;
   if (c.stamped > 0) --c.stamped;
   loop_->timers().Cancel(&c.timer);
@@ -114,8 +113,7 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
 void Worker::Requeue(Connection& c) {
   while (c.count > 0) {
     retry_.push_back(c.oldest());
-    c.head = static_cast<uint16_t>((c.head + 1) % c.pending.size());
-    --c.count;
+    c.PopOldest();
   }
   c.submitted = c.stamped = 0;
 }

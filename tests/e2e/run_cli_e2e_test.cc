@@ -40,6 +40,7 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"run", "-p", "2", "--no-keepalive", "URL"}, "keep-alive"},
       {{"run", "--targets", "/nonexistent"}, "--targets '/nonexistent'"},
       {{"run", "--targets", "/etc/hostname", "URL"}, "not both"},
+      {{"run", "--targets", "/etc/hostname"}, "/etc/hostname:1: expected 'METHOD URL"},
       {{"run", "--targets-order", "shuffled", "URL"}, "--targets-order"},
       {{"run", "--fail-if", "p99>fast", "URL"}, "--fail-if 'p99>fast'"},
       {{"run", "--fail-if", "latency>1s", "URL"}, "unknown measure"},
