@@ -111,7 +111,8 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec) 
 
 std::string_view RequestTemplate::RenderInto(uint64_t index, std::span<char> out) const {
   char digits[kMaxIndexDigits];
-  size_t width = has_index() ? std::to_chars(digits, digits + sizeof(digits), index).ptr - digits : 0;
+  size_t width =
+      has_index() ? std::to_chars(digits, digits + sizeof(digits), index).ptr - digits : 0;
   size_t offset = 0;
   const char* source = bytes_.data();
   for (size_t k = 0; k < segment_sizes_.size(); ++k) {

@@ -149,9 +149,10 @@ TEST(TargetsTest, RoundRobinOverTargetsWithPerTargetCounts) {
   o.url.clear();
   o.targets_file = ::testing::TempDir() + "/targets.txt";
   FILE* f = fopen(o.targets_file->c_str(), "w");
-  fputs("# three targets\nGET http://127.0.0.1:8080/a/{i}\n\nHEAD http://127.0.0.1:8080/b\n"
-        "GET http://127.0.0.1:8080/c?n={i}\n",
-        f);
+  fputs(
+      "# three targets\nGET http://127.0.0.1:8080/a/{i}\n\nHEAD http://127.0.0.1:8080/b\n"
+      "GET http://127.0.0.1:8080/c?n={i}\n",
+      f);
   fclose(f);
   Client client(o);
   AnswerEverything(client.loop());

@@ -11,9 +11,9 @@ namespace uringload::testing {
 namespace {
 
 std::string RunOnTerminal(const std::string& args) {
-  ProcessResult r = RunProcess(
-      {"script", "-qfec", std::string(URINGLOAD_BINARY) + " run " + args + " >/dev/null",
-       "/dev/null"});
+  ProcessResult r =
+      RunProcess({"script", "-qfec", std::string(URINGLOAD_BINARY) + " run " + args + " >/dev/null",
+                  "/dev/null"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.out;
 }
@@ -32,8 +32,7 @@ TEST(LiveViewE2ETest, ATerminalGetsTheLastSecondsRateAndProgress) {
 TEST(LiveViewE2ETest, NoStatusLineWhenStderrIsNotATerminal) {
   UringloadServer server;
   ASSERT_TRUE(server.ok());
-  ProcessResult r =
-      RunProcess({URINGLOAD_BINARY, "run", "-R", "400", "-d", "1s", server.Url("/")});
+  ProcessResult r = RunProcess({URINGLOAD_BINARY, "run", "-R", "400", "-d", "1s", server.Url("/")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Latency:"), std::string::npos) << r.out;
