@@ -201,7 +201,7 @@ void Linger(const sigset_t& signals, absl::Duration linger) {
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Send HTTP/1.1 requests to a URL and report");
   core::RunOptions& o = options.run;
-  run->add_option("url", o.url, "http://host[:port]/path; {i} is replaced by the request index");
+  run->add_option("url", o.url, "http[s]://host[:port]/path; {i} is replaced by the request index");
   run->add_option(
       "-n,--requests", o.requests,
       absl::StrCat("Exact number of requests (default 1000, at most ", core::kMaxRequests, ")"));
@@ -254,6 +254,13 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--timeline", options.timeline_path,
                   "Write one record per --interval: NDJSON, or CSV if PATH ends in .csv");
   run->add_option("--interval", options.interval, "Timeline interval")->capture_default_str();
+  run->add_flag("-k,--insecure", o.insecure, "https: do not verify the server's certificate");
+  run->add_option("--cacert", o.cacert, "https: trust the CAs in this PEM file (not the system's)");
+  run->add_flag("--no-tls-resume", o.no_tls_resume,
+                "https: a full handshake on every connection (no session tickets)");
+  run->add_option("--tls-max-version", o.tls_max_version, "https: 1.2 or 1.3 (default 1.3)");
+  run->add_option("--ciphers", o.ciphers, "https: TLS 1.2 cipher list (OpenSSL syntax)");
+  run->add_option("--ciphersuites", o.ciphersuites, "https: TLS 1.3 cipher suites");
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
   run->add_flag("--preflight", options.preflight_only,

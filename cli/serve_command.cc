@@ -52,6 +52,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--fault-status", o.fault_status, "Status code for --fault-status-rate");
   serve->add_option("--fault-status-rate", o.fault_status_rate,
                     "Probability: answer --fault-status instead of 200");
+  serve->add_option("--fault-no-close-notify", o.fault_no_close_notify,
+                    "Probability: close without answering and, over TLS, without close_notify");
+  serve->add_option("--tls-cert", o.tls_cert, "Serve HTTPS with this PEM certificate (chain)");
+  serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert");
   serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
   serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)");
   serve->add_flag("-q,--quiet", options.quiet, "Print nothing but errors");

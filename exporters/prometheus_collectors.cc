@@ -111,6 +111,17 @@ std::vector<MetricFamily> RunCollector::Collect() const {
   AddDurationHistogram(b, "uringload_request_duration_uncorrected_seconds",
                        "Ok requests, from the send submission to the end of the parsed response",
                        s.latency_uncorrected);
+  AddDurationHistogram(b, "uringload_connect_duration_seconds",
+                       "TCP connects, from the connect call to the established connection",
+                       s.connect);
+  if (s.tls_handshakes > 0) {
+    AddDurationHistogram(b, "uringload_tls_handshake_duration_seconds",
+                         "TLS handshakes, from the TCP connection to the handshake's end",
+                         s.tls_handshake);
+    b.Counter("uringload_tls_handshakes_total", "TLS handshakes completed", s.tls_handshakes);
+    b.Counter("uringload_tls_resumed_total", "TLS handshakes that resumed a session",
+              s.tls_resumed);
+  }
   b.Counter("uringload_late_starts_total",
             "Open model: requests due while every connection was busy", s.late_starts);
   b.Counter("uringload_warmup_requests_total", "Requests started during --warmup (not measured)",

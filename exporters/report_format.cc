@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/outcome.h"
+#include "net/tls_errors.h"
 
 namespace uringload::exporters {
 
@@ -36,6 +37,7 @@ std::string CauseText(size_t outcome, size_t cause) {
   if (outcome == size_t(core::Outcome::kParseError)) {
     return core::ParseFailureText(static_cast<int>(cause));
   }
+  if (net::IsTlsCause(static_cast<int>(cause))) return net::TlsCauseText(static_cast<int>(cause));
   if (cause != 0) return strerror(static_cast<int>(cause));
   return outcome == size_t(core::Outcome::kTimeout) ? "no complete response in time" : "unknown";
 }

@@ -74,6 +74,13 @@ std::string RunResultToJson(const RunReport& report) {
                           {"value", t.value ? Json(*t.value) : Json(nullptr)},
                           {"failed", t.failed}});
   }
+  Json tls = nullptr;
+  if (plan != nullptr && plan->tls != nullptr) {
+    tls = {{"handshakes", s.tls_handshakes},
+           {"resumed", s.tls_resumed},
+           {"version", s.tls_version},
+           {"cipher", s.tls_cipher}};
+  }
   Json doc = {
       {"target", report.target},
       {"concurrency", report.concurrency},
@@ -103,6 +110,9 @@ std::string RunResultToJson(const RunReport& report) {
        {{"opened", s.connections_opened},
         {"peak", s.connections_peak},
         {"ramp_seconds", s.ramp_ns / 1e9}}},
+      {"connect_seconds", LatencyJson(s.connect)},
+      {"tls", tls},
+      {"tls_handshake_seconds", LatencyJson(s.tls_handshake)},
       {"errors", ErrorsJson(s)},
       {"targets", TargetsJson(report)},
       {"thresholds", thresholds},

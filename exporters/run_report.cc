@@ -170,7 +170,18 @@ std::string FormatRunSummary(const RunReport& report) {
                   FormatBytes(s.bytes_received), " (",
                   FormatBytes(static_cast<uint64_t>(Rate(s.bytes_received, d))), "/s)\n");
   absl::StrAppend(&out, "Connections: opened ", s.connections_opened, ", peak ", s.connections_peak,
-                  ", ramp ", FormatSeconds(s.ramp_ns / 1e9), "\n");
+                  ", ramp ", FormatSeconds(s.ramp_ns / 1e9));
+  if (s.connect.count > 0) {
+    absl::StrAppend(&out, ", connect p50 ", FormatSeconds(s.connect.Quantile(0.5) / 1e9), " p99 ",
+                    FormatSeconds(s.connect.Quantile(0.99) / 1e9));
+  }
+  absl::StrAppend(&out, "\n");
+  if (s.tls_handshakes > 0) {
+    absl::StrAppend(&out, "TLS:         ", s.tls_version, " ", s.tls_cipher, ", ", s.tls_handshakes,
+                    " handshakes (", s.tls_resumed, " resumed), handshake p50 ",
+                    FormatSeconds(s.tls_handshake.Quantile(0.5) / 1e9), " p99 ",
+                    FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
+  }
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);
   if (Failures(s) > 0) AppendErrors(s, &out);
   if (!report.thresholds.empty()) AppendThresholds(report, &out);

@@ -52,6 +52,8 @@ std::string ServeReportToJson(const ServeReport& report) {
         {"peak", s.connections_peak},
         {"table_full", s.table_full},
         {"pipeline_overflow", s.pipeline_overflow}}},
+      {"tls",
+       {{"handshakes", s.tls_handshakes}, {"closed_without_close_notify", s.tls_no_close_notify}}},
       {"bytes", {{"received", s.bytes_received}, {"sent", s.bytes_sent}}},
   };
   return DumpJson(doc);

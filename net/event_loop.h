@@ -8,8 +8,9 @@
 // of an earlier incarnation is dropped inside the loop (its buffer returned), so a handler
 // only ever sees completions of the slot's current connection.
 //
-// The transport seam: Send and the receive data are plaintext today. TLS (a later issue) goes
-// between the handlers and these calls, as wrk's five-function `sock` table does.
+// The transport seam: a handler sends and receives plaintext. TlsEventLoop wraps a loop and
+// keeps this interface, so the workers do not know whether a connection speaks TLS (as wrk's
+// five-function `sock` table does).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,15 @@
 
 namespace uringload::net {
 
+// How a TLS connection was set up (TlsEventLoop's kConnect and kAccept completions).
+struct TlsHandshake {
+  int64_t tcp_ns = 0;        // Connect call (or accept) to the TCP connection.
+  int64_t handshake_ns = 0;  // TCP connection to the end of the TLS handshake.
+  bool resumed = false;      // A session was resumed (no full handshake).
+  const char* version = "";  // "TLSv1.3" (static strings of OpenSSL's).
+  const char* cipher = "";
+};
+
 // One completion of a current operation.
 struct Completion {
   uint32_t slot = 0;  // The connection slot; for kAccept, the listener's index.
@@ -33,6 +43,7 @@ struct Completion {
   int res = 0;
   bool more = false;      // kAccept: the multishot accept stays armed.
   std::string_view data;  // kRecv: valid only during the handler call.
+  const TlsHandshake* tls = nullptr;  // kConnect/kAccept over TLS: valid during the call.
 };
 
 inline Completion MakeCompletion(uint32_t slot, Op op, int res, bool more = false,
@@ -68,6 +79,8 @@ class EventLoop {
   virtual void Accept(uint32_t listener, int fd) = 0;
   // Cancels whatever is pending on `slot` and closes it; completes with kClose.
   virtual void Close(uint32_t slot) = 0;
+  // The same without TLS's close_notify (a fault `serve` injects); plain TCP: Close.
+  virtual void CloseWithoutNotify(uint32_t slot) { Close(slot); }
 
   virtual bool SendPending(uint32_t slot) const = 0;
   virtual TimerWheel& timers() = 0;

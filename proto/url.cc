@@ -21,7 +21,7 @@ absl::StatusOr<uint16_t> ParsePort(absl::string_view text) {
 
 std::string Url::HostHeader(uint16_t target_port) const {
   std::string host_part = host_is_ipv6_literal ? absl::StrCat("[", host, "]") : host;
-  if (target_port == 80) return host_part;
+  if (target_port == (tls ? 443 : 80)) return host_part;
   return absl::StrCat(host_part, ":", target_port);
 }
 
@@ -29,18 +29,19 @@ absl::StatusOr<Url> ParseUrl(std::string_view input) {
   // Debian's Abseil has its own string_view type; work in it here.
   absl::string_view text(input.data(), input.size());
   constexpr absl::string_view kHttp = "http://";
-  if (absl::StartsWithIgnoreCase(text, "https://")) {
-    return absl::InvalidArgumentError("https:// is not supported yet; use an http:// URL");
-  }
-  if (!absl::StartsWithIgnoreCase(text, kHttp)) {
+  constexpr absl::string_view kHttps = "https://";
+  bool tls = absl::StartsWithIgnoreCase(text, kHttps);
+  if (!tls && !absl::StartsWithIgnoreCase(text, kHttp)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("invalid URL '", text, "': expected http://host[:port]/path"));
+        absl::StrCat("invalid URL '", text, "': expected http[s]://host[:port]/path"));
   }
-  absl::string_view rest = text.substr(kHttp.size());
+  absl::string_view rest = text.substr(tls ? kHttps.size() : kHttp.size());
   if (size_t hash = rest.find('#'); hash != absl::string_view::npos) rest = rest.substr(0, hash);
   size_t target_start = rest.find_first_of("/?");
   absl::string_view authority = rest.substr(0, target_start);
   Url url;
+  url.tls = tls;
+  url.port = url.last_port = tls ? 443 : 80;
   url.target =
       target_start == absl::string_view::npos ? "/" : std::string(rest.substr(target_start));
   if (url.target[0] == '?') url.target = absl::StrCat("/", url.target);

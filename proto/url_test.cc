@@ -50,9 +50,16 @@ TEST(UrlTest, RejectsBadUrls) {
         "http://h:x/", "http://[::1/", "http://u@h/", "http://h/a b"}) {
     EXPECT_FALSE(ParseUrl(bad).ok()) << bad;
   }
-  absl::StatusOr<Url> https = ParseUrl("https://example.com/");
-  ASSERT_FALSE(https.ok());
-  EXPECT_NE(https.status().message().find("not supported yet"), std::string::npos);
+}
+
+TEST(UrlTest, HttpsDefaultsToPort443) {
+  absl::StatusOr<Url> https = ParseUrl("HTTPS://Example.com/x");
+  ASSERT_TRUE(https.ok()) << https.status();
+  EXPECT_TRUE(https->tls);
+  EXPECT_EQ(https->port, 443);
+  EXPECT_EQ(https->HostHeader(), "example.com");
+  EXPECT_EQ(ParseUrl("https://h:8443/")->HostHeader(), "h:8443");
+  EXPECT_FALSE(ParseUrl("http://h/")->tls);
 }
 
 }  // namespace

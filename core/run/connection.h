@@ -31,6 +31,7 @@ struct Connection {
   std::span<PendingRequest> pending;  // A ring of -p entries.
   std::span<char> out;                // Rendered bytes not yet sent; empty: see below.
   const char* static_out = nullptr;   // Without `out`: the unsent rest of a template.
+  int64_t connect_started_ns = 0;     // The current connect attempt's start.
   uint32_t out_size = 0;              // Bytes waiting or in the send in flight.
   uint32_t send_size = 0;             // Bytes of the send in flight (0: none).
   uint32_t slot = 0;                  // Direct descriptor slot, fixed for the connection's life.

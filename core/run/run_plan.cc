@@ -91,10 +91,12 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
     };
     absl::StatusOr<proto::Url> url = proto::ParseUrl(line.url);
     if (!url.ok()) return fail(url.status().message());
-    if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
-                                  url->last_port != plan.url.last_port)) {
-      return fail(absl::StrCat("every target must have the first one's host and port (",
-                               plan.url.HostHeader(), "): connections are shared"));
+    if (!plan.targets.empty() &&
+        (url->host != plan.url.host || url->port != plan.url.port ||
+         url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
+      return fail(absl::StrCat("every target must have the first one's scheme, host and port (",
+                               plan.url.tls ? "https://" : "http://", plan.url.HostHeader(),
+                               "): connections are shared"));
     }
     if (plan.targets.empty()) plan.url = *url;
     TargetRequest target{
@@ -122,6 +124,30 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   plan.random_order = options.targets_order == "random";
   plan.seed = static_cast<uint64_t>(options.seed);
   plan.keep_alive = !options.no_keepalive;
+  return absl::OkStatus();
+}
+
+// https:// gets one TLS context, checked now (--cacert, --ciphers) so a mistake exits 2.
+absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
+  bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
+                   options.tls_max_version || options.ciphers || options.ciphersuites;
+  if (!plan.url.tls) {
+    if (tls_flags) {
+      return absl::InvalidArgumentError(
+          "-k, --cacert, --no-tls-resume, --tls-max-version, --ciphers and --ciphersuites need "
+          "an https:// URL");
+    }
+    return absl::OkStatus();
+  }
+  net::TlsClientOptions tls{.verify = !options.insecure,
+                            .cacert = options.cacert,
+                            .resume = !options.no_tls_resume,
+                            .max_version = options.tls_max_version,
+                            .ciphers = options.ciphers,
+                            .ciphersuites = options.ciphersuites};
+  absl::StatusOr<std::shared_ptr<net::TlsContext>> context = net::TlsContext::Client(tls);
+  if (!context.ok()) return context.status();
+  plan.tls = *std::move(context);
   return absl::OkStatus();
 }
 
@@ -197,6 +223,7 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (absl::Status s = CheckCounts(options); !s.ok()) return s;
   RunPlan plan;
   if (absl::Status s = PlanTargets(options, plan); !s.ok()) return s;
+  if (absl::Status s = PlanTls(options, plan); !s.ok()) return s;
   if (options.duration.has_value()) {
     absl::StatusOr<absl::Duration> d =
         ParseDurationFlag("-d/--duration", *options.duration, absl::ZeroDuration(), kMaxDuration,

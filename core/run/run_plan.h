@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "absl/time/time.h"
 #include "core/plan_limits.h"
 #include "net/address.h"
+#include "net/tls_context.h"
 #include "proto/request_template.h"
 #include "proto/url.h"
 
@@ -49,6 +51,13 @@ struct RunOptions {
   std::string targets_order = "round-robin";
   int64_t seed = 1;
   std::optional<std::string> warmup;
+  // https:// only.
+  bool insecure = false;  // -k: no certificate verification.
+  std::optional<std::string> cacert;
+  bool no_tls_resume = false;
+  std::optional<std::string> tls_max_version;
+  std::optional<std::string> ciphers;
+  std::optional<std::string> ciphersuites;
 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
@@ -72,7 +81,8 @@ struct RunPlan {
   bool random_order = false;                  // --targets-order random.
   uint64_t seed = 1;
   bool keep_alive = true;
-  std::optional<uint64_t> requests;  // Exact count, or none (duration only).
+  std::shared_ptr<net::TlsContext> tls;  // https://: one context for every connection.
+  std::optional<uint64_t> requests;      // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
   uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.
   uint32_t requested_concurrency = 100;  // -c as given.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "net/clock.h"
 #include "net/ring_event_loop.h"
+#include "net/tls_event_loop.h"
 
 namespace uringload::core {
 namespace {
@@ -47,6 +48,10 @@ absl::Status Worker::Setup() {
     absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
     if (!loop.ok()) return loop.status();
     loop_ = *std::move(loop);
+    if (config_.plan->tls != nullptr) {  // https://: the same loop behind TLS.
+      loop_ = std::make_unique<net::TlsEventLoop>(std::move(loop_), config_.plan->tls, n,
+                                                  config_.plan->url.host);
+    }
   }
 
   const RunPlan& plan = *config_.plan;
@@ -240,7 +245,7 @@ void Worker::OnCompletion(const net::Completion& completion) {
   Connection& c = connections_[completion.slot];
   switch (completion.op) {
     case net::Op::kConnect:
-      OnConnect(c, completion.res);
+      OnConnect(c, completion);
       break;
     case net::Op::kSend:
       OnSend(c, completion.res);
@@ -256,7 +261,8 @@ void Worker::OnCompletion(const net::Completion& completion) {
   }
 }
 
-void Worker::OnConnect(Connection& c, int res) {
+void Worker::OnConnect(Connection& c, const net::Completion& completion) {
+  int res = completion.res;
   assert(c.state == ConnState::kConnecting && c.count > 0);
   if (res < 0) {
     Fail(c, Outcome::kConnectError, -res);  // Leaves kConnecting.
@@ -267,6 +273,11 @@ void Worker::OnConnect(Connection& c, int res) {
   c.state = ConnState::kActive;
   c.open = true;
   stats_->ConnectionOpened();
+  if (completion.tls != nullptr) {
+    stats_->TlsConnected(*completion.tls);
+  } else {
+    stats_->Connected(completions_at_ns_ - c.connect_started_ns);
+  }
   loop_->Receive(c.slot);
   Fill(c);
   Flush(c);

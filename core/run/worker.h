@@ -80,7 +80,7 @@ class Worker : public net::CompletionHandler {
   void StartDue(int64_t now);
   void RetireIdle();
 
-  void OnConnect(Connection& c, int res);
+  void OnConnect(Connection& c, const net::Completion& completion);
   void OnSend(Connection& c, int res);
   void OnReceive(Connection& c, const net::Completion& completion);
   void OnData(Connection& c, std::string_view data);

@@ -43,7 +43,8 @@ void Worker::AdmitQueuedConnects() {
 
 void Worker::Connect(Connection& c) {
   c.state = ConnState::kConnecting;
-  loop_->timers().Schedule(&c.timer, loop_->Now() + connect_timeout_ns_);
+  c.connect_started_ns = loop_->Now();
+  loop_->timers().Schedule(&c.timer, c.connect_started_ns + connect_timeout_ns_);
   const RunPlan& plan = *config_.plan;
   loop_->Connect(c.slot, plan.addresses[c.address],
                  c.source >= 0 ? &plan.sources[c.source] : nullptr);

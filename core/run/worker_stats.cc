@@ -26,6 +26,14 @@ void RunStats::Merge(const RunStats& other) {
   latency.Merge(other.latency);
   latency_uncorrected.Merge(other.latency_uncorrected);
   late_starts += other.late_starts;
+  connect.Merge(other.connect);
+  tls_handshake.Merge(other.tls_handshake);
+  tls_handshakes += other.tls_handshakes;
+  tls_resumed += other.tls_resumed;
+  if (other.tls_handshakes > 0) {
+    tls_version = other.tls_version;
+    tls_cipher = other.tls_cipher;
+  }
   warmup_started += other.warmup_started;
   warmup_completed += other.warmup_completed;
   if (target_ok.size() < other.target_ok.size()) {
@@ -53,6 +61,15 @@ void WorkerStats::ConnectionOpened() {
   }
 }
 
+void WorkerStats::TlsConnected(const net::TlsHandshake& tls) {
+  connect_.Record(static_cast<uint64_t>(tls.tcp_ns));
+  handshake_.Record(static_cast<uint64_t>(tls.handshake_ns));
+  tls_version_.store(tls.version, std::memory_order_relaxed);
+  tls_cipher_.store(tls.cipher, std::memory_order_relaxed);
+  if (tls.resumed) Add(tls_resumed_);
+  Add(tls_handshakes_);
+}
+
 RunStats WorkerStats::Snapshot() const {
   RunStats s;
   // Outcomes (the histogram holds the ok ones) are read before `started` so a snapshot never
@@ -74,6 +91,12 @@ RunStats WorkerStats::Snapshot() const {
   s.connections_peak = Read(connections_peak_);
   s.ramp_ns = Read(ramp_ns_);
   s.late_starts = Read(late_starts_);
+  s.connect = connect_.Snapshot();
+  s.tls_handshake = handshake_.Snapshot();
+  s.tls_handshakes = Read(tls_handshakes_);
+  s.tls_resumed = Read(tls_resumed_);
+  s.tls_version = tls_version_.load(std::memory_order_relaxed);
+  s.tls_cipher = tls_cipher_.load(std::memory_order_relaxed);
   s.warmup_started = Read(warmup_started_);
   s.warmup_completed = Read(warmup_completed_);
   s.target_ok.resize(targets_);

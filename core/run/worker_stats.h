@@ -11,12 +11,15 @@
 #include "core/outcome.h"
 #include "core/run/latency_histogram.h"
 #include "core/single_writer.h"
+#include "net/event_loop.h"
+#include "net/tls_errors.h"
 
 namespace uringload::core {
 
 inline constexpr size_t kStatusCodeSlots = 1000;  // Codes 0-999; llhttp accepts 3 digits.
-// Causes of failed requests, by errno (0 = no errno: a parse error or a request timeout).
-inline constexpr size_t kErrnoSlots = 134;
+// Causes of failed requests, by errno (0 = no errno: a parse error or a request timeout), or
+// a TLS cause (net/tls_errors.h) above every errno.
+inline constexpr size_t kErrnoSlots = net::kTlsCauseEnd;
 using CauseCounts = std::array<std::array<uint64_t, kErrnoSlots>, kOutcomeCount>;
 
 struct RunStats {
@@ -38,6 +41,12 @@ struct RunStats {
   // Requests started during --warmup: sent, then kept out of everything above.
   uint64_t warmup_started = 0;
   uint64_t warmup_completed = 0;
+  HistogramSnapshot connect;        // TCP connect times (connect call to established).
+  HistogramSnapshot tls_handshake;  // TLS handshakes, from the TCP connection to their end.
+  uint64_t tls_handshakes = 0;
+  uint64_t tls_resumed = 0;      // Of them, resumed sessions.
+  const char* tls_version = "";  // Of the last handshake (OpenSSL's static strings).
+  const char* tls_cipher = "";
   std::vector<uint64_t> target_ok;      // Per target request (--targets line).
   std::vector<uint64_t> target_failed;  // Ended with any outcome but ok.
 
@@ -74,6 +83,8 @@ class WorkerStats {
     latency_.Record(latency_ns);
   }
   void LateStart() { Add(late_starts_); }
+  void Connected(int64_t connect_ns) { connect_.Record(static_cast<uint64_t>(connect_ns)); }
+  void TlsConnected(const net::TlsHandshake& tls);
   void WarmupStarted() { Add(warmup_started_); }
   void WarmupCompleted() { Add(warmup_completed_); }
   void BytesSent(uint64_t n) { Add(bytes_sent_, n); }
@@ -105,6 +116,12 @@ class WorkerStats {
   bool open_model_;
   LatencyHistogram latency_;
   LatencyHistogram uncorrected_;
+  LatencyHistogram connect_;
+  LatencyHistogram handshake_;
+  SingleWriterCounter tls_handshakes_{0};
+  SingleWriterCounter tls_resumed_{0};
+  std::atomic<const char*> tls_version_{""};
+  std::atomic<const char*> tls_cipher_{""};
 };
 
 }  // namespace uringload::core

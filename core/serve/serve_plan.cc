@@ -31,16 +31,19 @@ absl::Status CheckProbability(const char* flag, double p) {
 }
 
 absl::StatusOr<FaultPlan> MakeFaultPlan(const ServeOptions& o) {
-  FaultPlan f{o.fault_reset, o.fault_partial,     o.fault_malformed,
-              o.fault_stall, o.fault_status_rate, static_cast<int>(o.fault_status.value_or(500))};
+  FaultPlan f{o.fault_reset,          o.fault_partial,
+              o.fault_malformed,      o.fault_stall,
+              o.fault_status_rate,    static_cast<int>(o.fault_status.value_or(500)),
+              o.fault_no_close_notify};
   for (auto [flag, p] : {std::pair{"--fault-reset", f.reset},
                          {"--fault-partial", f.partial},
                          {"--fault-malformed", f.malformed},
                          {"--fault-stall", f.stall},
-                         {"--fault-status-rate", f.status}}) {
+                         {"--fault-status-rate", f.status},
+                         {"--fault-no-close-notify", f.no_close_notify}}) {
     if (absl::Status s = CheckProbability(flag, p); !s.ok()) return s;
   }
-  if (f.reset + f.partial + f.malformed + f.stall + f.status > 1.0 + 1e-9) {
+  if (f.reset + f.partial + f.malformed + f.stall + f.status + f.no_close_notify > 1.0 + 1e-9) {
     return absl::InvalidArgumentError("fault probabilities add up to more than 1");
   }
   if (o.fault_status.has_value() && (*o.fault_status < 100 || *o.fault_status > 999)) {
@@ -138,7 +141,8 @@ Fault FaultPlan::Draw(Rng& rng) const {
                           {Fault::kPartial, partial},
                           {Fault::kMalformed, malformed},
                           {Fault::kStall, stall},
-                          {Fault::kStatus, status}}) {
+                          {Fault::kStatus, status},
+                          {Fault::kNoCloseNotify, no_close_notify}}) {
     if (u < p) return fault;
     u -= p;
   }
@@ -192,6 +196,15 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   absl::StatusOr<FaultPlan> faults = MakeFaultPlan(options);
   if (!faults.ok()) return faults.status();
   plan.faults = *faults;
+  if (options.tls_cert.has_value() != options.tls_key.has_value()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  if (options.tls_cert.has_value()) {
+    absl::StatusOr<std::shared_ptr<net::TlsContext>> tls =
+        net::TlsContext::Server({.cert_file = *options.tls_cert, .key_file = *options.tls_key});
+    if (!tls.ok()) return tls.status();
+    plan.tls = *std::move(tls);
+  }
   plan.seed = options.seed;
   return plan;
 }

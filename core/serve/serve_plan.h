@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "core/serve/random.h"
 #include "net/address.h"
+#include "net/tls_context.h"
 
 namespace uringload::core {
 
@@ -24,15 +26,25 @@ struct DelaySpec {
   int64_t SampleNanos(Rng& rng) const;
 };
 
-enum class Fault : uint8_t { kNone = 0, kReset, kPartial, kMalformed, kStall, kStatus };
-inline constexpr size_t kFaultKinds = 6;
-inline constexpr const char* kFaultNames[kFaultKinds] = {"none",      "reset", "partial",
-                                                         "malformed", "stall", "status"};
+// kNoCloseNotify closes without answering like kReset, but over TLS without close_notify.
+enum class Fault : uint8_t {
+  kNone = 0,
+  kReset,
+  kPartial,
+  kMalformed,
+  kStall,
+  kStatus,
+  kNoCloseNotify
+};
+inline constexpr size_t kFaultKinds = 7;
+inline constexpr const char* kFaultNames[kFaultKinds] = {
+    "none", "reset", "partial", "malformed", "stall", "status", "no_close_notify"};
 
 struct FaultPlan {
   double reset = 0, partial = 0, malformed = 0, stall = 0, status = 0;
   int status_code = 500;
-  bool any() const { return reset + partial + malformed + stall + status > 0; }
+  double no_close_notify = 0;
+  bool any() const { return reset + partial + malformed + stall + status + no_close_notify > 0; }
   // One draw decides a request's fate; probabilities are disjoint slices of [0, 1).
   Fault Draw(Rng& rng) const;
 };
@@ -48,7 +60,10 @@ struct ServeOptions {
   double fault_reset = 0, fault_partial = 0, fault_malformed = 0, fault_stall = 0;
   std::optional<int64_t> fault_status;
   double fault_status_rate = 0;
+  double fault_no_close_notify = 0;
   uint64_t seed = 1;
+  std::optional<std::string> tls_cert;  // PEM; with tls_key, every listener speaks TLS.
+  std::optional<std::string> tls_key;
 };
 
 struct ServePlan {
@@ -61,6 +76,7 @@ struct ServePlan {
   DelaySpec delay;
   FaultPlan faults;
   uint64_t seed = 1;
+  std::shared_ptr<net::TlsContext> tls;  // --tls-cert/--tls-key: one context for all.
 };
 
 absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options);

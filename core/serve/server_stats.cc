@@ -14,6 +14,8 @@ void ServerRunStats::Merge(const ServerRunStats& o) {
   table_full += o.table_full;
   bad_requests += o.bad_requests;
   pipeline_overflow += o.pipeline_overflow;
+  tls_handshakes += o.tls_handshakes;
+  tls_no_close_notify += o.tls_no_close_notify;
 }
 
 void ServerStats::ConnectionAccepted() {
@@ -36,6 +38,8 @@ ServerRunStats ServerStats::Snapshot() const {
   s.table_full = Read(table_full_);
   s.bad_requests = Read(bad_requests_);
   s.pipeline_overflow = Read(pipeline_overflow_);
+  s.tls_handshakes = Read(tls_handshakes_);
+  s.tls_no_close_notify = Read(tls_no_close_notify_);
   return s;
 }
 

@@ -23,6 +23,8 @@ struct ServerRunStats {
   uint64_t table_full = 0;         // Accepts refused: the worker's descriptor table was full.
   uint64_t bad_requests = 0;       // Unparseable requests (connection closed).
   uint64_t pipeline_overflow = 0;  // Connections closed for pipelining too deep.
+  uint64_t tls_handshakes = 0;
+  uint64_t tls_no_close_notify = 0;  // Clients that closed without close_notify.
 
   void Merge(const ServerRunStats& other);
 };
@@ -39,6 +41,8 @@ class ServerStats {
   void TableFull() { Add(table_full_); }
   void BadRequest() { Add(bad_requests_); }
   void PipelineOverflow() { Add(pipeline_overflow_); }
+  void TlsHandshake() { Add(tls_handshakes_); }
+  void TlsNoCloseNotify() { Add(tls_no_close_notify_); }
 
   ServerRunStats Snapshot() const;
 
@@ -50,6 +54,7 @@ class ServerStats {
   std::array<Counter, kFaultKinds> faults_{};
   Counter bytes_received_{0}, bytes_sent_{0};
   Counter table_full_{0}, bad_requests_{0}, pipeline_overflow_{0};
+  Counter tls_handshakes_{0}, tls_no_close_notify_{0};
 };
 
 }  // namespace uringload::core

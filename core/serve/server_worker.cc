@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/ring_event_loop.h"
+#include "net/tls_errors.h"
+#include "net/tls_event_loop.h"
 
 namespace uringload::core {
 namespace {
@@ -49,6 +51,9 @@ absl::Status ServerWorker::Setup() {
     absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
     if (!loop.ok()) return loop.status();
     loop_ = *std::move(loop);
+    if (plan_->tls != nullptr) {  // --tls-cert: the same loop behind TLS.
+      loop_ = std::make_unique<net::TlsEventLoop>(std::move(loop_), plan_->tls, table, "");
+    }
   }
   connections_.resize(table);
   return absl::OkStatus();
@@ -101,6 +106,7 @@ void ServerWorker::OnAccept(const net::Completion& completion) {
     c.state = ServerConnState::kOpen;
     c.send_pending = c.close_after_send = c.continue_sent = c.continue_due = false;
     stats_->ConnectionAccepted();
+    if (completion.tls != nullptr) stats_->TlsHandshake();
     loop_->Receive(slot);
   } else if (completion.res == -ENFILE) {
     stats_->TableFull();
@@ -124,6 +130,7 @@ void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
     stats_->BytesReceived(completion.res);
     OnData(slot, completion.data);
   } else {
+    if (completion.res == -net::kTlsNoCloseNotify) stats_->TlsNoCloseNotify();
     Close(slot);  // The peer closed or reset: pending responses have nobody to go to.
   }
 }
@@ -222,6 +229,9 @@ void ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
     case Fault::kReset:
       Close(slot);
       return;
+    case Fault::kNoCloseNotify:
+      Close(slot, /*notify=*/false);
+      return;
     case Fault::kStall:
       c.state = ServerConnState::kStalled;
       return;
@@ -271,14 +281,18 @@ void ServerWorker::OnSend(uint32_t slot, int res) {
   Pump(slot);
 }
 
-void ServerWorker::Close(uint32_t slot) {
+void ServerWorker::Close(uint32_t slot, bool notify) {
   ServerConnection& c = Conn(slot);
   if (!c.in_use()) return;
   c.state = ServerConnState::kFree;
   c.send_pending = false;
   loop_->timers().Cancel(&c.timer);
   stats_->ConnectionClosed();
-  loop_->Close(slot);
+  if (notify) {
+    loop_->Close(slot);
+  } else {
+    loop_->CloseWithoutNotify(slot);
+  }
 }
 
 }  // namespace uringload::core

@@ -49,7 +49,8 @@ class ServerWorker : public net::CompletionHandler {
   void Respond(uint32_t slot, ServerConnection& c);
   void Send(uint32_t slot, ServerConnection& c, std::string_view bytes, bool then_close);
   void OnSend(uint32_t slot, int res);
-  void Close(uint32_t slot);
+  // `notify`: over TLS, send close_notify first (not for the no_close_notify fault).
+  void Close(uint32_t slot, bool notify = true);
   ServerConnection& Conn(uint32_t slot);
 
   const ServePlan* plan_;

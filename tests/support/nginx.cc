@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,18 +19,36 @@ NginxServer::NginxServer(const NginxOptions& options) {
   std::string conf = absl::StrCat(
       "worker_processes 1;\ndaemon off;\nmaster_process off;\nerror_log stderr error;\n", "pid ",
       prefix_, "/nginx.pid;\nevents { worker_connections 30000; }\n",
-      "worker_rlimit_nofile 20000;\n", "http {\n  access_log off;\n  client_body_temp_path ",
-      prefix_, ";\n", "  proxy_temp_path ", prefix_, ";\n  fastcgi_temp_path ", prefix_, ";\n",
-      "  uwsgi_temp_path ", prefix_, ";\n  scgi_temp_path ", prefix_, ";\n",
-      "  keepalive_requests ", options.keepalive_requests, ";\n", "  server {\n    listen ",
-      options.ipv6 ? "[::1]:" : "127.0.0.1:", port_, " backlog=4096;\n",
+      "worker_rlimit_nofile 20000;\n", "http {\n  access_log ", prefix_,
+      "/access.log;\n  client_body_temp_path ", prefix_, ";\n", "  proxy_temp_path ", prefix_,
+      ";\n  fastcgi_temp_path ", prefix_, ";\n", "  uwsgi_temp_path ", prefix_,
+      ";\n  scgi_temp_path ", prefix_, ";\n", "  keepalive_requests ", options.keepalive_requests,
+      ";\n", "  server {\n    listen ", options.ipv6 ? "[::1]:" : "127.0.0.1:", port_,
+      " backlog=4096", options.tls_cert.empty() ? "" : " ssl", ";\n",
+      options.tls_cert.empty()
+          ? ""
+          : absl::StrCat("    ssl_certificate ", options.tls_cert, ";\n    ssl_certificate_key ",
+                         options.tls_key, ";\n    ssl_protocols TLSv1.2 TLSv1.3;\n"),
       "    location / { default_type text/plain; return 200 \"", options.body, "\"; }\n",
       "  }\n}\n");
   std::ofstream(prefix_ + "/nginx.conf") << conf;
   process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
       "/usr/sbin/nginx", "-e", "stderr", "-p", prefix_, "-c", prefix_ + "/nginx.conf"});
   ipv6_ = options.ipv6;
-  ok_ = options.ipv6 ? WaitForListener6(port_) : WaitForListener(port_);
+  tls_ = !options.tls_cert.empty();
+  // Our nginx must hold the port: one that answers while someone else holds it would let a
+  // test pass against the wrong server.
+  for (int tries = 0; tries < 200 && !ok_ && process_->running(); ++tries) {
+    ok_ = ListensOn(process_->pid(), port_);
+    if (!ok_) usleep(50'000);
+  }
+}
+
+uint64_t NginxServer::RequestsLogged() const {
+  std::ifstream in(prefix_ + "/access.log");
+  uint64_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
 }
 
 NginxServer::~NginxServer() {
@@ -39,7 +58,7 @@ NginxServer::~NginxServer() {
 }
 
 std::string NginxServer::Url(const std::string& path) const {
-  return absl::StrCat(ipv6_ ? "http://[::1]:" : "http://127.0.0.1:", port_, path);
+  return absl::StrCat(tls_ ? "https://" : "http://", ipv6_ ? "[::1]:" : "127.0.0.1:", port_, path);
 }
 
 }  // namespace uringload::testing

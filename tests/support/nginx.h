@@ -13,7 +13,9 @@ namespace uringload::testing {
 struct NginxOptions {
   int keepalive_requests = 1'000'000;  // nginx closes a connection after this many.
   std::string body = "hello from nginx";
-  bool ipv6 = false;  // Listen on [::1] instead of 127.0.0.1.
+  bool ipv6 = false;          // Listen on [::1] instead of 127.0.0.1.
+  std::string tls_cert = {};  // With tls_key: HTTPS (ssl) on the port.
+  std::string tls_key = {};
 };
 
 class NginxServer {
@@ -23,12 +25,15 @@ class NginxServer {
   bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
   std::string Url(const std::string& path) const;
+  // Requests nginx logged (its access log: one line per request it answered).
+  uint64_t RequestsLogged() const;
 
  private:
   std::string prefix_;
   uint16_t port_ = 0;
   bool ok_ = false;
   bool ipv6_ = false;
+  bool tls_ = false;
   std::unique_ptr<BackgroundProcess> process_;
 };
 

@@ -1,0 +1,147 @@
+#include "net/tls_context.h"
+
+#include <openssl/err.h>
+#include <openssl/x509_vfy.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "net/tls_errors.h"
+#include "net/tls_event_loop.h"
+
+namespace uringload::net {
+namespace {
+
+// The most recent OpenSSL error's reason, and the queue emptied.
+std::string LastError() {
+  unsigned long code = ERR_peek_last_error();
+  std::string text =
+      code != 0 ? ERR_reason_error_string(code) ? ERR_reason_error_string(code) : "unknown error"
+                : "unknown error";
+  ERR_clear_error();
+  return text;
+}
+
+absl::Status Fail(const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(what, ": ", LastError()));
+}
+
+constexpr unsigned char kAlpn[] = "\x08http/1.1";
+
+int SelectAlpn(SSL*, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
+               unsigned int in_len, void*) {
+  unsigned char* selected = nullptr;
+  if (SSL_select_next_proto(&selected, out_len, kAlpn, sizeof(kAlpn) - 1, in, in_len) !=
+      OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_NOACK;  // No http/1.1 offered: go on without ALPN.
+  }
+  *out = selected;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+}  // namespace
+
+std::string TlsCauseText(int code) {
+  if (code >= kTlsVerifyBase && code < kTlsVerifyBase + kTlsVerifyCodes) {
+    return absl::StrCat("certificate verify failed: ",
+                        X509_verify_cert_error_string(code - kTlsVerifyBase));
+  }
+  switch (code) {
+    case kTlsHandshakeFailed:
+      return "TLS handshake failed";
+    case kTlsNoCloseNotify:
+      return "TLS connection closed without close_notify";
+    case kTlsRecordError:
+      return "TLS record error";
+    default:
+      return "TLS error";
+  }
+}
+
+absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Client(const TlsClientOptions& options) {
+  auto tls = std::make_shared<TlsContext>();
+  tls->ctx_.reset(SSL_CTX_new(TLS_client_method()));
+  if (tls->ctx_ == nullptr) return Fail("TLS");
+  SSL_CTX* ctx = tls->ctx_.get();
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  if (options.max_version.has_value()) {
+    const std::string& v = *options.max_version;
+    if (v != "1.2" && v != "1.3") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--tls-max-version must be 1.2 or 1.3, got '", v, "'"));
+    }
+    SSL_CTX_set_max_proto_version(ctx, v == "1.2" ? TLS1_2_VERSION : TLS1_3_VERSION);
+  }
+  if (options.ciphers.has_value() && SSL_CTX_set_cipher_list(ctx, options.ciphers->c_str()) != 1) {
+    return Fail(absl::StrCat("--ciphers '", *options.ciphers, "'"));
+  }
+  if (options.ciphersuites.has_value() &&
+      SSL_CTX_set_ciphersuites(ctx, options.ciphersuites->c_str()) != 1) {
+    return Fail(absl::StrCat("--ciphersuites '", *options.ciphersuites, "'"));
+  }
+  if (options.verify) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    if (options.cacert.has_value()) {
+      if (!std::ifstream(*options.cacert).good()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--cacert '", *options.cacert, "': cannot be read"));
+      }
+      if (SSL_CTX_load_verify_locations(ctx, options.cacert->c_str(), nullptr) != 1) {
+        return Fail(absl::StrCat("--cacert '", *options.cacert, "'"));
+      }
+    } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+      return Fail("the system's CA store");
+    }
+  } else {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  }
+  SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof(kAlpn) - 1);
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  // Sessions are kept by each TlsEventLoop (one per worker), not in OpenSSL's shared cache.
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb(ctx, &TlsEventLoop::OnNewSession);
+  tls->resume_ = options.resume;
+  if (!options.resume) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+  return tls;
+}
+
+absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Server(const TlsServerOptions& options) {
+  auto tls = std::make_shared<TlsContext>();
+  tls->server_ = true;
+  tls->ctx_.reset(SSL_CTX_new(TLS_server_method()));
+  if (tls->ctx_ == nullptr) return Fail("TLS");
+  SSL_CTX* ctx = tls->ctx_.get();
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  for (const auto& [flag, path] :
+       {std::pair{"--tls-cert", options.cert_file}, std::pair{"--tls-key", options.key_file}}) {
+    if (!std::ifstream(path).good()) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, " '", path, "': cannot be read"));
+    }
+  }
+  if (SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
+    return Fail(absl::StrCat("--tls-cert '", options.cert_file, "'"));
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    return Fail(absl::StrCat("--tls-key '", options.key_file, "'"));
+  }
+  if (SSL_CTX_check_private_key(ctx) != 1) {
+    return Fail("--tls-key does not match --tls-cert");
+  }
+  SSL_CTX_set_alpn_select_cb(ctx, &SelectAlpn, nullptr);
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  return tls;
+}
+
+bool KernelTlsAvailable() {
+  std::ifstream in("/proc/sys/net/ipv4/tcp_available_ulp");
+  std::string ulp;
+  while (in >> ulp) {
+    if (ulp == "tls") return true;
+  }
+  return false;
+}
+
+std::string OpenSslVersion() { return OpenSSL_version(OPENSSL_VERSION); }
+
+}  // namespace uringload::net

@@ -1,0 +1,57 @@
+// TlsContext: one OpenSSL SSL_CTX per process (RAII), configured for `run` (verification
+// against the system store or --cacert, ALPN http/1.1, SNI, tickets for resumption, version
+// and cipher limits) or for `serve` (a PEM certificate chain and key). Connections get their
+// SSL objects from TlsEventLoop. SSL_MODE_RELEASE_BUFFERS frees a connection's record buffers
+// while it is idle, so memory follows the connections that are busy.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace uringload::net {
+
+struct TlsClientOptions {
+  bool verify = true;                       // -k turns it off.
+  std::optional<std::string> cacert;        // PEM file of trusted CAs instead of the system store.
+  bool resume = true;                       // Offer the last session ticket on new connections.
+  std::optional<std::string> max_version;   // "1.2" or "1.3".
+  std::optional<std::string> ciphers;       // TLS 1.2 cipher list.
+  std::optional<std::string> ciphersuites;  // TLS 1.3 suites.
+};
+
+struct TlsServerOptions {
+  std::string cert_file;  // PEM chain.
+  std::string key_file;   // PEM private key.
+};
+
+class TlsContext {
+ public:
+  // Errors name the flag and OpenSSL's reason ("--cacert 'x.pem': no certificate found").
+  static absl::StatusOr<std::shared_ptr<TlsContext>> Client(const TlsClientOptions& options);
+  static absl::StatusOr<std::shared_ptr<TlsContext>> Server(const TlsServerOptions& options);
+
+  TlsContext() = default;
+  SSL_CTX* get() const { return ctx_.get(); }
+  bool server() const { return server_; }
+  bool resume() const { return resume_; }
+
+ private:
+  struct Free {
+    void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+  };
+  std::unique_ptr<SSL_CTX, Free> ctx_;
+  bool server_ = false;
+  bool resume_ = true;
+};
+
+// What `--preflight` says about kernel TLS: whether this kernel offers the `tls` ULP.
+bool KernelTlsAvailable();
+// "OpenSSL 3.0.19 1 Jul 2025" (the library this binary runs with).
+std::string OpenSslVersion();
+
+}  // namespace uringload::net

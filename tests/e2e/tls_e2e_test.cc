@@ -1,0 +1,215 @@
+// End-to-end HTTPS: the real `uringload run` against nginx (ssl) and `uringload serve
+// --tls-cert`, with certificates the test makes: exact counts, verification, resumption,
+// faults, version and cipher choices.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/nginx.h"
+#include "tests/support/tls_certs.h"
+
+namespace uringload::testing {
+namespace {
+
+const SelfSignedCert& Cert() {
+  static const SelfSignedCert* cert = new SelfSignedCert();
+  return *cert;
+}
+
+std::vector<std::string> ServeTls(std::vector<std::string> more = {}) {
+  std::vector<std::string> flags = {"--tls-cert", Cert().cert(), "--tls-key", Cert().key()};
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
+std::string Https(const UringloadServer& server, const std::string& path) {
+  return "https://127.0.0.1:" + std::to_string(server.port()) + path;
+}
+
+void ExpectAllOk(const RunOutput& run, uint64_t n) {
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "requests.started"), n);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), n) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "status_codes.200"), n);
+}
+
+// -c, -t, keep-alive.
+class TlsCounts : public ::testing::TestWithParam<std::tuple<int, int, bool>> {};
+
+// Handshakes cost ~1 ms of CPU each side: --no-keepalive runs 100,000 requests once (the
+// largest point) and 5,000 elsewhere, so the suite stays within CI's time.
+uint64_t RequestsFor(int concurrency, int threads, bool keepalive) {
+  return keepalive || (concurrency == 1000 && threads == 2) ? 100'000 : 5'000;
+}
+
+TEST_P(TlsCounts, NginxAnswersExactlyTheOkRequests) {
+  ASSERT_TRUE(Cert().ok());
+  auto [concurrency, threads, keepalive] = GetParam();
+  NginxServer nginx({.tls_cert = Cert().cert(), .tls_key = Cert().key()});
+  ASSERT_TRUE(nginx.ok());
+  uint64_t n = RequestsFor(concurrency, threads, keepalive);
+  std::vector<std::string> args = {"-n",
+                                   std::to_string(n),
+                                   "-c",
+                                   std::to_string(concurrency),
+                                   "-t",
+                                   std::to_string(threads),
+                                   "--cacert",
+                                   Cert().cert(),
+                                   nginx.Url("/{i}")};
+  if (!keepalive) args.push_back("--no-keepalive");
+  RunOutput run = RunUringload(args, 600);
+  ExpectAllOk(run, n);
+  EXPECT_EQ(nginx.RequestsLogged(), n);
+  EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), JsonCount(run.json, "connections.opened"));
+}
+
+TEST_P(TlsCounts, ServeAnswersExactlyTheOkRequests) {
+  ASSERT_TRUE(Cert().ok());
+  auto [concurrency, threads, keepalive] = GetParam();
+  UringloadServer server(ServeTls());
+  ASSERT_TRUE(server.ok());
+  uint64_t n = RequestsFor(concurrency, threads, keepalive);
+  std::vector<std::string> args = {"-n", std::to_string(n),       "-c", std::to_string(concurrency),
+                                   "-t", std::to_string(threads), "-k", Https(server, "/{i}")};
+  if (!keepalive) args.push_back("--no-keepalive");
+  RunOutput run = RunUringload(args, 600);
+  ExpectAllOk(run, n);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), n);
+  EXPECT_EQ(JsonCount(summary, "tls.handshakes"), JsonCount(run.json, "tls.handshakes"));
+  // Every connection the client closed, it closed with close_notify.
+  EXPECT_EQ(JsonCount(summary, "tls.closed_without_close_notify"), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, TlsCounts,
+                         ::testing::Combine(::testing::Values(1, 100, 1000),
+                                            ::testing::Values(1, 2), ::testing::Bool()),
+                         [](const auto& info) {
+                           return "c" + std::to_string(std::get<0>(info.param)) + "_t" +
+                                  std::to_string(std::get<1>(info.param)) +
+                                  (std::get<2>(info.param) ? "_keepalive" : "_close");
+                         });
+
+TEST(TlsE2ETest, VerificationFailuresAreConnectErrorsWithTheReason) {
+  SelfSignedCert localhost_only("DNS:localhost");
+  ASSERT_TRUE(localhost_only.ok());
+  UringloadServer server({"--tls-cert", localhost_only.cert(), "--tls-key", localhost_only.key()});
+  ASSERT_TRUE(server.ok());
+  std::string port = std::to_string(server.port());
+  RunOutput untrusted = RunUringload({"-n", "50", "-c", "5", "https://localhost:" + port + "/"});
+  ASSERT_EQ(untrusted.process.exit_code, 0) << untrusted.process.err;
+  EXPECT_EQ(JsonCount(untrusted.json, "outcomes.connect_error"), 50u);
+  EXPECT_EQ(untrusted.json.at("errors.0.message"),
+            "certificate verify failed: self-signed certificate");
+  RunOutput trusted = RunUringload({"-n", "50", "-c", "5", "--cacert", localhost_only.cert(),
+                                    "https://localhost:" + port + "/"});
+  ExpectAllOk(trusted, 50);
+  RunOutput wrong_name = RunUringload({"-n", "50", "-c", "5", "--cacert", localhost_only.cert(),
+                                       "https://127.0.0.1:" + port + "/"});
+  EXPECT_EQ(JsonCount(wrong_name.json, "outcomes.connect_error"), 50u);
+  EXPECT_EQ(wrong_name.json.at("errors.0.message"),
+            "certificate verify failed: IP address mismatch");
+  RunOutput insecure =
+      RunUringload({"-n", "50", "-c", "5", "-k", "https://127.0.0.1:" + port + "/"});
+  ExpectAllOk(insecure, 50);
+}
+
+TEST(TlsE2ETest, ReconnectsResumeSessionsUnlessTold) {
+  UringloadServer server(ServeTls());
+  ASSERT_TRUE(server.ok());
+  RunOutput resumed =
+      RunUringload({"-n", "500", "-c", "5", "-t", "1", "--no-keepalive", "-k", Https(server, "/")});
+  ExpectAllOk(resumed, 500);
+  EXPECT_EQ(JsonCount(resumed.json, "tls.handshakes"), 500u);
+  EXPECT_GT(JsonCount(resumed.json, "tls.resumed"), 400u);
+  RunOutput full = RunUringload({"-n", "500", "-c", "5", "-t", "1", "--no-keepalive",
+                                 "--no-tls-resume", "-k", Https(server, "/")});
+  ExpectAllOk(full, 500);
+  EXPECT_EQ(JsonCount(full.json, "tls.resumed"), 0u);
+  EXPECT_GT(std::stod(full.json.at("tls_handshake_seconds.p50")), 0.0);
+}
+
+TEST(TlsE2ETest, VersionAndCiphersArePassedThrough) {
+  UringloadServer server(ServeTls());
+  ASSERT_TRUE(server.ok());
+  RunOutput v13 = RunUringload(
+      {"-n", "20", "-k", "--ciphersuites", "TLS_CHACHA20_POLY1305_SHA256", Https(server, "/")});
+  ExpectAllOk(v13, 20);
+  EXPECT_EQ(v13.json.at("tls.version"), "TLSv1.3");
+  EXPECT_EQ(v13.json.at("tls.cipher"), "TLS_CHACHA20_POLY1305_SHA256");
+  RunOutput v12 = RunUringload({"-n", "20", "-k", "--tls-max-version", "1.2", "--ciphers",
+                                "ECDHE-ECDSA-AES128-GCM-SHA256", Https(server, "/")});
+  ExpectAllOk(v12, 20);
+  EXPECT_EQ(v12.json.at("tls.version"), "TLSv1.2");
+  EXPECT_EQ(v12.json.at("tls.cipher"), "ECDHE-ECDSA-AES128-GCM-SHA256");
+}
+
+// The faults of plain TCP, counted exactly over TLS; a close without close_notify is its own
+// cause, apart from a close before the response.
+TEST(TlsE2ETest, FaultsAreCountedExactlyOverTls) {
+  UringloadServer server(
+      ServeTls({"--fault-reset", "0.01", "--fault-partial", "0.01", "--fault-malformed", "0.01",
+                "--fault-stall", "0.005", "--fault-no-close-notify", "0.01"}));
+  ASSERT_TRUE(server.ok());
+  RunOutput run =
+      RunUringload({"-n", "20000", "-c", "50", "--timeout", "1s", "-k", Https(server, "/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 20000u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(summary, "requests.answered"));
+  EXPECT_EQ(JsonCount(run.json, "outcomes.timeout"), JsonCount(summary, "faults.stall"));
+  EXPECT_EQ(JsonCount(run.json, "outcomes.parse_error"),
+            JsonCount(summary, "faults.partial") + JsonCount(summary, "faults.malformed"));
+  EXPECT_EQ(JsonCount(run.json, "outcomes.reset"),
+            JsonCount(summary, "faults.reset") + JsonCount(summary, "faults.no_close_notify"));
+  uint64_t without_notify = 0;
+  for (int i = 0; run.json.count("errors." + std::to_string(i) + ".message"); ++i) {
+    std::string at = "errors." + std::to_string(i);
+    if (run.json.at(at + ".message") == "TLS connection closed without close_notify") {
+      without_notify = JsonCount(run.json, at + ".count");
+    }
+  }
+  EXPECT_EQ(without_notify, JsonCount(summary, "faults.no_close_notify"));
+  EXPECT_GT(without_notify, 0u);
+}
+
+TEST(TlsE2ETest, TenThousandTlsConnectionsHeld) {
+  // Each response waits 15 s, so every connection is open at once (10,000 handshakes take
+  // ~5 s of the server's CPU here).
+  UringloadServer server(ServeTls({"-t", "2", "--delay", "15s"}));
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload(
+      {"-n", "10000", "-c", "10000", "-t", "2", "--timeout", "60s", "-k", Https(server, "/")}, 600);
+  ExpectAllOk(run, 10000);
+  EXPECT_EQ(JsonCount(run.json, "connections.peak"), 10000u);
+  EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), 10000u);
+}
+
+TEST(TlsE2ETest, BadTlsInputExitsTwoBeforeAnyTraffic) {
+  UringloadServer server(ServeTls());
+  ASSERT_TRUE(server.ok());
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"--cacert", "/nonexistent.pem"},
+                                             {"--tls-max-version", "1.1"},
+                                             {"--ciphers", "NOT-A-CIPHER"}}) {
+    args.insert(args.begin(), {"-n", "10"});
+    args.push_back(Https(server, "/"));
+    RunOutput run = RunUringload(args);
+    EXPECT_EQ(run.process.exit_code, 2) << args[2];
+  }
+  RunOutput plain = RunUringload({"-n", "10", "-k", "http://127.0.0.1:1/"});
+  EXPECT_EQ(plain.process.exit_code, 2);
+  EXPECT_NE(plain.process.err.find("need an https:// URL"), std::string::npos);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "connections.accepted"), 0u);
+}
+
+}  // namespace
+}  // namespace uringload::testing
