@@ -16,12 +16,12 @@
 namespace uringload::net {
 
 struct TlsClientOptions {
-  bool verify = true;                       // -k turns it off.
-  std::optional<std::string> cacert;        // PEM file of trusted CAs instead of the system store.
-  bool resume = true;                       // Offer the last session ticket on new connections.
-  std::optional<std::string> max_version;   // "1.2" or "1.3".
-  std::optional<std::string> ciphers;       // TLS 1.2 cipher list.
-  std::optional<std::string> ciphersuites;  // TLS 1.3 suites.
+  bool verify = true;                      // -k turns it off.
+  std::optional<std::string> cacert = {};  // PEM file of trusted CAs instead of the system store.
+  bool resume = true;                      // Offer the last session ticket on new connections.
+  std::optional<std::string> max_version = {};   // "1.2" or "1.3".
+  std::optional<std::string> ciphers = {};       // TLS 1.2 cipher list.
+  std::optional<std::string> ciphersuites = {};  // TLS 1.3 suites.
 };
 
 struct TlsServerOptions {

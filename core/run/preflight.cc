@@ -13,6 +13,7 @@
 #include "net/buffer_ring.h"
 #include "net/listener.h"
 #include "net/time_wait.h"
+#include "net/tls_context.h"
 
 namespace uringload::core {
 namespace {
@@ -95,6 +96,7 @@ MachineLimits ReadMachineLimits(const RunPlan& plan) {
     limits.time_wait_per_pair = std::max(limits.time_wait_per_pair, held);
   }
   limits.descriptor_table = DescriptorTableLimit();
+  limits.kernel_tls = net::KernelTlsAvailable();
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> limits.port_range_low >>
       limits.port_range_high;
   limits.somaxconn = net::SomaxConn();
@@ -120,12 +122,24 @@ uint64_t EstimateMemoryBytes(const RunPlan& plan) {
   uint64_t buffers = uint64_t{net::RecommendedBufferCount(per_worker)} * net::kReceiveBufferSize;
   uint64_t fixed_per_worker = buffers + 2 * sizeof(LatencyHistogram) + 4096 * 64 /* SQ */ +
                               65536 * 16 /* CQ at most */ + (1 << 20) /* stack */;
+  if (plan.tls != nullptr) request += kTlsBytesPerConnection;
   return plan.concurrency * (sizeof(Connection) + request) + plan.threads * fixed_per_worker;
 }
 
+// Informational: this kernel's kTLS (none here: /proc/sys/net/ipv4/tcp_available_ulp lists
+// only mptcp), so nobody wonders why user-space TLS is used.
+PreflightCheck CheckKernelTls(const MachineLimits& limits) {
+  return {true, limits.kernel_tls
+                    ? "kernel TLS: the tls ULP is available; uringload uses OpenSSL in user space"
+                    : "kernel TLS: not available (no tls in /proc/sys/net/ipv4/tcp_available_ulp); "
+                      "uringload uses OpenSSL in user space"};
+}
+
 std::vector<PreflightCheck> Preflight(const RunPlan& plan, const MachineLimits& limits) {
-  return {CheckTables(plan, limits), CheckPorts(plan, limits), CheckBacklog(plan, limits),
-          CheckMemory(plan, limits)};
+  std::vector<PreflightCheck> checks = {CheckTables(plan, limits), CheckPorts(plan, limits),
+                                        CheckBacklog(plan, limits), CheckMemory(plan, limits)};
+  if (plan.tls != nullptr) checks.push_back(CheckKernelTls(limits));
+  return checks;
 }
 
 }  // namespace uringload::core
