@@ -90,7 +90,13 @@ struct BadCase {
 
 TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
   std::vector<BadCase> cases = {
-      {"https", [](RunOptions& o) { o.url = "https://127.0.0.1/"; }, "not supported yet"},
+      {"tls flags over http", [](RunOptions& o) { o.insecure = true; }, "need an https:// URL"},
+      {"tls version",
+       [](RunOptions& o) {
+         o.url = "https://127.0.0.1/";
+         o.tls_max_version = "1.1";
+       },
+       "--tls-max-version must be 1.2 or 1.3"},
       {"no scheme", [](RunOptions& o) { o.url = "127.0.0.1/"; }, "invalid URL"},
       {"port 0", [](RunOptions& o) { o.url = "http://127.0.0.1:0/"; }, "port"},
       {"n = 0", [](RunOptions& o) { o.requests = 0; }, "-n"},

@@ -18,7 +18,11 @@ struct BadInvocation {
 
 TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
   std::vector<BadInvocation> cases = {
-      {{"run", "https://127.0.0.1/"}, "not supported yet"},
+      {{"run", "--cacert", "/nonexistent.pem", "https://127.0.0.1/"}, "--cacert"},
+      {{"run", "--ciphers", "NOPE", "https://127.0.0.1/"}, "--ciphers 'NOPE'"},
+      {{"run", "-k", "URL"}, "need an https:// URL"},
+      {{"serve", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.pem"}, "--tls-cert"},
+      {{"serve", "--tls-cert", "/etc/hostname"}, "go together"},
       {{"run", "ftp://127.0.0.1/"}, "invalid URL"},
       {{"run", "http://127.0.0.1:0/"}, "port"},
       {{"run", "http://127.0.0.1:70000/"}, "port"},
