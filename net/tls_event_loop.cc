@@ -90,6 +90,7 @@ bool TlsEventLoop::StartSsl(uint32_t slot, bool server) {
 void TlsEventLoop::Connect(uint32_t slot, const SocketAddress& target,
                            const SocketAddress* source) {
   Slot& s = slots_[slot];
+  FreeSsl(s);
   s = Slot{.out = std::move(s.out)};  // Keeps the buffer's capacity.
   s.state = State::kConnecting;
   s.started_ns = inner_->Now();
@@ -117,7 +118,8 @@ void TlsEventLoop::Accept(uint32_t listener, int fd) { inner_->Accept(listener, 
 
 void TlsEventLoop::Close(uint32_t slot) {
   Slot& s = slots_[slot];
-  if (s.state == State::kOpen && !s.peer_closed) {
+  // Even after the peer's close_notify: each side sends its own before closing (RFC 8446 6.1).
+  if (s.state == State::kOpen) {
     ERR_clear_error();
     SSL_shutdown(s.ssl);  // Queues close_notify; the socket closes once it is sent.
     s.state = State::kClosing;
@@ -221,6 +223,7 @@ void TlsEventLoop::OnInnerAccept(const Completion& completion) {
   }
   auto slot = static_cast<uint32_t>(completion.res);
   Slot& s = slots_[slot];
+  FreeSsl(s);
   s = Slot{.out = std::move(s.out)};
   s.listener = completion.slot;
   s.started_ns = inner_->Now();

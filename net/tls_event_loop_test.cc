@@ -39,6 +39,11 @@ TEST(TlsEventLoopTest, CloseSendsCloseNotifyTheOtherSideSeesACleanEnd) {
   link.Pump();
   EXPECT_TRUE(link.client_seen.Saw(Op::kRecv, 0));
   EXPECT_FALSE(link.client_seen.Saw(Op::kRecv, -kTlsNoCloseNotify));
+  // The client answers with its own close_notify before it closes.
+  link.client->Close(0);
+  link.Pump();
+  EXPECT_TRUE(link.client_closed());
+  EXPECT_TRUE(link.client_seen.Saw(Op::kClose, 0));
 }
 
 TEST(TlsEventLoopTest, AnEndWithoutCloseNotifyIsItsOwnCause) {
