@@ -17,13 +17,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-void ExpectAllOk(const RunOutput& run, uint64_t n) {
-  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  EXPECT_EQ(JsonCount(run.json, "requests.started"), n);
-  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), n);
-  EXPECT_EQ(JsonCount(run.json, "status_codes.200"), n);
-}
-
 TEST(PipelineE2ETest, EightDeepAgainstServeAndNginxWithTheSameBytesAsOne) {
   UringloadServer server;
   NginxServer nginx;

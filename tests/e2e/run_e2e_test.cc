@@ -13,19 +13,6 @@
 namespace uringload::testing {
 namespace {
 
-void ExpectAllOk(const RunOutput& run, uint64_t n) {
-  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  const FlatJson& j = run.json;
-  EXPECT_EQ(JsonCount(j, "requests.planned"), n);
-  EXPECT_EQ(JsonCount(j, "requests.started"), n);
-  EXPECT_EQ(JsonCount(j, "requests.completed"), n);
-  EXPECT_EQ(JsonCount(j, "outcomes.ok"), n);
-  EXPECT_EQ(JsonCount(j, "status_codes.200"), n);
-  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error"}) {
-    EXPECT_EQ(JsonCount(j, std::string("outcomes.") + failure), 0u) << failure;
-  }
-}
-
 class KeepAliveCounts : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(KeepAliveCounts, ExactlyNRequestsAllOk) {

@@ -29,13 +29,6 @@ std::string Https(const UringloadServer& server, const std::string& path) {
   return "https://127.0.0.1:" + std::to_string(server.port()) + path;
 }
 
-void ExpectAllOk(const RunOutput& run, uint64_t n) {
-  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  EXPECT_EQ(JsonCount(run.json, "requests.started"), n);
-  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), n) << run.process.err;
-  EXPECT_EQ(JsonCount(run.json, "status_codes.200"), n);
-}
-
 // -c, -t, keep-alive.
 class TlsCounts : public ::testing::TestWithParam<std::tuple<int, int, bool>> {};
 

@@ -1,6 +1,7 @@
 // Runs the built `uringload` binary for end-to-end tests and reads back its JSON result.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -35,6 +36,20 @@ inline RunOutput RunUringload(std::vector<std::string> args, int timeout_seconds
     if (json.ok()) out.json = *json;
   }
   return out;
+}
+
+// A run of exactly n requests that all got 200: exit 0, every count n, no failure.
+inline void ExpectAllOk(const RunOutput& run, uint64_t n) {
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  const FlatJson& j = run.json;
+  EXPECT_EQ(JsonCount(j, "requests.planned"), n);
+  EXPECT_EQ(JsonCount(j, "requests.started"), n);
+  EXPECT_EQ(JsonCount(j, "requests.completed"), n);
+  EXPECT_EQ(JsonCount(j, "outcomes.ok"), n);
+  EXPECT_EQ(JsonCount(j, "status_codes.200"), n);
+  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error"}) {
+    EXPECT_EQ(JsonCount(j, std::string("outcomes.") + failure), 0u) << failure;
+  }
 }
 
 }  // namespace uringload::testing
