@@ -41,8 +41,8 @@ struct Completion {
   // -ENOBUFS: an exhausted buffer ring is the loop's business, it re-arms). kAccept: the new
   // connection's slot or -errno. kClose: the slot is free for a new connection.
   int res = 0;
-  bool more = false;      // kAccept: the multishot accept stays armed.
-  std::string_view data;  // kRecv: valid only during the handler call.
+  bool more = false;                  // kAccept: the multishot accept stays armed.
+  std::string_view data;              // kRecv: valid only during the handler call.
   const TlsHandshake* tls = nullptr;  // kConnect/kAccept over TLS: valid during the call.
 };
 
