@@ -3,10 +3,25 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
+#include "cli/docs_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
+#include "net/tls_context.h"
+
+namespace {
+
+// `uringload --version`: the release, the git revision built, and the libraries.
+std::string VersionText() {
+  return absl::StrCat("uringload ", URINGLOAD_VERSION, " (git ", URINGLOAD_GIT_REVISION,
+                      ")\nbuilt with liburing ", URINGLOAD_LIBURING_VERSION, " and ",
+                      uringload::net::OpenSslBuildVersion(), "\nrunning with ",
+                      uringload::net::OpenSslVersion());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // First thing: SIGINT/SIGTERM stay pending until a command collects them, so a signal
@@ -14,12 +29,14 @@ int main(int argc, char** argv) {
   // instead of killing the process (seen under TSan, whose startup is slow).
   uringload::cli::BlockStopSignals();
   CLI::App app{"uringload: io_uring HTTP/1.1 load generator", "uringload"};
-  app.set_version_flag("--version", "uringload " URINGLOAD_VERSION);
+  app.set_version_flag("--version", VersionText, "Print the version, git revision and libraries");
   app.require_subcommand(1);
   uringload::cli::RunCommandOptions run_options;
   CLI::App* run = uringload::cli::AddRunCommand(app, run_options);
   uringload::cli::ServeCommandOptions serve_options;
   CLI::App* serve = uringload::cli::AddServeCommand(app, serve_options);
+  uringload::cli::DocsCommandOptions docs_options;
+  uringload::cli::AddDocsCommands(app, docs_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -38,5 +55,6 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return uringload::cli::RunCommand(run_options);
   if (serve->parsed()) return uringload::cli::ServeCommand(serve_options);
+  if (int status = uringload::cli::DocsCommand(app, docs_options); status >= 0) return status;
   return uringload::cli::kUsageError;
 }

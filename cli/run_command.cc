@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
+#include "cli/command_docs.h"
 #include "cli/version.h"
 #include "core/run/engine.h"
 #include "core/run/preflight.h"
@@ -217,7 +218,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("-m,--method", o.method, "Request method")->capture_default_str();
   run->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)");
   run->add_option("--body", o.body, "Request body");
-  run->add_option("--body-file", o.body_file, "Request body read from a file");
+  run->add_option("--body-file", o.body_file, "Request body read from a file")
+      ->type_name(kFileValue);
   run->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
       ->capture_default_str();
   run->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt (at most 24h)")
@@ -241,9 +243,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->capture_default_str();
   run->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
-                  "all on the first line's host and port; instead of a URL");
+                  "all on the first line's host and port; instead of a URL")
+      ->type_name(kFileValue);
   run->add_option("--targets-order", o.targets_order, "round-robin or random (see --seed)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("round-robin|random");
   run->add_option("--seed", o.seed, "Seed of --targets-order random")->capture_default_str();
   run->add_option("--warmup", o.warmup,
                   "Requests started in this first part of the run are sent but not measured");
@@ -252,16 +256,20 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "rps<5000, ok<99000, timeout>0; measures: p50 p75 p90 p95 p99 p999 min mean "
                   "max error_rate success_rate rps errors late_starts and each outcome");
   run->add_option("--timeline", options.timeline_path,
-                  "Write one record per --interval: NDJSON, or CSV if PATH ends in .csv");
+                  "Write one record per --interval: NDJSON, or CSV if PATH ends in .csv")
+      ->type_name(kFileValue);
   run->add_option("--interval", options.interval, "Timeline interval")->capture_default_str();
   run->add_flag("-k,--insecure", o.insecure, "https: do not verify the server's certificate");
-  run->add_option("--cacert", o.cacert, "https: trust the CAs in this PEM file (not the system's)");
+  run->add_option("--cacert", o.cacert, "https: trust the CAs in this PEM file (not the system's)")
+      ->type_name(kFileValue);
   run->add_flag("--no-tls-resume", o.no_tls_resume,
                 "https: a full handshake on every connection (no session tickets)");
-  run->add_option("--tls-max-version", o.tls_max_version, "https: 1.2 or 1.3 (default 1.3)");
+  run->add_option("--tls-max-version", o.tls_max_version, "https: 1.2 or 1.3 (default 1.3)")
+      ->type_name("1.2|1.3");
   run->add_option("--ciphers", o.ciphers, "https: TLS 1.2 cipher list (OpenSSL syntax)");
   run->add_option("--ciphersuites", o.ciphersuites, "https: TLS 1.3 cipher suites");
-  run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)");
+  run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)")
+      ->type_name(kFileValue);
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
   run->add_flag("--preflight", options.preflight_only,
                 "Only check this machine's limits for the plan (exit 1 on a problem)");

@@ -7,6 +7,7 @@
 
 #include "absl/time/clock.h"
 #include "cli/cli_util.h"
+#include "cli/command_docs.h"
 #include "core/serve/server_engine.h"
 #include "exporters/serve_report.h"
 #include "net/listener.h"
@@ -54,10 +55,13 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "Probability: answer --fault-status instead of 200");
   serve->add_option("--fault-no-close-notify", o.fault_no_close_notify,
                     "Probability: close without answering and, over TLS, without close_notify");
-  serve->add_option("--tls-cert", o.tls_cert, "Serve HTTPS with this PEM certificate (chain)");
-  serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert");
+  serve->add_option("--tls-cert", o.tls_cert, "Serve HTTPS with this PEM certificate (chain)")
+      ->type_name(kFileValue);
+  serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert")
+      ->type_name(kFileValue);
   serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
-  serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)");
+  serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)")
+      ->type_name(kFileValue);
   serve->add_flag("-q,--quiet", options.quiet, "Print nothing but errors");
   AddMetricsFlags(serve, options.metrics, /*with_linger=*/false);
   RequireWholeNumbers(serve,

@@ -1,6 +1,7 @@
 #include "net/tls_context.h"
 
 #include <openssl/err.h>
+#include <openssl/opensslv.h>
 #include <openssl/x509_vfy.h>
 
 #include <fstream>
@@ -143,5 +144,7 @@ bool KernelTlsAvailable() {
 }
 
 std::string OpenSslVersion() { return OpenSSL_version(OPENSSL_VERSION); }
+
+std::string OpenSslBuildVersion() { return OPENSSL_VERSION_TEXT; }
 
 }  // namespace uringload::net

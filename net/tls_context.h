@@ -53,5 +53,7 @@ class TlsContext {
 bool KernelTlsAvailable();
 // "OpenSSL 3.0.19 1 Jul 2025" (the library this binary runs with).
 std::string OpenSslVersion();
+// The same for the OpenSSL headers this binary was compiled with.
+std::string OpenSslBuildVersion();
 
 }  // namespace uringload::net

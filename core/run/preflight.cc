@@ -55,14 +55,14 @@ PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
   if (fits(per_pair)) {  // Only the TIME_WAIT sockets are in the way: they expire within 60 s.
     return {false, absl::StrCat(line,
                                 "; fix: wait up to 60 s for them to expire, or use other target "
-                                "ports or --source addresses, or scripts/tune-kernel apply")};
+                                "ports or --source addresses, or uringload-tune-kernel apply")};
   }
   uint64_t pairs_needed = CeilDiv(plan.concurrency * 10, limits.ports() * 7);
   uint64_t sources_needed = CeilDiv(pairs_needed, plan.addresses.size());
   return {false,
           absl::StrCat(line, "; fix: --source 127.0.0.2-127.0.0.", 1 + sources_needed,
                        " (loopback), or a port range in the URL (", pairs_needed,
-                       " ports), or scripts/tune-kernel apply (ip_local_port_range 1024 65535)")};
+                       " ports), or uringload-tune-kernel apply (ip_local_port_range 1024 65535)")};
 }
 
 PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
@@ -75,7 +75,7 @@ PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
     return {true, line};
   }
   return {false, absl::StrCat(line, "; fix: sysctl -w net.core.somaxconn=", wanted,
-                              " (scripts/tune-kernel apply)")};
+                              " (uringload-tune-kernel apply)")};
 }
 
 PreflightCheck CheckMemory(const RunPlan& plan, const MachineLimits& limits) {
