@@ -68,6 +68,11 @@ PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
 PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
   uint64_t connecting = static_cast<uint64_t>(plan.max_connecting) * plan.threads;
   uint64_t wanted = std::min<uint64_t>(std::max<uint64_t>(connecting, plan.concurrency), 65535);
+  if (limits.somaxconn <= 0) {  // No /proc (a chroot, a container without it): say so.
+    return {true,
+            "listen backlog: net.core.somaxconn unknown (/proc/sys/net/core/somaxconn "
+            "cannot be read), not checked"};
+  }
   std::string line = absl::StrCat("listen backlog: net.core.somaxconn ", limits.somaxconn,
                                   " caps a loopback target's accept queue; this run opens up to ",
                                   connecting, " connections at once");

@@ -53,6 +53,15 @@ TEST(PreflightTest, SmallRunPassesEverything) {
   }
 }
 
+TEST(PreflightTest, UnreadableSomaxconnIsReportedNotFlagged) {
+  MachineLimits limits = Limits();
+  limits.somaxconn = 0;  // net::SomaxConn() when /proc/sys cannot be read.
+  std::vector<PreflightCheck> checks = Preflight(Plan(5000, 2, 1, 0), limits);
+  EXPECT_TRUE(Ok(checks, "listen backlog"));
+  EXPECT_NE(Line(checks, "listen backlog").find("unknown"), std::string::npos);
+  EXPECT_EQ(Line(checks, "listen backlog").find("fix:"), std::string::npos);
+}
+
 TEST(PreflightTest, TablesNeedEnoughThreads) {
   std::vector<PreflightCheck> checks = Preflight(Plan(60000, 2, 4, 0), Limits());
   EXPECT_FALSE(Ok(checks, "descriptor tables"));
