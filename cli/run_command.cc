@@ -157,10 +157,12 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
 
 // Prints the summary and writes the JSON; false if the JSON could not be written.
 bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
-                  const core::RunResult& result, const std::vector<core::ThresholdResult>& checks,
-                  OutputFile& json) {
+                  const std::string& run_id, const core::RunResult& result,
+                  const std::vector<core::ThresholdResult>& checks, OutputFile& json) {
   exporters::RunReport report{
       .target = options.run.targets_file ? *options.run.targets_file : options.run.url,
+      .run_id = run_id,
+      .shard = plan.shard,
       .planned = plan.requests,
       .concurrency = plan.concurrency,
       .requested_concurrency = plan.requested_concurrency,
@@ -273,14 +275,21 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
   run->add_flag("--preflight", options.preflight_only,
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
+  AddShardFlags(run, options.shard);
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
-  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed"});
+  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards"});
   SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }
 
 int RunCommand(const RunCommandOptions& options) {
-  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(options.run);
+  core::RunOptions run = options.run;
+  absl::StatusOr<std::string> run_id = ResolveShardFlags(options.shard, run);
+  if (!run_id.ok()) {
+    PrintError(std::string(run_id.status().message()));
+    return kUsageError;
+  }
+  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(run);
   if (!plan.ok()) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
@@ -339,7 +348,7 @@ int RunCommand(const RunCommandOptions& options) {
   bool recorded = recorder.Finish(*result);
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
       thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
-  bool written = ReportResult(options, *plan, *result, checks, *json);
+  bool written = ReportResult(options, *plan, *run_id, *result, checks, *json);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));
   if (stopped_by == 0 && !supervision.late_signal) Linger(signals, (*metrics)->linger());

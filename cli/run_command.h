@@ -6,6 +6,7 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/cli_metrics.h"
+#include "cli/shard_flags.h"
 #include "core/run/run_plan.h"
 
 namespace uringload::cli {
@@ -19,6 +20,7 @@ struct RunCommandOptions {
   std::string timeline_path;         // Per-interval record; .csv for CSV, else NDJSON.
   std::string interval = "1s";
   MetricsFlags metrics;
+  ShardFlags shard;
 };
 
 // Registers `run` and its flags on `app`, filling `options` when parsed.

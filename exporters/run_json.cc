@@ -18,6 +18,21 @@ Json LatencyJson(const core::HistogramSnapshot& h) {
           {"p90", q.p90},   {"p95", q.p95},       {"p99", q.p99}, {"p999", q.p999}, {"max", q.max}};
 }
 
+// The histogram itself, for an exact merge of shards: the non-empty buckets as [index, count].
+Json HistogramJson(const core::HistogramSnapshot& h) {
+  Json buckets = Json::array();
+  for (size_t i = 0; i < h.counts.size(); ++i) {
+    if (h.counts[i] != 0) buckets.push_back({i, h.counts[i]});
+  }
+  return {{"layout", core::HistogramBuckets::kLayout},
+          {"unit", "ns"},
+          {"buckets", buckets},
+          {"count", h.count},
+          {"sum", h.sum},
+          {"min", h.min},
+          {"max", h.max}};
+}
+
 // RFC 3339 in UTC with microseconds.
 std::string Timestamp(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
@@ -83,6 +98,8 @@ std::string RunResultToJson(const RunReport& report) {
   }
   Json doc = {
       {"target", report.target},
+      {"run_id", report.run_id},
+      {"shard", {{"index", report.shard.index}, {"count", report.shard.count}}},
       {"concurrency", report.concurrency},
       {"threads", report.threads},
       {"rate", plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
@@ -116,6 +133,10 @@ std::string RunResultToJson(const RunReport& report) {
       {"errors", ErrorsJson(s)},
       {"targets", TargetsJson(report)},
       {"thresholds", thresholds},
+      {"latency_histogram", HistogramJson(s.latency)},
+      {"latency_uncorrected_histogram", HistogramJson(s.latency_uncorrected)},
+      {"connect_histogram", HistogramJson(s.connect)},
+      {"tls_handshake_histogram", HistogramJson(s.tls_handshake)},
   };
   return DumpJson(doc);
 }

@@ -39,6 +39,15 @@ std::string PlanLine(const RunReport& report) {
     if (plan->warmup > absl::ZeroDuration())
       absl::StrAppend(&out, ", warmup ", absl::FormatDuration(plan->warmup));
   }
+  if (report.shard.count > 1) {
+    absl::StrAppend(&out, "; shard ", report.shard.index, " of ", report.shard.count);
+    const core::RunPlan* plan = report.plan;
+    if (plan != nullptr && plan->requests.has_value()) {
+      absl::StrAppend(&out, " (requests ", plan->index_base, "..",
+                      plan->index_base + *plan->requests - 1, ")");
+    }
+    if (!report.run_id.empty()) absl::StrAppend(&out, ", run ", report.run_id);
+  }
   if (report.result->interrupted) absl::StrAppend(&out, " (interrupted)");
   return out;
 }

@@ -18,6 +18,8 @@ class HistogramBuckets {
   static constexpr uint64_t kSub = 1ull << kSubBits;  // Values below 2*kSub are exact.
   static constexpr int kMaxBits = 41;                 // Up to ~36 minutes in nanoseconds.
   static constexpr size_t kCount = 2 * kSub + (kMaxBits - kSubBits - 1) * kSub;
+  // Names this layout in JSON results: `merge` adds buckets only between equal layouts.
+  static constexpr char kLayout[] = "log-linear-ns-sub7-max41";
 
   static size_t Index(uint64_t value);
   static uint64_t Lower(size_t index);

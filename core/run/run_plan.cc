@@ -192,6 +192,35 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
+// Shard K of S takes its share of -n (a contiguous range of indexes), of -c and of -R; with -d
+// alone its indexes are K, K+S, K+2S, ... Every share must be at least one.
+absl::Status PlanShard(const RunOptions& options, RunPlan& plan) {
+  if (!options.shard.has_value()) return absl::OkStatus();
+  absl::StatusOr<Shard> shard = ParseShard(*options.shard);
+  if (!shard.ok()) return shard.status();
+  plan.shard = *shard;
+  if (shard->count == 1) return absl::OkStatus();
+  auto none_left = [&](const char* what, uint64_t total) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " ", total, " over ", shard->count,
+                                                   " shards leaves shard ", shard->index,
+                                                   " with none"));
+  };
+  if (plan.requests.has_value()) {
+    uint64_t total = *plan.requests;
+    if (ShareOf(total, *shard) == 0) return none_left("-n", total);
+    plan.index_base = ShareBegin(total, *shard);
+    plan.requests = ShareOf(total, *shard);
+  } else {
+    plan.index_base = shard->index;
+    plan.index_stride = shard->count;
+  }
+  uint64_t connections = ShareOf(plan.requested_concurrency, *shard);
+  if (connections == 0) return none_left("-c", plan.requested_concurrency);
+  plan.requested_concurrency = static_cast<uint32_t>(connections);
+  if (plan.rate.has_value()) *plan.rate /= shard->count;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
@@ -237,11 +266,12 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
     plan.requests = kDefaultRequests;
   }
   if (absl::Status s = PlanLoadShape(options, plan); !s.ok()) return s;
-  // N requests never need more than N connections: the plan says what will happen.
   plan.requested_concurrency = static_cast<uint32_t>(options.concurrency);
+  if (absl::Status s = PlanShard(options, plan); !s.ok()) return s;
+  // N requests never need more than N connections: the plan says what will happen.
   plan.concurrency =
       plan.requests.has_value()
-          ? static_cast<uint32_t>(std::min<uint64_t>(options.concurrency, *plan.requests))
+          ? static_cast<uint32_t>(std::min<uint64_t>(plan.requested_concurrency, *plan.requests))
           : plan.requested_concurrency;
   if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
   absl::StatusOr<absl::Duration> timeout = ParseDurationFlag(

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/plan_limits.h"
+#include "core/run/shard.h"
 #include "net/address.h"
 #include "net/tls_context.h"
 #include "proto/request_template.h"
@@ -58,6 +59,8 @@ struct RunOptions {
   std::optional<std::string> tls_max_version;
   std::optional<std::string> ciphers;
   std::optional<std::string> ciphersuites;
+  // --shard K/S (the command line resolves `auto` from the environment first).
+  std::optional<std::string> shard;
 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
@@ -99,6 +102,13 @@ struct RunPlan {
   absl::Duration ramp = absl::ZeroDuration();
   uint32_t pipeline = 1;                         // Requests in flight per connection.
   absl::Duration warmup = absl::ZeroDuration();  // Requests started before this are unmeasured.
+  // This process's part of a sharded run: -n, -c and -R above are already its shares. Its
+  // local request k is the fleet's request index_base + k * index_stride: a contiguous range
+  // of -n, or with -d alone every S-th index from K.
+  Shard shard;
+  uint64_t index_base = 0;
+  uint64_t index_stride = 1;
+  uint64_t GlobalIndex(uint64_t local) const { return index_base + local * index_stride; }
 
   // Target `target`'s request on address `address` (its own Host header for a port range).
   proto::RequestSpec RequestFor(size_t target, size_t address) const;

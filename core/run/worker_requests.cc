@@ -23,10 +23,13 @@ bool Worker::NextRequest(PendingRequest* request) {
   RequestPacer::Due due;
   if (draining_ || !pacer_.Take(completions_at_ns_, &due)) return false;
   int64_t started_at = pacer_.open() ? due.intended_ns : completions_at_ns_;
-  *request = {.index = due.index,
+  // The fleet's index (a shard's requests are a part of one run): what {i} renders and what
+  // picks the target, so S shards send exactly what one process would.
+  uint64_t index = config_.plan->GlobalIndex(due.index);
+  *request = {.index = index,
               .intended_ns = due.intended_ns,
               .sent_ns = 0,
-              .target = static_cast<uint32_t>(config_.plan->TargetOf(due.index)),
+              .target = static_cast<uint32_t>(config_.plan->TargetOf(index)),
               .warmup = started_at - origin_ns_ < warmup_ns_};
   ++in_flight_;
   if (request->warmup) {
