@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
 #include "cli/docs_command.h"
+#include "cli/merge_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   CLI::App* run = uringload::cli::AddRunCommand(app, run_options);
   uringload::cli::ServeCommandOptions serve_options;
   CLI::App* serve = uringload::cli::AddServeCommand(app, serve_options);
+  uringload::cli::MergeCommandOptions merge_options;
+  CLI::App* merge = uringload::cli::AddMergeCommand(app, merge_options);
   uringload::cli::DocsCommandOptions docs_options;
   uringload::cli::AddDocsCommands(app, docs_options);
   try {
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return uringload::cli::RunCommand(run_options);
   if (serve->parsed()) return uringload::cli::ServeCommand(serve_options);
+  if (merge->parsed()) return uringload::cli::MergeCommand(merge_options);
   if (int status = uringload::cli::DocsCommand(app, docs_options); status >= 0) return status;
   return uringload::cli::kUsageError;
 }

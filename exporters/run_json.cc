@@ -90,7 +90,7 @@ std::string RunResultToJson(const RunReport& report) {
                           {"failed", t.failed}});
   }
   Json tls = nullptr;
-  if (plan != nullptr && plan->tls != nullptr) {
+  if (plan != nullptr && plan->url.tls) {  // https:// (run), or shards that were (merge).
     tls = {{"handshakes", s.tls_handshakes},
            {"resumed", s.tls_resumed},
            {"version", s.tls_version},
@@ -100,6 +100,7 @@ std::string RunResultToJson(const RunReport& report) {
       {"target", report.target},
       {"run_id", report.run_id},
       {"shard", {{"index", report.shard.index}, {"count", report.shard.count}}},
+      {"merged_shards", report.merged_shards},
       {"concurrency", report.concurrency},
       {"threads", report.threads},
       {"rate", plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},

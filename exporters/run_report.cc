@@ -48,6 +48,9 @@ std::string PlanLine(const RunReport& report) {
     }
     if (!report.run_id.empty()) absl::StrAppend(&out, ", run ", report.run_id);
   }
+  if (report.merged_shards > 0) {
+    absl::StrAppend(&out, "; merged from ", report.merged_shards, " shards of run ", report.run_id);
+  }
   if (report.result->interrupted) absl::StrAppend(&out, " (interrupted)");
   return out;
 }

@@ -17,7 +17,8 @@ namespace uringload::exporters {
 struct RunReport {
   std::string target;  // The URL as given (or the --targets file).
   std::string run_id = "";
-  core::Shard shard = {};  // Which part of a sharded run; {0, 1} for a whole one.
+  core::Shard shard = {};      // Which part of a sharded run; {0, 1} for a whole one.
+  uint32_t merged_shards = 0;  // `uringload merge`: how many shards were added up.
   std::optional<uint64_t> planned;
   uint32_t concurrency = 0;            // Connections the plan opens (at most -n).
   uint32_t requested_concurrency = 0;  // -c as given.

@@ -14,9 +14,12 @@ source "$source_dir/scripts/lib/ports.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d /tmp/uringload-package-XXXXXX)
 pids=()
+installed=0
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  # A test that failed between install and remove must not leave the package installed.
+  [ "$installed" = 0 ] || apt-get remove -y -qq uringload >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -86,7 +89,7 @@ flags_of_man() {  # Flags in the man page section $1: each .TP item's \fB...\fR 
         $0 = substr($0, RSTART + RLENGTH) } item = 0 }
     in_section && /^\.TP/ { item = 1 }' | sort -u
 }
-for pair in ":OPTIONS" "run:RUN OPTIONS" "serve:SERVE OPTIONS"; do
+for pair in ":OPTIONS" "run:RUN OPTIONS" "serve:SERVE OPTIONS" "merge:MERGE OPTIONS"; do
   command=${pair%%:*} section=${pair#*:}
   if [ -n "$command" ]; then flags_of_help "$command"; else flags_of_help; fi >"$work/help-flags"
   flags_of_man "$section" >"$work/man-flags"
@@ -102,7 +105,7 @@ complete_words() {  # The completions bash offers after the words "$@" (the last
   bash -c 'source "$1"; shift; COMP_WORDS=(uringload "$@"); COMP_CWORD=$#; _uringload
            echo "${COMPREPLY[*]}"' _ "$root/usr/share/bash-completion/completions/uringload" "$@"
 }
-[ "$(complete_words "")" = "run serve completion -h --help --version" ] ||
+[ "$(complete_words "")" = "run serve merge completion -h --help --version" ] ||
   fail "subcommands: '$(complete_words "")'"
 [ "$(complete_words run --tls-max)" = "--tls-max-version" ] ||
   fail "run flags: '$(complete_words run --tls-max)'"
@@ -113,12 +116,14 @@ zsh -n "$root/usr/share/zsh/vendor-completions/_uringload" || fail "the zsh comp
 
 # 5. apt-get install: Depends names exactly the packages of the libraries the binary needs.
 export DEBIAN_FRONTEND=noninteractive
+installed=1
 apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt" 2>&1 ||
   fail "apt-get install: $(cat "$work/apt")"
 installed_files=$(dpkg-query -L uringload)
 needed=$(objdump -p /usr/bin/uringload | awk '/NEEDED/ { print $2 }')
 for lib in $needed; do
-  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64/ { print $NF; exit }')
+  # No early exit in awk: ldconfig would die of SIGPIPE and pipefail end the test.
+  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64/ && !found { print $NF; found = 1 }')
   dpkg-query -S "$(readlink -f "$path")" 2>/dev/null || dpkg-query -S "$path"
 done | awk -F: '{ print $1 }' | sort -u >"$work/needed-packages"
 dpkg-query -W -f='${Depends}' uringload | tr ',' '\n' | awk '{ print $1 }' | sed 's/:.*//' |
@@ -132,6 +137,7 @@ man -w uringload | grep -q /usr/share/man/man1/uringload.1.gz || fail "man uring
 
 # 6. apt-get remove leaves none of the package's files (it ships no configuration files).
 apt-get remove -y -qq uringload >"$work/apt" 2>&1 || fail "apt-get remove: $(cat "$work/apt")"
+installed=0
 while read -r path; do
   [ -d "$path" ] && continue  # Shared directories (/usr/bin, /usr/share/man/man1) stay.
   [ ! -e "$path" ] || fail "left behind after remove: $path"

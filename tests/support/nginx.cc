@@ -51,6 +51,23 @@ uint64_t NginxServer::RequestsLogged() const {
   return lines;
 }
 
+std::vector<std::string> NginxServer::PathsLogged() const {
+  std::ifstream in(prefix_ + "/access.log");
+  std::vector<std::string> paths;
+  // The combined format: ... "GET /path HTTP/1.1" ...
+  for (std::string line; std::getline(in, line);) {
+    size_t method = line.find('"');
+    size_t path = line.find(' ', method);
+    size_t end = line.find(' ', path + 1);
+    if (method == std::string::npos || path == std::string::npos || end == std::string::npos) {
+      paths.push_back("");
+      continue;
+    }
+    paths.push_back(line.substr(path + 1, end - path - 1));
+  }
+  return paths;
+}
+
 NginxServer::~NginxServer() {
   process_->Stop(SIGTERM);
   std::error_code ignored;

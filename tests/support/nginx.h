@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tests/support/process.h"
 
@@ -27,6 +28,8 @@ class NginxServer {
   std::string Url(const std::string& path) const;
   // Requests nginx logged (its access log: one line per request it answered).
   uint64_t RequestsLogged() const;
+  // The request target (path and query) of every logged request, in log order.
+  std::vector<std::string> PathsLogged() const;
 
  private:
   std::string prefix_;

@@ -1,0 +1,77 @@
+#include "cli/merge_command.h"
+
+#include <iostream>
+
+#include "cli/cli_util.h"
+#include "cli/command_docs.h"
+#include "core/file_contents.h"
+#include "core/run/thresholds.h"
+#include "exporters/run_merge.h"
+#include "exporters/run_report.h"
+
+namespace uringload::cli {
+
+CLI::App* AddMergeCommand(CLI::App& app, MergeCommandOptions& options) {
+  CLI::App* merge =
+      app.add_subcommand("merge", "Add up the JSON results of the shards of one run exactly");
+  merge->add_option("--json", options.json_path, "Write the merged result as JSON (- for stdout)")
+      ->type_name(kFileValue);
+  merge->add_option("--fail-if", options.fail_if,
+                    "Threshold on the merged result, e.g. 'p99>250ms' (repeatable; exit 3)");
+  merge->add_flag("-q,--quiet", options.quiet, "No summary");
+  SetRepeatPolicy(merge, {"--fail-if"});
+  // After SetRepeatPolicy, which makes every option it sees take its last value.
+  merge->add_option("files", options.files, "The shards' --json results")
+      ->type_name(kFileValue)
+      ->required();
+  return merge;
+}
+
+int MergeCommand(const MergeCommandOptions& options) {
+  std::vector<core::Threshold> thresholds;
+  for (const std::string& text : options.fail_if) {
+    absl::StatusOr<core::Threshold> threshold = core::ParseThreshold(text);
+    if (!threshold.ok()) {
+      PrintError(std::string(threshold.status().message()));
+      return kUsageError;
+    }
+    thresholds.push_back(*threshold);
+  }
+  absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
+  if (!json.ok()) {
+    PrintError(std::string(json.status().message()));
+    return kUsageError;
+  }
+  std::vector<exporters::RunResultFile> files;
+  for (const std::string& path : options.files) {
+    absl::StatusOr<std::string> text = core::ReadRegularFile("merge", path);
+    if (!text.ok()) {
+      PrintError(std::string(text.status().message()));
+      return kUsageError;
+    }
+    absl::StatusOr<exporters::RunResultFile> file = exporters::ReadRunResult(*text, path);
+    if (!file.ok()) {
+      PrintError(std::string(file.status().message()));
+      return kUsageError;
+    }
+    files.push_back(*std::move(file));
+  }
+  absl::StatusOr<exporters::MergedRun> merged = exporters::MergeRunResults(std::move(files));
+  if (!merged.ok()) {
+    PrintError(std::string(merged.status().message()));
+    return absl::IsNotFound(merged.status()) ? kShardsMissing : kUsageError;
+  }
+  exporters::RunReport report = merged->Report();
+  report.thresholds = core::EvaluateThresholds(
+      thresholds, merged->result.stats, exporters::MeasuredDuration(merged->result, report.plan));
+  if (!options.quiet && !json->is_stdout()) {
+    std::cout << exporters::FormatRunSummary(report) << std::flush;
+  }
+  if (json->enabled() && !json->Write(exporters::RunResultToJson(report))) return kRuntimeError;
+  for (const core::ThresholdResult& check : report.thresholds) {
+    if (check.failed) return kThresholdFailed;
+  }
+  return 0;
+}
+
+}  // namespace uringload::cli

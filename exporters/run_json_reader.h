@@ -1,0 +1,49 @@
+// Reads a `uringload run --json` result back (for `uringload merge`): the counters, outcomes,
+// causes, status codes, targets and the histograms themselves, so the shards of one run add
+// up to exactly what one process would have reported.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/run/shard.h"
+#include "core/run/worker_stats.h"
+
+namespace uringload::exporters {
+
+struct TargetResult {
+  int line = 0;
+  std::string method;
+  std::string url;
+};
+
+// One result file, as written by RunResultToJson.
+struct RunResultFile {
+  std::string name;  // The file it came from, for messages.
+  std::string target;
+  std::string run_id;
+  core::Shard shard;
+  absl::Time started_at;
+  absl::Time ended_at;
+  bool interrupted = false;
+  std::optional<uint64_t> planned;
+  uint32_t concurrency = 0;
+  uint32_t threads = 0;
+  std::optional<double> rate;
+  uint32_t pipeline = 1;
+  double warmup_seconds = 0;
+  bool tls = false;
+  std::string tls_version;  // Of the last handshake; stats.tls_version is left empty.
+  std::string tls_cipher;
+  std::vector<TargetResult> targets;
+  core::RunStats stats;
+};
+
+// Parses `text` (the contents of `name`); an error names the file and the field.
+absl::StatusOr<RunResultFile> ReadRunResult(std::string_view text, const std::string& name);
+
+}  // namespace uringload::exporters

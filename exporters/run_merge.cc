@@ -1,0 +1,114 @@
+#include "exporters/run_merge.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace uringload::exporters {
+namespace {
+
+absl::Status Check(const RunResultFile& first, const RunResultFile& file) {
+  if (file.run_id != first.run_id) {
+    return absl::InvalidArgumentError(absl::StrCat(file.name, " is run '", file.run_id, "', ",
+                                                   first.name, " is run '", first.run_id,
+                                                   "': not shards of one run"));
+  }
+  if (file.shard.count != first.shard.count) {
+    return absl::InvalidArgumentError(absl::StrCat(file.name, " is a shard of ", file.shard.count,
+                                                   ", ", first.name, " a shard of ",
+                                                   first.shard.count));
+  }
+  bool same_targets = file.targets.size() == first.targets.size();
+  for (size_t t = 0; same_targets && t < file.targets.size(); ++t) {
+    same_targets = file.targets[t].url == first.targets[t].url &&
+                   file.targets[t].method == first.targets[t].method;
+  }
+  if (!same_targets || file.pipeline != first.pipeline ||
+      file.warmup_seconds != first.warmup_seconds ||
+      file.rate.has_value() != first.rate.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(file.name, " and ", first.name,
+                                                   " differ in their targets, -p, -R or --warmup"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
+  if (files.empty()) return absl::InvalidArgumentError("merge: no result files");
+  const RunResultFile& first = files[0];
+  std::vector<const RunResultFile*> by_shard(first.shard.count, nullptr);
+  for (const RunResultFile& file : files) {
+    if (absl::Status s = Check(first, file); !s.ok()) return s;
+    const RunResultFile*& slot = by_shard[file.shard.index];
+    if (slot != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file.name, " and ", slot->name, " are both shard ", file.shard.index));
+    }
+    slot = &file;
+  }
+  std::vector<uint32_t> missing;
+  for (uint32_t k = 0; k < by_shard.size(); ++k) {
+    if (by_shard[k] == nullptr) missing.push_back(k);
+  }
+  if (!missing.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("run '", first.run_id, "': shard", missing.size() > 1 ? "s " : " ",
+                     absl::StrJoin(missing, ", "), " of ", first.shard.count, " missing"));
+  }
+  MergedRun merged;
+  merged.target = first.target;
+  merged.run_id = first.run_id;
+  merged.shards = first.shard.count;
+  merged.result.started_at = first.started_at;
+  merged.result.ended_at = first.ended_at;
+  uint64_t planned = 0;
+  bool all_planned = true;
+  double rate = 0;
+  for (const RunResultFile& file : files) {
+    merged.result.stats.Merge(file.stats);
+    merged.result.started_at = std::min(merged.result.started_at, file.started_at);
+    merged.result.ended_at = std::max(merged.result.ended_at, file.ended_at);
+    merged.result.interrupted = merged.result.interrupted || file.interrupted;
+    merged.concurrency += file.concurrency;
+    merged.threads += file.threads;
+    all_planned = all_planned && file.planned.has_value();
+    planned += file.planned.value_or(0);
+    rate += file.rate.value_or(0);
+    if (file.stats.tls_handshakes > 0) {
+      merged.tls_version = file.tls_version;
+      merged.tls_cipher = file.tls_cipher;
+    }
+  }
+  if (all_planned) merged.planned = planned;
+  merged.result.duration = merged.result.ended_at - merged.result.started_at;
+  for (const TargetResult& t : first.targets) {
+    merged.plan.targets.push_back(
+        {.line = t.line, .method = t.method, .url = t.url, .parsed = {}, .spec = {}});
+  }
+  if (first.rate.has_value()) merged.plan.rate = rate;
+  merged.plan.url.tls = first.tls;
+  merged.plan.pipeline = first.pipeline;
+  merged.plan.warmup = absl::Seconds(first.warmup_seconds);
+  merged.plan.requests = merged.planned;
+  return merged;
+}
+
+RunReport MergedRun::Report() {
+  // RunStats names the TLS version by pointer (OpenSSL's static strings in a run).
+  result.stats.tls_version = tls_version.c_str();
+  result.stats.tls_cipher = tls_cipher.c_str();
+  return {.target = target,
+          .run_id = run_id,
+          .shard = {},
+          .merged_shards = shards,
+          .planned = planned,
+          .concurrency = concurrency,
+          .requested_concurrency = concurrency,
+          .threads = threads,
+          .result = &result,
+          .plan = &plan};
+}
+
+}  // namespace uringload::exporters

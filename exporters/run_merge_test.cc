@@ -1,0 +1,131 @@
+#include "exporters/run_merge.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <random>
+
+#include "exporters/json_text.h"
+#include "exporters/run_json_reader.h"
+
+namespace uringload::exporters {
+namespace {
+
+// One shard's result: `fast` ok requests around 1 ms, `slow` around 100 ms, plus failures.
+core::RunResult ShardResult(int fast, int slow, uint32_t seed) {
+  core::WorkerStats stats(/*targets=*/2);
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<uint64_t> jitter(0, 500'000);
+  for (int i = 0; i < fast + slow + 3; ++i) stats.RequestStarted();
+  for (int i = 0; i < fast; ++i) stats.RequestSucceeded(200, 1'000'000 + jitter(random), 0, 0);
+  for (int i = 0; i < slow; ++i) stats.RequestSucceeded(503, 100'000'000 + jitter(random), 0, 1);
+  stats.RequestFailed(core::Outcome::kConnectError, ECONNREFUSED, 0);
+  stats.RequestFailed(core::Outcome::kTimeout, 0, 1);
+  stats.RequestFailed(core::Outcome::kParseError,
+                      static_cast<int>(core::ParseFailure::kHeadersTooLarge), 1);
+  stats.BytesSent(100 * seed);
+  stats.Connected(50'000 * seed);
+  core::RunResult result;
+  result.stats = stats.Snapshot();
+  result.started_at = absl::FromUnixSeconds(1'000'000 + seed);
+  result.ended_at = result.started_at + absl::Seconds(10);
+  result.duration = absl::Seconds(10);
+  return result;
+}
+
+core::RunPlan TwoTargets() {
+  core::RunPlan plan;
+  plan.targets = {{.line = 1, .method = "GET", .url = "http://h/a", .parsed = {}, .spec = {}},
+                  {.line = 2, .method = "POST", .url = "http://h/b", .parsed = {}, .spec = {}}};
+  return plan;
+}
+
+RunResultFile WriteAndRead(const core::RunResult& result, uint32_t k, uint32_t count,
+                           const std::string& run_id) {
+  core::RunPlan plan = TwoTargets();
+  RunReport report{.target = "targets.txt",
+                   .run_id = run_id,
+                   .shard = {.index = k, .count = count},
+                   .planned = result.stats.started,
+                   .concurrency = 10,
+                   .threads = 1,
+                   .result = &result,
+                   .plan = &plan};
+  absl::StatusOr<RunResultFile> file =
+      ReadRunResult(RunResultToJson(report), "shard" + std::to_string(k));
+  EXPECT_TRUE(file.ok()) << file.status();
+  return *file;
+}
+
+// Shard 0 is fast, shard 1 slow: the merged p99 is the one of all requests together, from
+// the summed buckets, not the mean of the shards' p99s.
+TEST(RunMergeTest, EqualsOneProcessExactly) {
+  core::RunResult a = ShardResult(9'900, 100, 1);
+  core::RunResult b = ShardResult(5'000, 5'000, 2);
+  absl::StatusOr<MergedRun> merged =
+      MergeRunResults({WriteAndRead(b, 1, 2, "r"), WriteAndRead(a, 0, 2, "r")});
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  core::RunStats one = a.stats;
+  one.Merge(b.stats);
+  const core::RunStats& m = merged->result.stats;
+  EXPECT_EQ(m.started, one.started);
+  EXPECT_EQ(m.outcomes, one.outcomes);
+  EXPECT_EQ(m.status_codes, one.status_codes);
+  EXPECT_EQ(m.causes, one.causes);  // Parse failures keep their kind through the JSON.
+  EXPECT_EQ(m.bytes_sent, one.bytes_sent);
+  EXPECT_EQ(m.target_ok, one.target_ok);
+  EXPECT_EQ(m.target_failed, one.target_failed);
+  EXPECT_EQ(m.latency.counts, one.latency.counts);
+  EXPECT_EQ(m.latency.sum, one.latency.sum);
+  EXPECT_EQ(m.latency.min, one.latency.min);
+  EXPECT_EQ(m.latency.max, one.latency.max);
+  EXPECT_EQ(m.connect.counts, one.connect.counts);
+  for (double q : {0.5, 0.9, 0.99, 0.999})
+    EXPECT_EQ(m.latency.Quantile(q), one.latency.Quantile(q));
+  double mean_of_p99s = (a.stats.latency.Quantile(0.99) + b.stats.latency.Quantile(0.99)) / 2.0;
+  EXPECT_GT(static_cast<double>(m.latency.Quantile(0.99)), 1.5 * mean_of_p99s);
+  // From the earliest start to the latest end; the planned counts add up.
+  EXPECT_EQ(merged->result.duration, absl::Seconds(11));
+  EXPECT_EQ(merged->planned, one.started);
+  EXPECT_EQ(merged->concurrency, 20u);
+  Json j = Json::parse(RunResultToJson(merged->Report()));
+  EXPECT_EQ(j["merged_shards"], 2);
+  EXPECT_EQ(j["targets"][1]["url"], "http://h/b");
+  EXPECT_EQ(j["targets"][1]["requests"], one.target_ok[1] + one.target_failed[1]);
+}
+
+TEST(RunMergeTest, NamesMissingShardsAndRefusesMixedRuns) {
+  core::RunResult a = ShardResult(10, 0, 1);
+  absl::StatusOr<MergedRun> missing =
+      MergeRunResults({WriteAndRead(a, 0, 4, "r"), WriteAndRead(a, 2, 4, "r")});
+  ASSERT_TRUE(absl::IsNotFound(missing.status()));
+  EXPECT_EQ(missing.status().message(), "run 'r': shards 1, 3 of 4 missing");
+  absl::StatusOr<MergedRun> mixed =
+      MergeRunResults({WriteAndRead(a, 0, 2, "r"), WriteAndRead(a, 1, 2, "s")});
+  EXPECT_TRUE(absl::IsInvalidArgument(mixed.status())) << mixed.status();
+  absl::StatusOr<MergedRun> counts =
+      MergeRunResults({WriteAndRead(a, 0, 2, "r"), WriteAndRead(a, 1, 3, "r")});
+  EXPECT_TRUE(absl::IsInvalidArgument(counts.status())) << counts.status();
+}
+
+TEST(RunMergeTest, ReaderRefusesOtherLayoutsAndDocuments) {
+  core::RunResult a = ShardResult(10, 0, 1);
+  core::RunPlan plan = TwoTargets();
+  RunReport report{.target = "t",
+                   .run_id = "r",
+                   .planned = 13,
+                   .concurrency = 1,
+                   .threads = 1,
+                   .result = &a,
+                   .plan = &plan};
+  Json j = Json::parse(RunResultToJson(report));
+  j["latency_histogram"]["layout"] = "something-else";
+  absl::StatusOr<RunResultFile> file = ReadRunResult(j.dump(), "x.json");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("layout"), std::string::npos) << file.status();
+  EXPECT_FALSE(ReadRunResult("{\"target\": 1}", "y.json").ok());
+  EXPECT_FALSE(ReadRunResult("not json", "z.json").ok());
+}
+
+}  // namespace
+}  // namespace uringload::exporters
