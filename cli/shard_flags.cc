@@ -35,6 +35,9 @@ void AddShardFlags(CLI::App* run, ShardFlags& flags) {
                   "Run shard K of S (K/S, from 0) of a run split over processes or machines, or "
                   "auto (Slurm's SLURM_PROCID/SLURM_NTASKS, Kubernetes' JOB_COMPLETION_INDEX)");
   run->add_option("--shards", flags.shards, "S for --shard auto on Kubernetes");
+  run->add_option("--start-at", flags.start_at,
+                  "Set up (resolve, rings, buffers), then start at this moment: Unix seconds or "
+                  "RFC 3339, so shards on many machines start together (needs synced clocks)");
   run->add_option("--run-id", flags.run_id,
                   "Names the run in the JSON and metrics; the same on every shard (default: "
                   "random)");
@@ -56,6 +59,7 @@ absl::StatusOr<std::string> ResolveShardFlags(const ShardFlags& flags, core::Run
   } else {
     options.shard = flags.shard;
   }
+  options.start_at = flags.start_at;
   if (!flags.run_id.has_value()) return RandomRunId();
   if (!ValidRunId(*flags.run_id)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -15,11 +15,13 @@ struct ShardFlags {
   std::optional<std::string> shard;  // K/S or auto.
   std::optional<int64_t> shards;     // With auto on Kubernetes (JOB_COMPLETION_INDEX).
   std::optional<std::string> run_id;
+  std::optional<std::string> start_at;
 };
 
 void AddShardFlags(CLI::App* run, ShardFlags& flags);
 
-// Resolves `auto` from the environment into `options.shard` (K/S) and returns the run id:
+// Resolves `auto` from the environment into `options.shard` (K/S), passes --start-at on, and
+// returns the run id:
 // --run-id (letters, digits, '.', '_', '-'; at most 64), or a random one.
 absl::StatusOr<std::string> ResolveShardFlags(const ShardFlags& flags, core::RunOptions& options);
 

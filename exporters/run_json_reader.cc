@@ -154,6 +154,11 @@ absl::StatusOr<RunResultFile> ReadRunResult(std::string_view text, const std::st
     uint64_t count = Count(shard, "count");
     if (count < 1 || count > core::kMaxShards || index >= count) throw BadField{"bad \"shard\""};
     r.shard = {.index = static_cast<uint32_t>(index), .count = static_cast<uint32_t>(count)};
+    if (!At(doc, "start_at").is_null()) {
+      r.start_at = Time(doc, "start_at");
+      r.stats.start_skew_ns =
+          static_cast<uint64_t>(At(doc, "start_skew_seconds").get<double>() * 1e9 + 0.5);
+    }
     r.started_at = Time(doc, "started_at");
     r.ended_at = Time(doc, "ended_at");
     r.interrupted = At(doc, "interrupted").get<bool>();

@@ -27,6 +27,7 @@ struct RunResultFile {
   std::string target;
   std::string run_id;
   core::Shard shard;
+  std::optional<absl::Time> start_at;  // --start-at, the planned start.
   absl::Time started_at;
   absl::Time ended_at;
   bool interrupted = false;

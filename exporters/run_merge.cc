@@ -24,6 +24,10 @@ absl::Status Check(const RunResultFile& first, const RunResultFile& file) {
     same_targets = file.targets[t].url == first.targets[t].url &&
                    file.targets[t].method == first.targets[t].method;
   }
+  if (file.start_at != first.start_at) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file.name, " and ", first.name, " have different --start-at times"));
+  }
   if (!same_targets || file.pipeline != first.pipeline ||
       file.warmup_seconds != first.warmup_seconds ||
       file.rate.has_value() != first.rate.has_value()) {
@@ -89,6 +93,7 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
   }
   if (first.rate.has_value()) merged.plan.rate = rate;
   merged.plan.url.tls = first.tls;
+  merged.plan.start_at = first.start_at;  // start_skew_seconds: the latest shard's.
   merged.plan.pipeline = first.pipeline;
   merged.plan.warmup = absl::Seconds(first.warmup_seconds);
   merged.plan.requests = merged.planned;

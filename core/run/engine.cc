@@ -41,9 +41,16 @@ absl::Status Engine::Start() {
       templates_.push_back(*std::move(tmpl));
     }
   }
-  started_at_ = absl::Now();
-  started_at_ns_.store(absl::ToUnixNanos(started_at_), std::memory_order_release);
+  // --start-at: the workers set up now and begin at the planned moment, on the monotonic
+  // clock (the wall clock only says when that moment is).
+  absl::Time now = absl::Now();
   int64_t start_ns = net::MonotonicNanos();
+  started_at_ = now;
+  if (plan_.start_at.has_value() && *plan_.start_at > now) {
+    started_at_ = *plan_.start_at;
+    start_ns += absl::ToInt64Nanoseconds(*plan_.start_at - now);
+  }
+  started_at_ns_.store(absl::ToUnixNanos(started_at_), std::memory_order_release);
   int64_t deadline_ns = 0;
   if (plan_.duration.has_value()) {
     deadline_ns = start_ns + absl::ToInt64Nanoseconds(*plan_.duration);
@@ -57,6 +64,7 @@ absl::Status Engine::Start() {
         .index = i,
         .start_ns = start_ns,
         .deadline_ns = deadline_ns,
+        .wait_for_start = plan_.start_at.has_value(),
         .block_size = BlockSize()};
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<Worker>(config, &source_, slot.stats.get(), &stop_);
@@ -74,7 +82,7 @@ absl::Duration Engine::Elapsed() const {
   int64_t started_ns = started_at_ns_.load(std::memory_order_acquire);
   if (started_ns == 0) return absl::ZeroDuration();
   absl::Time started = absl::FromUnixNanos(started_ns);
-  if (!Done()) return absl::Now() - started;
+  if (!Done()) return std::max(absl::Now() - started, absl::ZeroDuration());  // --start-at wait.
   absl::Time ended = started;
   for (const WorkerSlot& slot : workers_) ended = std::max(ended, slot.finished_at);
   return ended - started;

@@ -195,6 +195,11 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
 // Shard K of S takes its share of -n (a contiguous range of indexes), of -c and of -R; with -d
 // alone its indexes are K, K+S, K+2S, ... Every share must be at least one.
 absl::Status PlanShard(const RunOptions& options, RunPlan& plan) {
+  if (options.start_at.has_value()) {
+    absl::StatusOr<absl::Time> at = ParseStartAt(*options.start_at, absl::Now());
+    if (!at.ok()) return at.status();
+    plan.start_at = *at;
+  }
   if (!options.shard.has_value()) return absl::OkStatus();
   absl::StatusOr<Shard> shard = ParseShard(*options.shard);
   if (!shard.ok()) return shard.status();

@@ -1,5 +1,7 @@
 #include "core/run/shard.h"
 
+#include <cmath>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -70,6 +72,30 @@ absl::StatusOr<Shard> ShardFromEnvironment(std::optional<int64_t> shards,
   return Invalid(
       "--shard auto: neither SLURM_PROCID/SLURM_NTASKS (srun) nor JOB_COMPLETION_INDEX (a "
       "Kubernetes Indexed Job) is set; use --shard K/S");
+}
+
+absl::StatusOr<absl::Time> ParseStartAt(std::string_view text, absl::Time now) {
+  std::string value(text);
+  absl::Time at;
+  double seconds = 0;
+  std::string error;
+  if (absl::SimpleAtod(value, &seconds) && std::isfinite(seconds) && seconds > 0) {
+    at = absl::FromUnixNanos(static_cast<int64_t>(seconds * 1e9));
+  } else if (!absl::ParseTime(absl::RFC3339_full, value, &at, &error)) {
+    return Invalid(
+        absl::StrCat("--start-at must be Unix seconds or RFC 3339 (2026-12-01T10:00:00Z), "
+                     "got '",
+                     value, "'"));
+  }
+  if (at <= now) {
+    return Invalid(absl::StrCat("--start-at ", value, " has already passed (now ",
+                                absl::FormatTime(absl::RFC3339_full, now, absl::UTCTimeZone()),
+                                ")"));
+  }
+  if (at - now > absl::Hours(24)) {
+    return Invalid(absl::StrCat("--start-at ", value, " is more than 24 hours away"));
+  }
+  return at;
 }
 
 uint64_t ShareBegin(uint64_t total, Shard shard) {

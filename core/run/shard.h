@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace uringload::core {
 
@@ -28,6 +29,10 @@ absl::StatusOr<Shard> ParseShard(std::string_view text);
 using EnvironmentReader = std::function<std::optional<std::string>(const char* name)>;
 absl::StatusOr<Shard> ShardFromEnvironment(std::optional<int64_t> shards,
                                            const EnvironmentReader& env);
+
+// --start-at: Unix seconds (fractions allowed) or RFC 3339. It must be after `now` and at
+// most 24 hours after it (a start days away is a typo, not a plan).
+absl::StatusOr<absl::Time> ParseStartAt(std::string_view text, absl::Time now);
 
 // Shard `shard`'s part of `total` split S ways: floor(total*(K+1)/S) - floor(total*K/S), so
 // the parts differ by at most one and add up to `total` exactly; and the first item of it.

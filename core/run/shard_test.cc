@@ -71,6 +71,21 @@ TEST(ShardTest, AutoRefusesAMissingOrInconsistentEnvironment) {
   EXPECT_FALSE(ShardFromEnvironment(2, Env({{"JOB_COMPLETION_INDEX", "x"}})).ok());
 }
 
+TEST(ShardTest, StartAtTakesUnixSecondsOrRfc3339InTheNext24Hours) {
+  absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  absl::StatusOr<absl::Time> unix_seconds = ParseStartAt("1800000010.5", now);
+  ASSERT_TRUE(unix_seconds.ok()) << unix_seconds.status();
+  EXPECT_EQ(*unix_seconds, now + absl::Seconds(10.5));
+  absl::StatusOr<absl::Time> rfc3339 = ParseStartAt("2027-01-15T08:00:10Z", now);
+  ASSERT_TRUE(rfc3339.ok()) << rfc3339.status();
+  EXPECT_EQ(*rfc3339, now + absl::Seconds(10));
+  EXPECT_FALSE(ParseStartAt("1799999999", now).ok());  // Passed.
+  EXPECT_FALSE(ParseStartAt("1800000000", now).ok());  // Now is too late too.
+  EXPECT_FALSE(ParseStartAt("1800090000", now).ok());  // 25 hours away.
+  EXPECT_FALSE(ParseStartAt("tomorrow", now).ok());
+  EXPECT_FALSE(ParseStartAt("2027-01-15 08:00:10", now).ok());
+}
+
 RunOptions Sharded(const std::string& shard) {
   RunOptions o;
   o.url = "http://127.0.0.1:8080/{i}";

@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <algorithm>
 #include <bit>
@@ -89,6 +90,7 @@ absl::Status Worker::Setup() {
 
 absl::Status Worker::Run() {
   if (absl::Status s = Setup(); !s.ok()) return s;
+  if (config_.wait_for_start) WaitForStart();
   StartAll();
   while (live_ > 0) {
     int64_t now = loop_->Now();
@@ -103,6 +105,19 @@ absl::Status Worker::Run() {
     AdmitQueuedConnects();
   }
   return absl::OkStatus();
+}
+
+// --start-at: ready (ring, buffers, templates); sleeps until the planned start, in steps of
+// at most 10 ms so a stop signal still ends the wait promptly, and records how late it woke.
+void Worker::WaitForStart() {
+  for (;;) {
+    int64_t left = config_.start_ns - net::MonotonicNanos();
+    if (left <= 0 || stop_->load(std::memory_order_relaxed)) break;
+    int64_t step = std::min<int64_t>(left, 10'000'000);
+    timespec pause{.tv_sec = step / 1'000'000'000, .tv_nsec = step % 1'000'000'000};
+    nanosleep(&pause, nullptr);
+  }
+  stats_->StartedLate(std::max<int64_t>(0, net::MonotonicNanos() - config_.start_ns));
 }
 
 // Requests queued since the last submit go out with the next one: their latency and

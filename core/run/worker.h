@@ -32,7 +32,9 @@ struct WorkerConfig {
   uint32_t index = 0;             // This worker's number, of plan->threads.
   int64_t start_ns = 0;           // The run's start, shared by all workers (0: when Run starts).
   int64_t deadline_ns = 0;        // Stop starting requests then (0: no deadline).
-  uint64_t block_size = 1;        // Indexes claimed from the source at a time.
+  // --start-at: start_ns is a future moment; Run sets up its ring and buffers, then waits.
+  bool wait_for_start = false;
+  uint64_t block_size = 1;  // Indexes claimed from the source at a time.
 };
 
 class Worker : public net::CompletionHandler {
@@ -49,6 +51,7 @@ class Worker : public net::CompletionHandler {
 
  private:
   absl::Status Setup();
+  void WaitForStart();
   void StartAll();
   void CheckStop(int64_t now);
   void AbortInFlight();

@@ -32,6 +32,7 @@ struct RunStats {
   uint64_t connections_open = 0;
   uint64_t connections_peak = 0;  // Sum of per-worker peaks: an upper bound of the true peak.
   uint64_t ramp_ns = 0;           // Until every connection's first connect ended (slowest worker).
+  uint64_t start_skew_ns = 0;     // --start-at: how late the latest worker began.
   CauseCounts causes{};           // [outcome][errno] for every outcome but ok.
   // Latency of ok requests: from the intended start in the open model (-R), which counts the
   // time a request waited for a connection; from the send otherwise.
@@ -93,6 +94,7 @@ class WorkerStats {
   void ConnectionClosed() { Write(connections_open_, Read(connections_open_) - 1); }
 
   void RampFinished(uint64_t ns) { Write(ramp_ns_, ns); }
+  void StartedLate(int64_t ns) { Write(start_skew_ns_, static_cast<uint64_t>(ns)); }
 
   RunStats Snapshot() const;
 
@@ -106,6 +108,7 @@ class WorkerStats {
   SingleWriterCounter connections_open_{0};
   SingleWriterCounter connections_peak_{0};
   SingleWriterCounter ramp_ns_{0};
+  SingleWriterCounter start_skew_ns_{0};
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   SingleWriterCounter late_starts_{0};
   SingleWriterCounter warmup_started_{0};

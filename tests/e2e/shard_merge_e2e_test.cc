@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/support/nginx.h"
 
@@ -41,15 +44,30 @@ class ShardMergeTest : public ::testing::Test {
  protected:
   // Runs the S shards of `-n n` at once, each writing its JSON; returns the paths.
   std::vector<std::string> RunShards(const NginxServer& nginx, uint64_t n, int shards,
-                                     const std::string& run_id) {
+                                     const std::string& run_id,
+                                     std::vector<std::string> more = {}) {
     std::vector<std::string> paths;
     std::vector<std::unique_ptr<BackgroundProcess>> processes;
     for (int k = 0; k < shards; ++k) {
       paths.push_back(TempPath());
-      processes.push_back(std::make_unique<BackgroundProcess>(std::vector<std::string>{
-          URINGLOAD_BINARY, "run", "-n", std::to_string(n), "-c", "30", "-t", "1", "--shard",
-          std::to_string(k) + "/" + std::to_string(shards), "--run-id", run_id, "--json",
-          paths.back(), "--quiet", nginx.Url("/{i}")}));
+      std::vector<std::string> argv = {URINGLOAD_BINARY,
+                                       "run",
+                                       "-n",
+                                       std::to_string(n),
+                                       "-c",
+                                       "30",
+                                       "-t",
+                                       "1",
+                                       "--shard",
+                                       std::to_string(k) + "/" + std::to_string(shards),
+                                       "--run-id",
+                                       run_id,
+                                       "--json",
+                                       paths.back(),
+                                       "--quiet"};
+      argv.insert(argv.end(), more.begin(), more.end());
+      argv.push_back(nginx.Url("/{i}"));
+      processes.push_back(std::make_unique<BackgroundProcess>(argv));
     }
     for (auto& process : processes) EXPECT_EQ(process->Wait(120), 0);
     files_.insert(files_.end(), paths.begin(), paths.end());
@@ -94,6 +112,32 @@ TEST_F(ShardMergeTest, ShardsCoverEveryIndexOnceAndMergeExactly) {
   EXPECT_EQ(JsonCount(out.json, "latency_histogram.count"), kRequests);
   EXPECT_EQ(JsonCount(out.json, "connections.opened"), 30u);
   EXPECT_EQ(out.json.at("run_id"), "e2e-run");
+}
+
+// --start-at: every shard sets up, then all begin at the same moment (here within 100 ms).
+TEST_F(ShardMergeTest, ShardsStartTogetherAtStartAt) {
+  NginxServer nginx;
+  ASSERT_TRUE(nginx.ok());
+  absl::Time at = absl::Now() + absl::Seconds(2);
+  std::string start =
+      absl::StrCat(absl::ToUnixMillis(at) / 1000, ".", absl::ToUnixMillis(at) % 1000 / 100);
+  std::vector<std::string> shards = RunShards(nginx, 3'000, 3, "together", {"--start-at", start});
+  for (const std::string& path : shards) {
+    FlatJson j = ReadJson(path);
+    double skew = 0;
+    ASSERT_TRUE(absl::SimpleAtod(j["start_skew_seconds"], &skew)) << path;
+    EXPECT_GE(skew, 0.0);
+    EXPECT_LT(skew, 0.1);
+    EXPECT_EQ(JsonCount(j, "outcomes.ok"), 1'000u);
+  }
+  std::string merged_path = TempPath();
+  files_.push_back(merged_path);
+  ASSERT_EQ(Merge(shards, merged_path).exit_code, 0);
+  EXPECT_EQ(JsonCount(ReadJson(merged_path), "outcomes.ok"), 3'000u);
+  ProcessResult late =
+      RunProcess({URINGLOAD_BINARY, "run", "--start-at", "1000", nginx.Url("/")}, 30);
+  EXPECT_EQ(late.exit_code, 2);
+  EXPECT_EQ(nginx.RequestsLogged(), 3'000u);  // The refused run sent nothing.
 }
 
 TEST_F(ShardMergeTest, RefusesIncompleteAndMixedSets) {
