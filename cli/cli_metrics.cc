@@ -50,9 +50,11 @@ void AddMetricsFlags(CLI::App* app, MetricsFlags& flags, bool with_linger) {
 }
 
 absl::StatusOr<std::unique_ptr<MetricsSession>> MetricsSession::Start(
-    const MetricsFlags& flags, const std::string& role, const CollectorFactory& make) {
+    const MetricsFlags& flags, const std::string& role, const CollectorFactory& make,
+    const exporters::LabelPairs& constant) {
   auto session = std::make_unique<MetricsSession>();
   exporters::LabelPairs labels = {{"role", role}};
+  labels.insert(labels.end(), constant.begin(), constant.end());
   for (const std::string& text : flags.labels) {
     absl::StatusOr<std::pair<std::string, std::string>> label = exporters::ParseMetricsLabel(text);
     if (!label.ok()) return label.status();

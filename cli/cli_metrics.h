@@ -31,10 +31,12 @@ class MetricsSession {
   using CollectorFactory =
       std::function<std::shared_ptr<prometheus::Collectable>(exporters::LabelPairs labels)>;
 
-  // Validates the flags (InvalidArgument: a usage error) and starts what they ask for.
-  static absl::StatusOr<std::unique_ptr<MetricsSession>> Start(const MetricsFlags& flags,
-                                                               const std::string& role,
-                                                               const CollectorFactory& make);
+  // Validates the flags (InvalidArgument: a usage error) and starts what they ask for. Every
+  // series carries role, then `constant` (run: run_id and shard), then the --metrics-labels;
+  // all of them are in the Pushgateway grouping key.
+  static absl::StatusOr<std::unique_ptr<MetricsSession>> Start(
+      const MetricsFlags& flags, const std::string& role, const CollectorFactory& make,
+      const exporters::LabelPairs& constant = {});
   // Pushes the final values when a Pushgateway is configured.
   absl::Status Finish();
   absl::Duration linger() const { return linger_; }

@@ -138,6 +138,7 @@ Supervision SuperviseRun(core::Engine& engine, const sigset_t& signals, RunRecor
 
 absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommandOptions& options,
                                                                 const core::RunPlan& plan,
+                                                                const std::string& run_id,
                                                                 const core::Engine& engine) {
   exporters::RunInfo info{.version = URINGLOAD_VERSION,
                           .target = options.run.url,
@@ -147,12 +148,14 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .planned_duration_seconds = std::nullopt};
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
-  return MetricsSession::Start(
-      options.metrics, "client", [&engine, &info](exporters::LabelPairs labels) {
-        return std::make_shared<exporters::RunCollector>([&engine] { return engine.Snapshot(); },
-                                                         [&engine] { return engine.Elapsed(); },
-                                                         info, std::move(labels));
-      });
+  return MetricsSession::Start(options.metrics, "client",
+                               [&engine, &info](exporters::LabelPairs labels) {
+                                 return std::make_shared<exporters::RunCollector>(
+                                     [&engine] { return engine.Snapshot(); },
+                                     [&engine] { return engine.Elapsed(); }, info,
+                                     std::move(labels));
+                               },
+                               {{"run_id", run_id}, {"shard", std::to_string(plan.shard.index)}});
 }
 
 // Prints the summary and writes the JSON; false if the JSON could not be written.
@@ -327,7 +330,8 @@ int RunCommand(const RunCommandOptions& options) {
   if (options.preflight_only) return preflight_ok ? 0 : kRuntimeError;
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::Engine engine(*plan);
-  absl::StatusOr<std::unique_ptr<MetricsSession>> metrics = StartRunMetrics(options, *plan, engine);
+  absl::StatusOr<std::unique_ptr<MetricsSession>> metrics =
+      StartRunMetrics(options, *plan, *run_id, engine);
   if (!metrics.ok()) {
     PrintError(std::string(metrics.status().message()));
     return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;

@@ -104,7 +104,8 @@ TEST(PrometheusMetricsTest, ServeCollectorExposesFaultsByKind) {
 TEST(PrometheusMetricsTest, LabelsAreValidated) {
   EXPECT_EQ(ParseMetricsLabel("run=a=b")->second, "a=b");
   EXPECT_EQ(ParseMetricsLabel("empty=")->second, "");
-  for (const char* bad : {"novalue", "1x=a", "__x=a", "role=x", "a-b=c", "=v"}) {
+  for (const char* bad :
+       {"novalue", "1x=a", "__x=a", "role=x", "run_id=x", "shard=1", "a-b=c", "=v"}) {
     EXPECT_FALSE(ParseMetricsLabel(bad).ok()) << bad;
   }
 }

@@ -15,11 +15,13 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseMetricsLabel(const std:
   size_t eq = text.find('=');
   std::string name = text.substr(0, eq);
   static const std::regex kName("[a-zA-Z_][a-zA-Z0-9_]*");
+  // role, run_id and shard are set by uringload itself.
   if (eq == std::string::npos || !std::regex_match(name, kName) || name.rfind("__", 0) == 0 ||
-      name == "role") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--metrics-label: '", text,
-        "' must be name=value with a Prometheus label name (not 'role', not starting __)"));
+      name == "role" || name == "run_id" || name == "shard") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--metrics-label: '", text,
+                     "' must be name=value with a Prometheus label name (not role, run_id or "
+                     "shard, which uringload sets; not starting __)"));
   }
   return std::make_pair(name, text.substr(eq + 1));
 }

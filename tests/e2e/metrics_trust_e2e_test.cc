@@ -201,11 +201,39 @@ TEST(MetricsTrustTest, PushersWithTheSameJobCoexist) {
   EXPECT_EQ(groups, (std::set<std::string>{"a", "b"}));
 }
 
+// Two shards of one run on one host push to one job: shard and run_id are in every series
+// and in the grouping key, so neither overwrites the other and their counters sum to -n.
+TEST(MetricsTrustTest, ShardsOfOneRunPushSeparatelyAndSumToN) {
+  PushgatewayServer gateway;
+  ASSERT_TRUE(gateway.ok());
+  UringloadServer target;
+  ASSERT_TRUE(target.ok());
+  std::vector<std::unique_ptr<BackgroundProcess>> shards;
+  for (const char* shard : {"0/2", "1/2"}) {
+    shards.push_back(std::make_unique<BackgroundProcess>(std::vector<std::string>{
+        URINGLOAD_BINARY, "run", "-q", "-n", "30001", "-c", "20", "--shard", shard, "--run-id",
+        "fleet-1", "--pushgateway", gateway.Url(), "--push-job", "fleet", target.Url("/{i}")}));
+  }
+  for (auto& shard : shards) EXPECT_EQ(shard->Wait(60), 0);
+  std::string metrics = gateway.Metrics();
+  double ok = 0;
+  std::set<std::string> seen;
+  for (const Sample& s : Samples(metrics, "uringload_requests_completed_total")) {
+    if (LabelValue(s.series, "job") != "fleet" || LabelValue(s.series, "outcome") != "ok") continue;
+    EXPECT_EQ(LabelValue(s.series, "run_id"), "fleet-1") << s.series;
+    seen.insert(LabelValue(s.series, "shard"));
+    ok += s.value;
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"0", "1"})) << metrics;
+  EXPECT_EQ(ok, 30001.0);
+}
+
 // Grafana fills in its variables; Prometheus needs real values.
 std::string Expand(const std::string& expr) {
   return absl::StrReplaceAll(expr, {{"$__rate_interval", "1m"},
                                     {"$job", ".*"},
                                     {"$instance", ".*"},
+                                    {"$run_id", ".*"},
                                     {"$run", ".*"},
                                     {"$shard", ".*"}});
 }
@@ -265,7 +293,7 @@ TEST(MetricsTrustTest, DashboardKeepsConcurrentRunsApart) {
     FlatJson result = prom.Query(promql);
     ASSERT_EQ(result["status"], "success") << key << ": " << promql << " -> " << result["error"];
     if (expr.find("role=\"client\"") == std::string::npos ||
-        expr.find("by (job, instance, run, shard") == std::string::npos) {
+        expr.find("by (job, run, run_id") == std::string::npos) {
       continue;
     }
     std::map<std::string, int> runs;
@@ -282,8 +310,9 @@ TEST(MetricsTrustTest, DashboardKeepsConcurrentRunsApart) {
   EXPECT_GE(per_run, 12);
   // The panels' own expressions, per run: completed counts and progress.
   std::string completed = Expand(
-      "sum by (job, instance, run, shard) (uringload_requests_completed_total{role=\"client\","
-      "job=~\"$job\",instance=~\"$instance\",run=~\"$run\",shard=~\"$shard\"})");
+      "sum by (job, run, run_id) (uringload_requests_completed_total{role=\"client\","
+      "job=~\"$job\",instance=~\"$instance\",run=~\"$run\",run_id=~\"$run_id\","
+      "shard=~\"$shard\"})");
   EXPECT_EQ(value(absl::StrReplaceAll(completed, {{"run=~\".*\"", "run=\"a\""}})), 20000);
   std::string progress = (*dashboard)["panels.0.targets.0.expr"];
   ASSERT_NE(progress, "");
