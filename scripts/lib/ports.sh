@@ -23,3 +23,9 @@ wait_for_port() {
   echo "nothing listens on 127.0.0.1:$1" >&2
   return 1
 }
+
+# Succeeds when process $1 itself listens on 127.0.0.1:$2 (so a test never talks to a server
+# someone else left on that port).
+port_owned_by() {
+  ss -Htlnp "sport = :$2" 2>/dev/null | grep -q "pid=$1,"
+}
