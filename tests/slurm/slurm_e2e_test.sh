@@ -149,6 +149,18 @@ done
 histogram_count=$(awk '/"latency_histogram"/ { f = 1 } f && /"count":/ { print $2 + 0; exit }' \
   "$merged")
 [ "$histogram_count" = "$requests" ] || fail "the merged histogram holds $histogram_count"
+# The merged histogram is the bucket-by-bucket sum of the shards' (its quantiles come from it,
+# exactly as one process's would: exporters/run_merge_test.cc).
+node -e '
+  const fs = require("fs");
+  const [merged, ...shards] = process.argv.slice(1).map((f) => JSON.parse(fs.readFileSync(f)));
+  const sum = new Map();
+  for (const s of shards) for (const [i, c] of s.latency_histogram.buckets) sum.set(i, (sum.get(i) || 0) + c);
+  const got = new Map(merged.latency_histogram.buckets);
+  let same = got.size === sum.size;
+  for (const [i, c] of sum) same = same && got.get(i) === c;
+  process.exit(same ? 0 : 1);' "$merged" "$out"/shard-*.json ||
+  fail "the merged histogram is not the sum of the shards' buckets"
 [ "$(wc -l <"$dir/nginx/access.log")" = "$requests" ] || fail "nginx did not log $requests"
 sort -u "$dir/nginx/access.log" | awk -v n="$requests" '
   { seen[substr($0, 2)] = 1; count++ }
