@@ -28,14 +28,10 @@ CLI::App* AddMergeCommand(CLI::App& app, MergeCommandOptions& options) {
 }
 
 int MergeCommand(const MergeCommandOptions& options) {
-  std::vector<core::Threshold> thresholds;
-  for (const std::string& text : options.fail_if) {
-    absl::StatusOr<core::Threshold> threshold = core::ParseThreshold(text);
-    if (!threshold.ok()) {
-      PrintError(std::string(threshold.status().message()));
-      return kUsageError;
-    }
-    thresholds.push_back(*threshold);
+  absl::StatusOr<std::vector<core::Threshold>> thresholds = core::ParseThresholds(options.fail_if);
+  if (!thresholds.ok()) {
+    PrintError(std::string(thresholds.status().message()));
+    return kUsageError;
   }
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) {
@@ -63,7 +59,7 @@ int MergeCommand(const MergeCommandOptions& options) {
   }
   exporters::RunReport report = merged->Report();
   report.thresholds = core::EvaluateThresholds(
-      thresholds, merged->result.stats, exporters::MeasuredDuration(merged->result, report.plan));
+      *thresholds, merged->result.stats, exporters::MeasuredDuration(merged->result, report.plan));
   if (!options.quiet && !json->is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }

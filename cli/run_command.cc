@@ -297,14 +297,10 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(plan.status().message()));
     return kUsageError;
   }
-  std::vector<core::Threshold> thresholds;
-  for (const std::string& text : options.fail_if) {
-    absl::StatusOr<core::Threshold> threshold = core::ParseThreshold(text);
-    if (!threshold.ok()) {
-      PrintError(std::string(threshold.status().message()));
-      return kUsageError;
-    }
-    thresholds.push_back(*threshold);
+  absl::StatusOr<std::vector<core::Threshold>> thresholds = core::ParseThresholds(options.fail_if);
+  if (!thresholds.ok()) {
+    PrintError(std::string(thresholds.status().message()));
+    return kUsageError;
   }
   absl::StatusOr<absl::Duration> interval = core::ParseDurationFlag(
       "--interval", options.interval, absl::Milliseconds(10), absl::Hours(1));
@@ -351,7 +347,7 @@ int RunCommand(const RunCommandOptions& options) {
   }
   bool recorded = recorder.Finish(*result);
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
-      thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
+      *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
   bool written = ReportResult(options, *plan, *run_id, *result, checks, *json);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));

@@ -145,4 +145,14 @@ std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& th
   return results;
 }
 
+absl::StatusOr<std::vector<Threshold>> ParseThresholds(const std::vector<std::string>& texts) {
+  std::vector<Threshold> thresholds;
+  for (const std::string& text : texts) {
+    absl::StatusOr<Threshold> threshold = ParseThreshold(text);
+    if (!threshold.ok()) return threshold.status();
+    thresholds.push_back(*threshold);
+  }
+  return thresholds;
+}
+
 }  // namespace uringload::core

@@ -36,6 +36,8 @@ struct ThresholdResult {
 
 // One expression, or InvalidArgument naming what is wrong with it.
 absl::StatusOr<Threshold> ParseThreshold(const std::string& text);
+// Every --fail-if of a command, or the first one that does not parse.
+absl::StatusOr<std::vector<Threshold>> ParseThresholds(const std::vector<std::string>& texts);
 // The measured value of `measure` for a run with `stats` over `duration`.
 std::optional<double> MeasureOf(const std::string& measure, const RunStats& stats,
                                 absl::Duration duration);
