@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
 #include "cli/command_docs.h"
+#include "cli/report_command.h"
 #include "cli/version.h"
 #include "core/run/engine.h"
 #include "core/run/preflight.h"
@@ -158,10 +159,12 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                                {{"run_id", run_id}, {"shard", std::to_string(plan.shard.index)}});
 }
 
-// Prints the summary and writes the JSON; false if the JSON could not be written.
+// Prints the summary and writes the JSON and the HTML report; false if one could not be
+// written.
 bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
                   const std::string& run_id, const core::RunResult& result,
-                  const std::vector<core::ThresholdResult>& checks, OutputFile& json) {
+                  const std::vector<core::ThresholdResult>& checks, OutputFile& json,
+                  OutputFile& html) {
   exporters::RunReport report{
       .target = options.run.targets_file ? *options.run.targets_file : options.run.url,
       .run_id = run_id,
@@ -176,7 +179,14 @@ bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
   if (!options.quiet && !json.is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }
-  return !json.enabled() || json.Write(exporters::RunResultToJson(report));
+  std::string json_text = exporters::RunResultToJson(report);
+  bool written = !json.enabled() || json.Write(json_text);
+  if (html.enabled()) {
+    // The timeline is complete (RunRecorder::Finish came first); on stdout it cannot be read.
+    std::string timeline = options.timeline_path == "-" ? "" : options.timeline_path;
+    written = WriteRunReport(json_text, timeline, html) && written;
+  }
+  return written;
 }
 
 // Prints the preflight checks: all of them with --preflight (stdout), else only problems
@@ -275,6 +285,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--ciphersuites", o.ciphersuites, "https: TLS 1.3 cipher suites");
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)")
       ->type_name(kFileValue);
+  run->add_option("--report", options.report_path,
+                  "Write an HTML report (tables, charts; over time with --timeline) at the end")
+      ->type_name(kFileValue);
   run->add_flag("-q,--quiet", options.quiet, "No summary, no progress");
   run->add_flag("--preflight", options.preflight_only,
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
@@ -322,6 +335,12 @@ int RunCommand(const RunCommandOptions& options) {
     PrintError(std::string(timeline.status().message()));
     return kUsageError;
   }
+  absl::StatusOr<OutputFile> html = OutputFile::Open("--report", options.report_path);
+  if (!html.ok() || html->is_stdout()) {
+    PrintError(html.ok() ? "--report needs a file, not stdout"
+                         : std::string(html.status().message()));
+    return kUsageError;
+  }
   bool preflight_ok = RunPreflight(*plan, options.preflight_only);
   if (options.preflight_only) return preflight_ok ? 0 : kRuntimeError;
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
@@ -348,7 +367,7 @@ int RunCommand(const RunCommandOptions& options) {
   bool recorded = recorder.Finish(*result);
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
       *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
-  bool written = ReportResult(options, *plan, *run_id, *result, checks, *json);
+  bool written = ReportResult(options, *plan, *run_id, *result, checks, *json, *html);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));
   if (stopped_by == 0 && !supervision.late_signal) Linger(signals, (*metrics)->linger());

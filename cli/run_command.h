@@ -18,6 +18,7 @@ struct RunCommandOptions {
   bool preflight_only = false;
   std::vector<std::string> fail_if;  // Thresholds.
   std::string timeline_path;         // Per-interval record; .csv for CSV, else NDJSON.
+  std::string report_path;           // --report: the HTML report, written at the end.
   std::string interval = "1s";
   MetricsFlags metrics;
   ShardFlags shard;

@@ -1,0 +1,18 @@
+// `uringload report`: one self-contained HTML file for a run (or a merge of shards): the plan,
+// outcome, status-code and error tables, and charts as inline SVG (exporters/svg_chart.h) of
+// throughput by outcome, latency quantiles over time, connections and in flight over time
+// (from a --timeline), and the latency histogram on a log axis (from the JSON's histogram).
+// Opening it needs no network and no script library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "exporters/run_json_reader.h"
+#include "exporters/timeline_reader.h"
+
+namespace uringload::exporters {
+
+std::string HtmlReport(const RunResultFile& run, const std::vector<TimelinePoint>& timeline);
+
+}  // namespace uringload::exporters
