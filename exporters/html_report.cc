@@ -28,6 +28,7 @@ std::string PlanTable(const RunResultFile& run) {
   std::string out = "<table class=\"plan\">\n";
   absl::StrAppend(&out, Row("target", run.target));
   absl::StrAppend(&out, Row("run id", run.run_id));
+  if (!run.machine.empty()) absl::StrAppend(&out, Row("machine", run.machine));
   if (run.shard.count > 1) {
     absl::StrAppend(&out, Row("shard", absl::StrCat(run.shard.index, " of ", run.shard.count)));
   }

@@ -101,6 +101,7 @@ std::string RunResultToJson(const RunReport& report) {
       {"run_id", report.run_id},
       {"shard", {{"index", report.shard.index}, {"count", report.shard.count}}},
       {"merged_shards", report.merged_shards},
+      {"machine", report.machine.empty() ? Json(nullptr) : Json(report.machine)},
       {"concurrency", report.concurrency},
       {"threads", report.threads},
       {"rate", plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},

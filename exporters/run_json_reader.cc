@@ -149,6 +149,7 @@ absl::StatusOr<RunResultFile> ReadRunResult(std::string_view text, const std::st
   try {
     r.target = Text(doc, "target");
     r.run_id = Text(doc, "run_id");
+    if (doc.contains("machine") && doc["machine"].is_string()) r.machine = Text(doc, "machine");
     const Json& shard = At(doc, "shard");
     uint64_t index = Count(shard, "index");
     uint64_t count = Count(shard, "count");

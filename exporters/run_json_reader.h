@@ -26,6 +26,7 @@ struct RunResultFile {
   std::string name;  // The file it came from, for messages.
   std::string target;
   std::string run_id;
+  std::string machine;  // Empty for a merge.
   core::Shard shard;
   std::optional<absl::Time> start_at;  // --start-at, the planned start.
   absl::Time started_at;

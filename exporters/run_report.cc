@@ -1,5 +1,8 @@
 #include "exporters/run_report.h"
 
+#include <sys/utsname.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -112,6 +115,13 @@ void AppendThresholds(const RunReport& report, std::string* out) {
 }
 
 }  // namespace
+
+std::string ThisMachine(const std::string& version) {
+  utsname name{};
+  uname(&name);
+  return absl::StrCat(name.nodename, ", Linux ", name.release, ", ", sysconf(_SC_NPROCESSORS_ONLN),
+                      " CPUs, uringload ", version);
+}
 
 absl::Duration MeasuredDuration(const core::RunResult& result, const core::RunPlan* plan) {
   if (plan == nullptr) return result.duration;

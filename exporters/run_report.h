@@ -19,6 +19,8 @@ struct RunReport {
   std::string run_id = "";
   core::Shard shard = {};      // Which part of a sharded run; {0, 1} for a whole one.
   uint32_t merged_shards = 0;  // `uringload merge`: how many shards were added up.
+  // Where it ran ("host, Linux <release>, N CPUs, uringload <version>"); empty for a merge.
+  std::string machine = "";
   std::optional<uint64_t> planned;
   uint32_t concurrency = 0;            // Connections the plan opens (at most -n).
   uint32_t requested_concurrency = 0;  // -c as given.
@@ -27,6 +29,10 @@ struct RunReport {
   const core::RunPlan* plan = nullptr;  // The load shape (-R, -p, targets, warmup); optional.
   std::vector<core::ThresholdResult> thresholds = {};
 };
+
+// This machine, for RunReport::machine: host name, kernel release and online CPUs, then
+// `version`.
+std::string ThisMachine(const std::string& version);
 
 // The time the statistics cover: the run without its warmup.
 absl::Duration MeasuredDuration(const core::RunResult& result, const core::RunPlan* plan);

@@ -45,6 +45,11 @@ TEST(ReportE2ETest, ChromiumRendersEveryChartWithoutErrors) {
                  60);
   ASSERT_EQ(run.exit_code, 0) << run.err;
 
+  // The plan and the machine it ran on.
+  std::string page = ReadFile(html);
+  EXPECT_NE(page.find("<tr><th>machine</th><td>"), std::string::npos);
+  EXPECT_NE(page.find(" CPUs, uringload "), std::string::npos);
+
   ProcessResult dom = RunProcess(Chromium("file://" + html, {"--dump-dom"}), 90);
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   EXPECT_NE(dom.out.find("data-rendered=\"yes\""), std::string::npos) << dom.out.substr(0, 400);
