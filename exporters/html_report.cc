@@ -29,6 +29,9 @@ std::string PlanTable(const RunResultFile& run) {
   absl::StrAppend(&out, Row("target", run.target));
   absl::StrAppend(&out, Row("run id", run.run_id));
   if (!run.machine.empty()) absl::StrAppend(&out, Row("machine", run.machine));
+  if (run.merged_shards > 0) {
+    absl::StrAppend(&out, Row("merged", absl::StrCat(run.merged_shards, " shards")));
+  }
   if (run.shard.count > 1) {
     absl::StrAppend(&out, Row("shard", absl::StrCat(run.shard.index, " of ", run.shard.count)));
   }

@@ -150,6 +150,9 @@ absl::StatusOr<RunResultFile> ReadRunResult(std::string_view text, const std::st
     r.target = Text(doc, "target");
     r.run_id = Text(doc, "run_id");
     if (doc.contains("machine") && doc["machine"].is_string()) r.machine = Text(doc, "machine");
+    if (doc.contains("merged_shards")) {
+      r.merged_shards = static_cast<uint32_t>(Count(doc, "merged_shards"));
+    }
     const Json& shard = At(doc, "shard");
     uint64_t index = Count(shard, "index");
     uint64_t count = Count(shard, "count");

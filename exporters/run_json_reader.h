@@ -28,6 +28,7 @@ struct RunResultFile {
   std::string run_id;
   std::string machine;  // Empty for a merge.
   core::Shard shard;
+  uint32_t merged_shards = 0;          // A merge's: how many shards it added up.
   std::optional<absl::Time> start_at;  // --start-at, the planned start.
   absl::Time started_at;
   absl::Time ended_at;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <random>
 
+#include "exporters/html_report.h"
 #include "exporters/json_text.h"
 #include "exporters/run_json_reader.h"
 
@@ -90,6 +91,11 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(merged->concurrency, 20u);
   Json j = Json::parse(RunResultToJson(merged->Report()));
   EXPECT_EQ(j["merged_shards"], 2);
+  absl::StatusOr<RunResultFile> back = ReadRunResult(j.dump(), "merged.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->merged_shards, 2u);
+  EXPECT_NE(HtmlReport(*back, {}).find("<tr><th>merged</th><td>2 shards</td></tr>"),
+            std::string::npos);
   EXPECT_EQ(j["targets"][1]["url"], "http://h/b");
   EXPECT_EQ(j["targets"][1]["requests"], one.target_ok[1] + one.target_failed[1]);
 }
