@@ -38,6 +38,16 @@ inline RunOutput RunUringload(std::vector<std::string> args, int timeout_seconds
   return out;
 }
 
+// The run's error table ("count × message" per line), for failure messages.
+inline std::string ErrorsOf(const FlatJson& j) {
+  std::string text;
+  for (int i = 0; j.count("errors." + std::to_string(i) + ".message"); ++i) {
+    std::string at = "errors." + std::to_string(i);
+    text += "\n  " + j.at(at + ".count") + " x " + j.at(at + ".message");
+  }
+  return text;
+}
+
 // A run of exactly n requests that all got 200: exit 0, every count n, no failure.
 inline void ExpectAllOk(const RunOutput& run, uint64_t n) {
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
@@ -48,7 +58,7 @@ inline void ExpectAllOk(const RunOutput& run, uint64_t n) {
   EXPECT_EQ(JsonCount(j, "outcomes.ok"), n);
   EXPECT_EQ(JsonCount(j, "status_codes.200"), n);
   for (const char* failure : {"timeout", "connect_error", "reset", "parse_error"}) {
-    EXPECT_EQ(JsonCount(j, std::string("outcomes.") + failure), 0u) << failure;
+    EXPECT_EQ(JsonCount(j, std::string("outcomes.") + failure), 0u) << failure << ErrorsOf(j);
   }
 }
 
