@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# Shared by the experiment scripts (sourced after `cd` to the repository root): their options,
+# the private network namespace each runs in, the servers, and measuring one client run.
+#
+# Every experiment takes:
+#   --quick      a small size that finishes in under 2 minutes (CI runs it)
+#   --out DIR    where raw results, results.csv, the charts and table.md go
+#                (default results/experiments/<name>/<UTC time>)
+#   --docs       also copy the charts to docs/ (the README shows those)
+# Environment: URINGLOAD_BIN (default build/cli/uringload; when set, scripts/setup is not run).
+
+quick=0 docs=0 out=""
+
+# experiment_init NAME "$@": parses the options above, then re-runs the script in a new network
+# namespace (its own loopback and net.* sysctls: nothing it does reaches the host's network or
+# inherits the host's TIME_WAIT sockets) and sets bin, python, out, manifest and port (free).
+experiment_init() {
+  local name=$1
+  shift
+  local args=("$@")
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --quick) quick=1; shift ;;
+      --docs) docs=1; shift ;;
+      --out) out=${2:?--out needs a folder}; shift 2 ;;
+      *) echo "$name: unknown argument '$1' (options: --quick, --out DIR, --docs)" >&2; exit 2 ;;
+    esac
+  done
+  if [ -z "${URINGLOAD_IN_NETNS:-}" ]; then
+    [ -n "${URINGLOAD_BIN:-}" ] || scripts/setup >/dev/null
+    exec env URINGLOAD_IN_NETNS=1 unshare -n "$0" "${args[@]}"
+  fi
+  ip link set lo up
+  bin=$(realpath "${URINGLOAD_BIN:-build/cli/uringload}")
+  python=/usr/bin/python3  # Debian's, with python3-aiohttp and python3-matplotlib.
+  [ -n "$out" ] || out="results/experiments/$name/$(date -u +%Y%m%dT%H%M%SZ)"
+  mkdir -p "$out/raw"
+  manifest="$out/runs.csv"
+  echo "tool,r,s,status,prefix" >"$manifest"
+  # shellcheck source=scripts/lib/ports.sh
+  source scripts/lib/ports.sh
+  # shellcheck source=scripts/lib/nginx.sh
+  source scripts/lib/nginx.sh
+  port=$(free_port)  # Before any tune-kernel apply widens the ephemeral range below it.
+  servers=()
+  trap stop_servers EXIT
+  echo "$name: $([ $quick -eq 1 ] && echo quick || echo full) size, results in $out"
+}
+
+# start_serve PORT [serve flags...]: `uringload serve` on 127.0.0.1:PORT; sets server_pid.
+start_serve() {
+  local port=$1
+  shift
+  "$bin" serve --listen "127.0.0.1:$port" --quiet "$@" 2>>"$out/raw/server.log" &
+  server_pid=$!
+  servers+=("$server_pid")
+  wait_for_port "$port"
+  port_owned_by "$server_pid" "$port" || { echo "experiment: port $port is not ours" >&2; exit 1; }
+}
+
+# start_nginx PORT BODY: nginx (1 worker, Debian's) answering BODY; sets server_pid.
+start_nginx() {
+  local work
+  work=$(mktemp -d)
+  write_nginx_conf "$work" "$1" "" "$2"
+  /usr/sbin/nginx -e stderr -p "$work" -c "$work/nginx.conf" 2>>"$out/raw/server.log" &
+  server_pid=$!
+  servers+=("$server_pid")
+  wait_for_port "$1"
+  port_owned_by "$server_pid" "$1" || { echo "experiment: port $1 is not nginx's" >&2; exit 1; }
+}
+
+stop_servers() {
+  local pid
+  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+
+stop_server() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# measure TOOL R S CAP_SECONDS command...: runs the command (at most CAP seconds) with its
+# stdout in raw/<prefix>.out, stderr in .err and "peak_rss_kb wall_s user_s sys_s" in .time, and
+# records it in runs.csv as ran, or timeout when the cap stopped it.
+measure() {
+  local tool=$1 r=$2 s=$3 cap=$4
+  shift 4
+  local prefix="raw/$tool-r$r-s$s" status=ran
+  echo "  $tool r=$r s=$s"
+  /usr/bin/time -o "$out/$prefix.time" -f '%M %e %U %S' timeout "$cap" "$@" \
+    >"$out/$prefix.out" 2>"$out/$prefix.err" || status=failed
+  if [ $status = failed ] && grep -q "status 124" "$out/$prefix.time"; then status=timeout; fi
+  sed -i '/^Command/d' "$out/$prefix.time"
+  echo "$tool,$r,$s,$status,$prefix" >>"$manifest"
+}
+
+# skip TOOL R S: records a point not run (predicted to exceed the time cap).
+skip() { echo "$1,$2,$3,skipped," >>"$manifest"; }
+
+# experiment_finish NAME: results.csv, charts and table.md from the raw results; prints the
+# table; with --docs copies the charts to docs/.
+experiment_finish() {
+  "$python" scripts/experiments/charts.py "$1" "$out" | tee "$out/table.md"
+  if [ $docs -eq 1 ]; then cp "$out"/*.png docs/; fi
+  echo "$1: results in $out"
+}

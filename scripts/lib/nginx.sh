@@ -1,0 +1,33 @@
+# shellcheck shell=bash
+# nginx as a test and benchmark server (sourced by scripts; nginx from Debian).
+
+# Writes an nginx config to $1/nginx.conf: one worker, no logs, that listens on 127.0.0.1:$2
+# (with TLS when $3 names a folder holding cert.pem and key.pem) and answers every request with
+# 200 and the body $4 (default "hello from nginx").
+write_nginx_conf() {
+  local ssl="" ssl_files=""
+  if [ -n "${3:-}" ]; then
+    ssl=" ssl"
+    ssl_files="ssl_certificate $3/cert.pem; ssl_certificate_key $3/key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
+  fi
+  cat >"$1/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+master_process off;
+worker_rlimit_nofile 20000;
+error_log stderr error;
+pid $1/nginx.pid;
+events { worker_connections 20000; }
+http {
+  access_log off;
+  client_body_temp_path $1; proxy_temp_path $1; fastcgi_temp_path $1;
+  uwsgi_temp_path $1; scgi_temp_path $1;
+  keepalive_requests 100000000;
+  server {
+    listen 127.0.0.1:$2$ssl backlog=65535;
+    $ssl_files
+    location / { default_type text/plain; return 200 "${4:-hello from nginx}"; }
+  }
+}
+CONF
+}
