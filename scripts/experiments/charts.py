@@ -16,6 +16,7 @@ import csv
 import json
 import os
 import re
+import statistics
 import struct
 import sys
 
@@ -47,7 +48,8 @@ def parse_tool(tool, base):
     """(completed, ok, seconds, extra) from one run's own output."""
     if tool == "uringload" or tool.startswith("uringload-"):
         j = json.loads(read(base + ".json"))
-        causes = "; ".join(f"{e['count']} {e['message']}" for e in j.get("errors", []))
+        causes = "; ".join(f"{e['count']} {e['message'] or e['outcome']}"
+                           for e in j.get("errors", []))
         return (j["requests"]["completed"], j["outcomes"]["ok"], j["duration_seconds"],
                 {"ramp_seconds": j["connections"]["ramp_seconds"], "error_causes": causes})
     text = read(base + ".out")
@@ -215,11 +217,28 @@ def memory(rows, out):
            for x in sorted(rows, key=lambda x: (x["tool"], x["r"]))])
 
 
+def medians(rows):
+    """One row per (tool, s): the median of its rounds for every measure, and the rounds."""
+    merged = []
+    for tool, s in dict.fromkeys((x["tool"], x["s"]) for x in rows):
+        rounds = [x for x in rows if (x["tool"], x["s"]) == (tool, s)]
+        ran = [x for x in rounds if x["req_per_s"] != ""]
+        row = dict(rounds[0], rounds=len(rounds), spread="")
+        if ran:
+            for key in ("completed", "ok", "errors", "req_per_s", "cpu_us_per_req", "rss_mb"):
+                row[key] = statistics.median_low(sorted(x[key] for x in ran))
+            cpu = sorted(x["cpu_us_per_req"] for x in ran)
+            row["spread"] = f"{cpu[0]}-{cpu[-1]}" if len(cpu) > 1 else ""
+            row["status"] = "ran" if len(ran) == len(rounds) else f"{len(ran)}/{len(rounds)} ran"
+        merged.append(row)
+    return merged
+
+
 def bars(ax, rows, tools, key, title, log=False):
     ss = sorted({x["s"] for x in rows})
     width = 0.8 / len(ss)
     for i, s in enumerate(ss):
-        values = [(find(rows, t, find_r(rows, t, s), s) or {}).get(key) or 0 for t in tools]
+        values = [(find_s(rows, t, s) or {}).get(key) or 0 for t in tools]
         drawn = ax.bar([j + i * width for j in range(len(tools))], values, width, label=f"c={s:,}")
         ax.bar_label(drawn, labels=[f"{v:,.0f}" if v >= 10 else f"{v:.1f}" for v in values],
                      fontsize=6, rotation=90, padding=2)
@@ -231,20 +250,25 @@ def bars(ax, rows, tools, key, title, log=False):
     ax.legend(fontsize=8)
 
 
-def find_r(rows, tool, s):
-    return next((x["r"] for x in rows if x["tool"] == tool and x["s"] == s), 0)
+def find_s(rows, tool, s):
+    return next((x for x in rows if x["tool"] == tool and x["s"] == s), None)
 
 
 def clients(rows, out):
+    rows = medians(rows)
     tools = list(dict.fromkeys(x["tool"] for x in rows))
     fig, axes = figure(3)
     bars(axes[0], rows, tools, "req_per_s", "requests per second (log)", log=True)
     bars(axes[1], rows, tools, "cpu_us_per_req", "client CPU per request, µs (log)", log=True)
     bars(axes[2], rows, tools, "rss_mb", "client peak RSS, MB")
+    fig.suptitle(f"nginx (1 worker, CPU 1), 40-byte body; one client thread on CPU 0; "
+                 f"median of {rows[0]['rounds']} round(s)")
     save(fig, out, "clients.png")
-    table(["client", "c", "requests", "req/s", "CPU µs/req", "peak RSS MB", "errors / status"],
+    table(["client", "c", "requests", "req/s", "CPU µs/req", "(rounds' range)", "peak RSS MB",
+           "errors / status"],
           [[x["tool"], thousands(x["s"]), thousands(x["completed"]), thousands(x["req_per_s"]),
-            x["cpu_us_per_req"], x["rss_mb"], x["errors"] if x["status"] == "ran" else x["status"]]
+            x["cpu_us_per_req"], x["spread"] or "-", x["rss_mb"],
+            x["errors"] if x["status"] == "ran" else x["status"]]
            for x in sorted(rows, key=lambda x: (x["s"], tools.index(x["tool"])))])
 
 
@@ -253,9 +277,12 @@ def kernel(rows, out):
     names = [x["tool"].replace("uringload-", "") for x in rows]
     for ax, key, title in zip(axes, ["ramp_seconds", "errors", "ok"],
                               ["connect ramp, s", "failed requests", "ok requests"]):
-        ax.bar(names, [x[key] or 0 for x in rows], color=["tab:red", "tab:green"][:len(rows)])
+        ax.bar(names, [x[key] or 0 for x in rows],
+               color=["tab:red", "tab:orange", "tab:green"][:len(rows)])
+        ax.tick_params(axis="x", labelsize=8)
         ax.set_title(title)
-    fig.suptitle(f"{rows[0]['s']:,} connections to one port: kernel defaults vs tune-kernel apply")
+    fig.suptitle(f"{rows[0]['s']:,} connections held at once: kernel defaults vs "
+                 "tune-kernel apply, to one port and to four")
     save(fig, out, "kernel-tuning.png")
     table(["kernel", "connections", "ok", "failed", "ramp s", "wall s", "causes"],
           [[n, thousands(x["s"]), thousands(x["ok"]), thousands(x["errors"]),

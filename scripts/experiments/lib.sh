@@ -6,14 +6,15 @@
 #   --quick      a small size that finishes in under 2 minutes (CI runs it)
 #   --out DIR    where raw results, results.csv, the charts and table.md go
 #                (default results/experiments/<name>/<UTC time>)
-#   --docs       also copy the charts to docs/ (the README shows those)
+#   --docs       also copy the charts and table.md to docs/ (the README shows those)
 # Environment: URINGLOAD_BIN (default build/cli/uringload; when set, scripts/setup is not run).
 
 quick=0 docs=0 out=""
 
 # experiment_init NAME "$@": parses the options above, then re-runs the script in a new network
 # namespace (its own loopback and net.* sysctls: nothing it does reaches the host's network or
-# inherits the host's TIME_WAIT sockets) and sets bin, python, out, manifest and port (free).
+# inherits the host's TIME_WAIT sockets) and sets bin, python, out, manifest and port (the
+# first of four free ports).
 experiment_init() {
   local name=$1
   shift
@@ -41,29 +42,35 @@ experiment_init() {
   source scripts/lib/ports.sh
   # shellcheck source=scripts/lib/nginx.sh
   source scripts/lib/nginx.sh
-  port=$(free_port)  # Before any tune-kernel apply widens the ephemeral range below it.
+  # Four free ports for servers, reserved so that no client connection takes one, even after
+  # tune-kernel apply widens the ephemeral range over them.
+  port=$(free_port)
+  echo "$port-$((port + 3))" >/proc/sys/net/ipv4/ip_local_reserved_ports
   servers=()
   trap stop_servers EXIT
   echo "$name: $([ $quick -eq 1 ] && echo quick || echo full) size, results in $out"
 }
 
-# start_serve PORT [serve flags...]: `uringload serve` on 127.0.0.1:PORT; sets server_pid.
+# start_serve PORT|FIRST-LAST [serve flags...]: `uringload serve` on 127.0.0.1 at that port
+# (range); sets server_pid.
 start_serve() {
-  local port=$1
+  local ports=$1 port=${1%%-*}
   shift
-  "$bin" serve --listen "127.0.0.1:$port" --quiet "$@" 2>>"$out/raw/server.log" &
+  "$bin" serve --listen "127.0.0.1:$ports" --quiet "$@" 2>>"$out/raw/server.log" &
   server_pid=$!
   servers+=("$server_pid")
   wait_for_port "$port"
   port_owned_by "$server_pid" "$port" || { echo "experiment: port $port is not ours" >&2; exit 1; }
 }
 
-# start_nginx PORT BODY: nginx (1 worker, Debian's) answering BODY; sets server_pid.
+# start_nginx PORT BODY [PREFIX]: nginx (1 worker, Debian's) answering BODY, started through
+# PREFIX (e.g. "taskset -c 1"); sets server_pid.
 start_nginx() {
   local work
   work=$(mktemp -d)
   write_nginx_conf "$work" "$1" "" "$2"
-  /usr/sbin/nginx -e stderr -p "$work" -c "$work/nginx.conf" 2>>"$out/raw/server.log" &
+  # shellcheck disable=SC2086  # PREFIX is words.
+  ${3:-} /usr/sbin/nginx -e stderr -p "$work" -c "$work/nginx.conf" 2>>"$out/raw/server.log" &
   server_pid=$!
   servers+=("$server_pid")
   wait_for_port "$1"
@@ -81,12 +88,12 @@ stop_server() {
 }
 
 # measure TOOL R S CAP_SECONDS command...: runs the command (at most CAP seconds) with its
-# stdout in raw/<prefix>.out, stderr in .err and "peak_rss_kb wall_s user_s sys_s" in .time, and
+# stdout in raw/<prefix>.out (prefix: TOOL-rR-sS, then $round_tag when set), stderr in .err and "peak_rss_kb wall_s user_s sys_s" in .time, and
 # records it in runs.csv as ran, or timeout when the cap stopped it.
 measure() {
   local tool=$1 r=$2 s=$3 cap=$4
   shift 4
-  local prefix="raw/$tool-r$r-s$s" status=ran
+  local prefix="raw/$tool-r$r-s$s${round_tag:-}" status=ran
   echo "  $tool r=$r s=$s"
   /usr/bin/time -o "$out/$prefix.time" -f '%M %e %U %S' timeout "$cap" "$@" \
     >"$out/$prefix.out" 2>"$out/$prefix.err" || status=failed
@@ -99,9 +106,14 @@ measure() {
 skip() { echo "$1,$2,$3,skipped," >>"$manifest"; }
 
 # experiment_finish NAME: results.csv, charts and table.md from the raw results; prints the
-# table; with --docs copies the charts to docs/.
+# table; with --docs copies the charts and the table (as experiment-NAME.md) to docs/.
 experiment_finish() {
   "$python" scripts/experiments/charts.py "$1" "$out" | tee "$out/table.md"
-  if [ $docs -eq 1 ]; then cp "$out"/*.png docs/; fi
+  if [ $docs -eq 1 ]; then
+    cp "$out"/*.png docs/
+    { echo "# \`scripts/experiments/$1\`, $(date -u +%Y-%m-%d) ($(nproc) CPUs, Linux $(uname -r))"
+      echo
+      cat "$out/table.md"; } >"docs/experiment-$1.md"
+  fi
   echo "$1: results in $out"
 }
