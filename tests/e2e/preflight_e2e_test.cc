@@ -12,7 +12,7 @@ namespace {
 
 TEST(PreflightE2ETest, TimeWaitSocketsOfAnEarlierRunCountAgainstThePorts) {
   std::string bin = URINGLOAD_BINARY;
-  // 1,000 ephemeral ports: 70% is 700. A run of 600 connections leaves 600 TIME_WAIT sockets
+  // 1,000 ephemeral ports: half is 500. A run of 600 connections leaves 600 TIME_WAIT sockets
   // (the client closes first); another 200 connections to the same target then need 800.
   // The wait for the listener looks with ss: a probing connect would leave a TIME_WAIT too.
   std::string body =
