@@ -42,7 +42,9 @@ absl::Status CheckAddressFree(const SocketAddress& address) {
   std::string message =
       absl::StrCat("cannot listen on ", address.ToString(), ": ", strerror(error));
   if (error == EADDRINUSE) {
-    absl::StrAppend(&message, " (another process listens there)");
+    // A listener, or the local end of a connection (an ephemeral port can be any port in
+    // ip_local_port_range, which tune-kernel widens to 1024-65535).
+    absl::StrAppend(&message, " (another socket holds it: a listener or a connection)");
     return absl::FailedPreconditionError(message);
   }
   return absl::UnavailableError(message);
