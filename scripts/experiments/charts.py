@@ -86,8 +86,11 @@ def load(out):
         for run in csv.DictReader(f):
             row = {c: "" for c in COLUMNS}
             row.update(tool=run["tool"], r=int(run["r"]), s=int(run["s"]), status=run["status"])
+            base = os.path.join(out, run["prefix"])
+            if run["status"] == "timeout":  # Stopped at the cap: its peak RSS until then.
+                rss_kb, wall = map(float, read(base + ".time").split()[:2])
+                row.update(rss_mb=round(rss_kb / 1024, 1), wall_s=wall)
             if run["status"] in ("ran", "failed"):
-                base = os.path.join(out, run["prefix"])
                 rss_kb, wall, user, system = map(float, read(base + ".time").split()[:4])
                 try:
                     completed, ok, seconds, extra = parse_tool(run["tool"], base)
@@ -201,8 +204,14 @@ def memory(rows, out):
         pts = sorted((x["r"], x["rss_mb"], x["wall_s"]) for x in done(rows, tool))
         if pts:
             r, rss, wall = zip(*pts)
-            axes[0].plot(r, rss, marker="o", label=tool)
-            axes[1].plot(r, wall, marker="o", label=tool)
+            line = axes[0].plot(r, rss, marker="o", label=tool)[0]
+            axes[1].plot(r, wall, marker="o", label=tool, color=line.get_color())
+            stopped = [x for x in rows if x["tool"] == tool and x["status"] == "timeout"]
+            for x in stopped:  # Still running at the cap: RSS and time so far, as a cross.
+                axes[0].plot([x["r"]], [x["rss_mb"]], "x", markersize=10,
+                             color=line.get_color(), label=f"{tool}, stopped at the time cap")
+                axes[1].plot([x["r"]], [x["wall_s"]], "x", markersize=10,
+                             color=line.get_color(), label=f"{tool}, stopped at the time cap")
     axes[0].set(xscale="log", yscale="log", xlabel="requests r (log)",
                 ylabel="peak RSS, MB (log)", title="Memory vs request count")
     axes[1].set(xscale="log", yscale="log", xlabel="requests r (log)",
