@@ -49,25 +49,31 @@ uint64_t RequestsFor(bool keepalive) {
   return 100'000;
 }
 
-TEST_P(TlsCounts, NginxAnswersExactlyTheOkRequests) {
-  ASSERT_TRUE(Cert().ok());
-  auto [concurrency, threads, keepalive] = GetParam();
-  NginxServer nginx({.tls_cert = Cert().cert(), .tls_key = Cert().key()});
-  ASSERT_TRUE(nginx.ok());
-  uint64_t n = RequestsFor(keepalive);
+// The run's flags for one matrix point: -n, -c, -t, the connect timeout, --no-keepalive when
+// the point says so, then `rest` (trust flags and the URL).
+std::vector<std::string> MatrixArgs(const std::tuple<int, int, bool>& point,
+                                    std::vector<std::string> rest) {
+  auto [concurrency, threads, keepalive] = point;
   std::vector<std::string> args = {"-n",
-                                   std::to_string(n),
+                                   std::to_string(RequestsFor(keepalive)),
                                    "-c",
                                    std::to_string(concurrency),
                                    "-t",
                                    std::to_string(threads),
                                    "--connect-timeout",
-                                   kConnectTimeout,
-                                   "--cacert",
-                                   Cert().cert(),
-                                   nginx.Url("/{i}")};
+                                   kConnectTimeout};
   if (!keepalive) args.push_back("--no-keepalive");
-  RunOutput run = RunUringload(args, 600);
+  args.insert(args.end(), rest.begin(), rest.end());
+  return args;
+}
+
+TEST_P(TlsCounts, NginxAnswersExactlyTheOkRequests) {
+  ASSERT_TRUE(Cert().ok());
+  NginxServer nginx({.tls_cert = Cert().cert(), .tls_key = Cert().key()});
+  ASSERT_TRUE(nginx.ok());
+  uint64_t n = RequestsFor(std::get<2>(GetParam()));
+  RunOutput run =
+      RunUringload(MatrixArgs(GetParam(), {"--cacert", Cert().cert(), nginx.Url("/{i}")}), 600);
   ExpectAllOk(run, n);
   EXPECT_EQ(nginx.RequestsLogged(), n);
   EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), JsonCount(run.json, "connections.opened"));
@@ -75,22 +81,10 @@ TEST_P(TlsCounts, NginxAnswersExactlyTheOkRequests) {
 
 TEST_P(TlsCounts, ServeAnswersExactlyTheOkRequests) {
   ASSERT_TRUE(Cert().ok());
-  auto [concurrency, threads, keepalive] = GetParam();
   UringloadServer server(ServeTls());
   ASSERT_TRUE(server.ok());
-  uint64_t n = RequestsFor(keepalive);
-  std::vector<std::string> args = {"-n",
-                                   std::to_string(n),
-                                   "-c",
-                                   std::to_string(concurrency),
-                                   "-t",
-                                   std::to_string(threads),
-                                   "--connect-timeout",
-                                   kConnectTimeout,
-                                   "-k",
-                                   Https(server, "/{i}")};
-  if (!keepalive) args.push_back("--no-keepalive");
-  RunOutput run = RunUringload(args, 600);
+  uint64_t n = RequestsFor(std::get<2>(GetParam()));
+  RunOutput run = RunUringload(MatrixArgs(GetParam(), {"-k", Https(server, "/{i}")}), 600);
   ExpectAllOk(run, n);
   FlatJson summary;
   ASSERT_EQ(server.Stop(&summary), 0);
