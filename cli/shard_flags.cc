@@ -38,6 +38,9 @@ void AddShardFlags(CLI::App* run, ShardFlags& flags) {
   run->add_option("--start-at", flags.start_at,
                   "Set up (resolve, rings, buffers), then start at this moment: Unix seconds or "
                   "RFC 3339, so shards on many machines start together (needs synced clocks)");
+  run->add_flag("--preconnect", flags.preconnect,
+                "With --start-at: open every connection while waiting, so the run begins with "
+                "them established (the ramp happens before the start)");
   run->add_option("--run-id", flags.run_id,
                   "Names the run in the JSON and metrics; the same on every shard (default: "
                   "random)");
@@ -60,6 +63,7 @@ absl::StatusOr<std::string> ResolveShardFlags(const ShardFlags& flags, core::Run
     options.shard = flags.shard;
   }
   options.start_at = flags.start_at;
+  options.preconnect = flags.preconnect;
   if (!flags.run_id.has_value()) return RandomRunId();
   if (!ValidRunId(*flags.run_id)) {
     return absl::InvalidArgumentError(absl::StrCat(

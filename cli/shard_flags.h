@@ -1,5 +1,6 @@
-// The flags of a sharded run (`--shard K/S|auto`, `--shards S`, `--run-id ID`): one run split
-// over processes on one machine or many, whose JSON results `uringload merge` adds up.
+// The flags of a sharded run (`--shard K/S|auto`, `--shards S`, `--run-id ID`, `--start-at`,
+// `--preconnect`): one run split over processes on one machine or many, started together, whose
+// JSON results `uringload merge` adds up.
 #pragma once
 
 #include <optional>
@@ -16,12 +17,13 @@ struct ShardFlags {
   std::optional<int64_t> shards;     // With auto on Kubernetes (JOB_COMPLETION_INDEX).
   std::optional<std::string> run_id;
   std::optional<std::string> start_at;
+  bool preconnect = false;
 };
 
 void AddShardFlags(CLI::App* run, ShardFlags& flags);
 
-// Resolves `auto` from the environment into `options.shard` (K/S), passes --start-at on, and
-// returns the run id:
+// Resolves `auto` from the environment into `options.shard` (K/S), passes --start-at and
+// --preconnect on, and returns the run id:
 // --run-id (letters, digits, '.', '_', '-'; at most 64), or a random one.
 absl::StatusOr<std::string> ResolveShardFlags(const ShardFlags& flags, core::RunOptions& options);
 

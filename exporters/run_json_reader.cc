@@ -111,6 +111,9 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   s.connections_opened = Count(connections, "opened");
   s.connections_peak = Count(connections, "peak");
   s.ramp_ns = static_cast<uint64_t>(At(connections, "ramp_seconds").get<double>() * 1e9 + 0.5);
+  if (connections.contains("preconnected")) {  // Absent from results before --preconnect.
+    s.preconnected = Count(connections, "preconnected");
+  }
   for (const Json& error : At(doc, "errors")) {
     size_t o = OutcomeIndex(Text(error, "outcome"));
     s.causes[o][CauseSlot(o, error)] += Count(error, "count");

@@ -193,6 +193,7 @@ std::string FormatRunSummary(const RunReport& report) {
                   FormatBytes(static_cast<uint64_t>(Rate(s.bytes_received, d))), "/s)\n");
   absl::StrAppend(&out, "Connections: opened ", s.connections_opened, ", peak ", s.connections_peak,
                   ", ramp ", FormatSeconds(s.ramp_ns / 1e9));
+  if (s.preconnected > 0) absl::StrAppend(&out, " (", s.preconnected, " open before the start)");
   if (s.connect.count > 0) {
     absl::StrAppend(&out, ", connect p50 ", FormatSeconds(s.connect.Quantile(0.5) / 1e9), " p99 ",
                     FormatSeconds(s.connect.Quantile(0.99) / 1e9));

@@ -200,6 +200,11 @@ absl::Status PlanShard(const RunOptions& options, RunPlan& plan) {
     if (!at.ok()) return at.status();
     plan.start_at = *at;
   }
+  if (options.preconnect && !plan.start_at.has_value()) {
+    return absl::InvalidArgumentError(
+        "--preconnect needs --start-at: the connections open while the run waits for its start");
+  }
+  plan.preconnect = options.preconnect;
   if (!options.shard.has_value()) return absl::OkStatus();
   absl::StatusOr<Shard> shard = ParseShard(*options.shard);
   if (!shard.ok()) return shard.status();

@@ -62,6 +62,7 @@ struct RunOptions {
   // --shard K/S (the command line resolves `auto` from the environment first).
   std::optional<std::string> shard;
   std::optional<std::string> start_at;  // --start-at
+  bool preconnect = false;              // --preconnect
 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
@@ -112,6 +113,8 @@ struct RunPlan {
   uint64_t GlobalIndex(uint64_t local) const { return index_base + local * index_stride; }
   // --start-at: set up everything, then begin at this moment (shards start together).
   std::optional<absl::Time> start_at;
+  // --preconnect (with --start-at): every connection opens during the wait for the start.
+  bool preconnect = false;
 
   // Target `target`'s request on address `address` (its own Host header for a port range).
   proto::RequestSpec RequestFor(size_t target, size_t address) const;

@@ -124,6 +124,8 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
       {"bad source", [](RunOptions& o) { o.source = "127.0.0.9-127.0.0.1"; }, "--source"},
       {"v6 source, v4 target", [](RunOptions& o) { o.source = "::1"; }, "--source"},
       {"bad ramp", [](RunOptions& o) { o.max_connecting = 0; }, "--max-connecting"},
+      {"preconnect without a start", [](RunOptions& o) { o.preconnect = true; },
+       "--preconnect needs --start-at"},
       {"n beyond the maximum", [](RunOptions& o) { o.requests = kMaxRequests + 1; },
        "-n/--requests must be between 1 and 1000000000000000"},
       {"timeout beyond the maximum", [](RunOptions& o) { o.timeout = "10000000000s"; },

@@ -65,6 +65,7 @@ class Worker : public net::CompletionHandler {
   void AdmitQueuedConnects();
   void Connect(Connection& c);
   void LeaveConnecting(Connection& c);
+  bool Queued(const Connection& c) const;
   void Close(Connection& c);
   void Fail(Connection& c, Outcome outcome, int error);
 
@@ -117,7 +118,8 @@ class Worker : public net::CompletionHandler {
   uint32_t in_flight_ = 0;         // Started requests without an outcome.
   int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
   bool draining_ = false;
-  int64_t abort_at_ns_ = 0;  // Set by a stop request.
+  bool preconnecting_ = false;  // --preconnect: connections open before the start, no requests.
+  int64_t abort_at_ns_ = 0;     // Set by a stop request.
   bool aborted_ = false;
 };
 

@@ -29,6 +29,11 @@ void Worker::RequestConnect(Connection& c) {
   }
 }
 
+// Waiting in the ramp's queue: its first connect was asked for and has neither begun nor ended.
+bool Worker::Queued(const Connection& c) const {
+  return c.ramp_counted && !c.ramped && c.state == ConnState::kIdle;
+}
+
 void Worker::AdmitQueuedConnects() {
   uint32_t slot;
   while (ramp_->PopAdmitted(&slot)) {

@@ -151,7 +151,7 @@ void Worker::StartDue(int64_t now) {
       PendingRequest request;
       if (!NextRequest(&request)) return;
       AddRequest(c, request);
-      RequestConnect(c);
+      if (!Queued(c)) RequestConnect(c);  // Else --preconnect queued it: it connects soon.
     }
   }
 }

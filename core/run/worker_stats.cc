@@ -21,6 +21,7 @@ void RunStats::Merge(const RunStats& other) {
   connections_peak += other.connections_peak;
   ramp_ns = std::max(ramp_ns, other.ramp_ns);
   start_skew_ns = std::max(start_skew_ns, other.start_skew_ns);
+  preconnected += other.preconnected;
   for (size_t o = 0; o < causes.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) causes[o][e] += other.causes[o][e];
   }
@@ -92,6 +93,7 @@ RunStats WorkerStats::Snapshot() const {
   s.connections_peak = Read(connections_peak_);
   s.ramp_ns = Read(ramp_ns_);
   s.start_skew_ns = Read(start_skew_ns_);
+  s.preconnected = Read(preconnected_);
   s.late_starts = Read(late_starts_);
   s.connect = connect_.Snapshot();
   s.tls_handshake = handshake_.Snapshot();

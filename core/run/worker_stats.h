@@ -33,6 +33,7 @@ struct RunStats {
   uint64_t connections_peak = 0;  // Sum of per-worker peaks: an upper bound of the true peak.
   uint64_t ramp_ns = 0;           // Until every connection's first connect ended (slowest worker).
   uint64_t start_skew_ns = 0;     // --start-at: how late the latest worker began.
+  uint64_t preconnected = 0;      // --preconnect: connections open when the run began.
   CauseCounts causes{};           // [outcome][errno] for every outcome but ok.
   // Latency of ok requests: from the intended start in the open model (-R), which counts the
   // time a request waited for a connection; from the send otherwise.
@@ -95,6 +96,7 @@ class WorkerStats {
 
   void RampFinished(uint64_t ns) { Write(ramp_ns_, ns); }
   void StartedLate(int64_t ns) { Write(start_skew_ns_, static_cast<uint64_t>(ns)); }
+  void Preconnected(uint64_t connections) { Write(preconnected_, connections); }
 
   RunStats Snapshot() const;
 
@@ -109,6 +111,7 @@ class WorkerStats {
   SingleWriterCounter connections_peak_{0};
   SingleWriterCounter ramp_ns_{0};
   SingleWriterCounter start_skew_ns_{0};
+  SingleWriterCounter preconnected_{0};
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   SingleWriterCounter late_starts_{0};
   SingleWriterCounter warmup_started_{0};

@@ -23,7 +23,9 @@ constexpr int64_t kMs = 1'000'000;
 // One worker over a fake loop, for the plan `options` describes (the URL is never dialled).
 class Client {
  public:
-  explicit Client(RunOptions options)
+  // `start_ns`: --start-at's moment on the fake clock (0: none; the plan's own start_at,
+  // wall-clock time, is then not used).
+  explicit Client(RunOptions options, int64_t start_ns = 0)
       : plan_(*MakeRunPlan(options)),
         source_(plan_.requests),
         stats_(plan_.targets.size(), plan_.rate.has_value()) {
@@ -39,8 +41,9 @@ class Client {
                         .connections = plan_.concurrency,
                         .first_connection = 0,
                         .index = 0,
-                        .start_ns = 0,
+                        .start_ns = start_ns,
                         .deadline_ns = 0,
+                        .wait_for_start = start_ns != 0,
                         .block_size = 1};
     worker_ = std::make_unique<Worker>(config, &source_, &stats_, &stop_, std::move(loop));
   }

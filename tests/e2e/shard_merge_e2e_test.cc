@@ -140,6 +140,33 @@ TEST_F(ShardMergeTest, ShardsStartTogetherAtStartAt) {
   EXPECT_EQ(nginx.RequestsLogged(), 3'000u);  // The refused run sent nothing.
 }
 
+// --preconnect: each shard opens its connections while it waits for --start-at, then uses
+// exactly those (the order itself is checked on the fake loop: worker_preconnect_test.cc).
+TEST_F(ShardMergeTest, PreconnectOpensEveryShardsConnectionsBeforeTheStart) {
+  NginxServer nginx;
+  ASSERT_TRUE(nginx.ok());
+  absl::Time at = absl::Now() + absl::Seconds(2);
+  std::string start =
+      absl::StrCat(absl::ToUnixMillis(at) / 1000, ".", absl::ToUnixMillis(at) % 1000 / 100);
+  std::vector<std::string> shards =
+      RunShards(nginx, 3'000, 3, "warm", {"--start-at", start, "--preconnect"});
+  for (const std::string& path : shards) {
+    FlatJson j = ReadJson(path);
+    EXPECT_EQ(JsonCount(j, "connections.preconnected"), 10u) << path;
+    EXPECT_EQ(JsonCount(j, "connections.opened"), 10u) << path;
+    EXPECT_EQ(JsonCount(j, "outcomes.ok"), 1'000u) << path;
+  }
+  std::string merged_path = TempPath();
+  files_.push_back(merged_path);
+  ASSERT_EQ(Merge(shards, merged_path).exit_code, 0);
+  EXPECT_EQ(JsonCount(ReadJson(merged_path), "connections.preconnected"), 30u);
+  EXPECT_EQ(nginx.RequestsLogged(), 3'000u);
+  ProcessResult alone = RunProcess({URINGLOAD_BINARY, "run", "--preconnect", nginx.Url("/")}, 30);
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--preconnect needs --start-at"), std::string::npos) << alone.err;
+  EXPECT_EQ(nginx.RequestsLogged(), 3'000u);  // The refused run sent nothing.
+}
+
 TEST_F(ShardMergeTest, RefusesIncompleteAndMixedSets) {
   NginxServer nginx;
   ASSERT_TRUE(nginx.ok());

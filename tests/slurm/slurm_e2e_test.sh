@@ -5,7 +5,8 @@
 # scripts/slurm/uringload.sbatch with `sbatch --wait --nodes=4` against an nginx and a
 # Pushgateway started here, then checks: the merged counts, nginx's count and the
 # Pushgateway's summed counter all equal N; nginx saw every index 0..N-1 exactly once; the
-# shards started within 100 ms of each other; the merged histogram holds N. Every process is
+# shards started within 100 ms of each other, each with its connections already open
+# (--preconnect); the merged histogram holds N. Every process is
 # stopped by PID. Needs root (skipped, exit 77, otherwise).
 #   tests/slurm/slurm_e2e_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -133,7 +134,7 @@ out="$dir/results"
 job_log="$dir/job.out"
 URINGLOAD="$binary" URINGLOAD_START_IN=5 URINGLOAD_PUSHGATEWAY="http://127.0.0.1:$gateway_port" \
   timeout 300 sbatch --wait --nodes="$nodes" --output="$job_log" \
-  "$source_dir/scripts/slurm/uringload.sbatch" "$out" -n "$requests" -c 400 -t 1 \
+  "$source_dir/scripts/slurm/uringload.sbatch" "$out" -n "$requests" -c 400 -t 1 --preconnect \
   "http://127.0.0.1:$nginx_port/{i}" >"$dir/sbatch.out" ||
   fail "the job failed: $(cat "$job_log" 2>/dev/null)"
 
@@ -176,5 +177,7 @@ pushed=$(curl -s "http://127.0.0.1:$gateway_port/metrics" | awk -v id="$run_id" 
 for shard in "$out"/shard-*.json; do
   skew=$(json_number "$shard" start_skew_seconds)
   awk -v s="$skew" 'BEGIN { exit !(s >= 0 && s < 0.1) }' || fail "$shard started $skew s late"
+  preconnected=$(json_number "$shard" preconnected)
+  [ "$preconnected" = $((400 / nodes)) ] || fail "$shard had $preconnected connections open at the start"
 done
 echo "slurm test: ok ($nodes nodes, $requests requests, run $run_id)"
