@@ -88,7 +88,16 @@ bool TlsEventLoop::StartSsl(uint32_t slot, bool server) {
       SSL_set1_host(s.ssl, host_.c_str());
     }
   }
-  if (session_ != nullptr && context_->resume()) SSL_set_session(s.ssl, session_);
+  // Each connection resumes from its own copy: a TLS 1.3 handshake writes into the session it
+  // resumed (its secrets), so connections sharing one object spoiled each other's resumption
+  // (measured: c=5 resumed 396-470 of 500 handshakes with a shared session, c=1 499).
+  if (session_ != nullptr && context_->resume()) {
+    SSL_SESSION* copy = SSL_SESSION_dup(session_);
+    if (copy != nullptr) {
+      SSL_set_session(s.ssl, copy);
+      SSL_SESSION_free(copy);  // The SSL holds its own reference.
+    }
+  }
   return true;
 }
 

@@ -134,7 +134,9 @@ TEST(TlsE2ETest, ReconnectsResumeSessionsUnlessTold) {
       RunUringload({"-n", "500", "-c", "5", "-t", "1", "--no-keepalive", "-k", Https(server, "/")});
   ExpectAllOk(resumed, 500);
   EXPECT_EQ(JsonCount(resumed.json, "tls.handshakes"), 500u);
-  EXPECT_GT(JsonCount(resumed.json, "tls.resumed"), 400u);
+  // Every handshake but each connection's first (5 at once, before any ticket) resumes; with
+  // one session object shared by the connections, 396-470 did.
+  EXPECT_EQ(JsonCount(resumed.json, "tls.resumed"), 495u);
   RunOutput full = RunUringload({"-n", "500", "-c", "5", "-t", "1", "--no-keepalive",
                                  "--no-tls-resume", "-k", Https(server, "/")});
   ExpectAllOk(full, 500);
