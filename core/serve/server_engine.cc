@@ -1,19 +1,10 @@
 #include "core/serve/server_engine.h"
 
-#include "proto/response_builder.h"
-
 namespace uringload::core {
 
 // Worker slots exist from construction on and never move: Snapshot() is safe from any thread.
-ServerEngine::ServerEngine(const ServePlan& plan) : plan_(plan), workers_(plan.threads) {
-  if (plan_.body_mode == ServePlan::BodyMode::kFixed) {
-    int status = plan_.faults.status_code;
-    fixed_.ok_keep_alive = proto::BuildResponse(200, true, plan_.body);
-    fixed_.ok_close = proto::BuildResponse(200, false, plan_.body);
-    fixed_.status_keep_alive = proto::BuildResponse(status, true, plan_.body);
-    fixed_.status_close = proto::BuildResponse(status, false, plan_.body);
-  }
-}
+ServerEngine::ServerEngine(const ServePlan& plan)
+    : plan_(plan), fixed_(MakeFixedResponses(plan_)), workers_(plan.threads) {}
 
 ServerEngine::~ServerEngine() {
   Stop();

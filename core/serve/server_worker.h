@@ -1,11 +1,13 @@
 // ServerWorker: one thread of `uringload serve`: its own ring, an SO_REUSEPORT listener per
 // listen address with multishot accept into direct descriptors, multishot receive into its
 // buffer ring, llhttp request parsing, delays on its timer wheel and fault injection.
+// Pipelined responses that are due together leave in one send.
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,6 +24,8 @@ namespace uringload::core {
 struct FixedResponses {
   std::string ok_keep_alive, ok_close, status_keep_alive, status_close;
 };
+// The plan's prebuilt responses (all empty when the body echoes the request).
+FixedResponses MakeFixedResponses(const ServePlan& plan);
 
 class ServerWorker : public net::CompletionHandler {
  public:
@@ -47,6 +51,9 @@ class ServerWorker : public net::CompletionHandler {
   void Reject(uint32_t slot, ServerConnection& c, int64_t now);
   void Pump(uint32_t slot);
   void Respond(uint32_t slot, ServerConnection& c);
+  std::string_view ResponseBytes(ServerConnection& c, const PendingResponse& p);
+  bool JoinsBurst(const ServerConnection& c, int64_t now) const;
+  std::string_view Burst(ServerConnection& c, std::string_view first, bool& then_close);
   void Send(uint32_t slot, ServerConnection& c, std::string_view bytes, bool then_close);
   void OnSend(uint32_t slot, int res);
   // `notify`: over TLS, send close_notify first (not for the no_close_notify fault).

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "net/fake_event_loop.h"
 
 namespace uringload::core {
@@ -22,7 +23,8 @@ constexpr uint32_t kSlot = 7;  // The slot the scripted accept puts the connecti
 // One server worker over a fake loop, without listeners: the test scripts the accept.
 class Server {
  public:
-  explicit Server(ServeOptions options) : plan_(*MakeServePlan(options)) {
+  explicit Server(ServeOptions options)
+      : plan_(*MakeServePlan(options)), fixed_(MakeFixedResponses(plan_)) {
     auto loop = std::make_unique<FakeEventLoop>(plan_.table_size);
     loop_ = loop.get();
     worker_ = std::make_unique<ServerWorker>(&plan_, &fixed_, 0, &stats_, &stop_, std::move(loop));
@@ -86,6 +88,76 @@ TEST(ServerConnectionTest, PipelinedRequestsAreAnsweredInOrder) {
   ASSERT_NE(c, std::string::npos) << sent;
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
+}
+
+std::string Pipelined(int n, const std::string& prefix = "/r") {
+  std::string requests;
+  for (int i = 0; i < n; ++i) absl::StrAppend(&requests, "GET ", prefix, i, " HTTP/1.1\r\n\r\n");
+  return requests;
+}
+
+TEST(ServerConnectionTest, SixteenPipelinedRequestsAreAnsweredInOneSend) {
+  Server server(Options());
+  server.Arrive(Pipelined(16));
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(s.requests_answered, 16u);
+  EXPECT_EQ(server.loop().Count(Op::kSend), 1u);
+  std::string sent = server.Sent();
+  EXPECT_EQ(Occurrences(sent, "HTTP/1.1 200 OK"), 16u);
+  for (int i = 1; i < 16; ++i) {  // In order: r0 before r1 ... before r15.
+    EXPECT_LT(sent.find(absl::StrCat("\r\n\r\nr", i - 1, "HTTP")),
+              sent.find(absl::StrCat("\r\n\r\nr", i, i < 15 ? "HTTP" : "")))
+        << i;
+  }
+  EXPECT_EQ(s.bytes_sent, sent.size());
+  EXPECT_FALSE(server.Closed());
+}
+
+TEST(ServerConnectionTest, TheSeventeenthPipelinedRequestOverflowsTheQueue) {
+  Server server(Options());
+  server.Arrive(Pipelined(17));
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(s.pipeline_overflow, 1u);
+  EXPECT_EQ(s.requests_answered, 0u);
+  EXPECT_TRUE(server.Closed());
+}
+
+TEST(ServerConnectionTest, AConnectionCloseEndsTheBurstAndTheConnection) {
+  Server server(Options());
+  server.Arrive(
+      "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nConnection: close\r\n\r\n"
+      "GET /c HTTP/1.1\r\n\r\n");
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(s.requests_answered, 2u);
+  EXPECT_EQ(server.loop().Count(Op::kSend), 1u);
+  EXPECT_EQ(server.Sent().find("\r\n\r\nc"), std::string::npos) << server.Sent();
+  EXPECT_TRUE(server.Closed());
+}
+
+TEST(ServerConnectionTest, StatusFaultsGoInTheBurstAndAreCounted) {
+  ServeOptions o = Options();
+  o.fault_status = 503;
+  o.fault_status_rate = 1;
+  o.body = "hello";
+  Server server(o);
+  server.Arrive(Pipelined(5));
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(server.loop().Count(Op::kSend), 1u);
+  EXPECT_EQ(Occurrences(server.Sent(), "HTTP/1.1 503 "), 5u) << server.Sent();
+  EXPECT_EQ(s.faults[size_t(Fault::kStatus)], 5u);
+  EXPECT_EQ(s.requests_answered, 5u);
+}
+
+TEST(ServerConnectionTest, ABurstIsSplitWhereItsBufferIsFull) {
+  ServeOptions o = Options();
+  o.body_size = 1000;  // ~1.07 KB per response: three fit in the 4 KiB burst buffer.
+  Server server(o);
+  server.Arrive(Pipelined(16));
+  ServerRunStats s = server.Run();
+  EXPECT_EQ(s.requests_answered, 16u);
+  EXPECT_EQ(server.loop().Count(Op::kSend), 6u);  // 3 + 3 + 3 + 3 + 3 + 1.
+  EXPECT_EQ(Occurrences(server.Sent(), "HTTP/1.1 200 OK"), 16u);
+  EXPECT_EQ(Occurrences(server.Sent(), std::string(1000, 'x')), 16u);
 }
 
 TEST(ServerConnectionTest, ConnectionCloseIsAnsweredThenClosed) {

@@ -17,13 +17,13 @@ namespace {
 
 using Json = nlohmann::json;
 
-TEST(PipelineE2ETest, EightDeepAgainstServeAndNginxWithTheSameBytesAsOne) {
+TEST(PipelineE2ETest, SixteenDeepAgainstServeAndNginxWithTheSameBytesAsOne) {
   UringloadServer server;
   NginxServer nginx;
   ASSERT_TRUE(server.ok());
   ASSERT_TRUE(nginx.ok());
   for (const std::string& url : {server.Url("/{i}"), nginx.Url("/{i}")}) {
-    RunOutput deep = RunUringload({"-n", "50000", "-c", "20", "-p", "8", url});
+    RunOutput deep = RunUringload({"-n", "50000", "-c", "20", "-p", "16", url});
     RunOutput single = RunUringload({"-n", "50000", "-c", "20", url});
     ExpectAllOk(deep, 50000);
     ExpectAllOk(single, 50000);
