@@ -164,7 +164,7 @@ void ServerWorker::OnData(uint32_t slot, std::string_view data) {
       break;
     }
     c.continue_sent = false;
-    if (c.count == ServerConnection::kMaxPipelined) {
+    if (c.Full()) {
       stats_->PipelineOverflow();
       Close(slot);
       return;
@@ -181,24 +181,23 @@ void ServerWorker::Reject(uint32_t slot, ServerConnection& c, int64_t now) {
   assert(c.state == ServerConnState::kOpen);
   c.state = ServerConnState::kRejected;
   c.continue_due = false;
-  if (c.count == ServerConnection::kMaxPipelined) {
+  if (c.Full()) {
     stats_->PipelineOverflow();
     Close(slot);
     return;
   }
-  PendingResponse& p = c.Tail();
+  PendingResponse& p = c.Push();
   p = PendingResponse{};
   p.ready_at_ns = now;
   p.keep_alive = false;
   p.reject_status =
       c.parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge ? 431 : 400;
-  ++c.count;
   Pump(slot);
 }
 
 void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
   stats_->RequestReceived();
-  PendingResponse& p = c.Tail();
+  PendingResponse& p = c.Push();
   p.reject_status = 0;
   p.ready_at_ns = now + plan_->delay.SampleNanos(rng_);
   p.fault = plan_->faults.Draw(rng_);
@@ -206,7 +205,6 @@ void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
   std::string_view echo = c.parser.last_segment();
   p.echo_size = static_cast<uint8_t>(echo.size());
   std::copy(echo.begin(), echo.end(), p.echo);
-  ++c.count;
 }
 
 // Answers the head of the queue if it is due; otherwise sets the timer for it.
