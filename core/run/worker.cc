@@ -2,7 +2,6 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +9,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "net/clock.h"
 #include "net/ring_event_loop.h"
 #include "net/tls_event_loop.h"
 
@@ -107,42 +105,6 @@ absl::Status Worker::Run() {
   return absl::OkStatus();
 }
 
-// --start-at: ready (ring, buffers, templates); sleeps until the planned start, in steps of
-// at most 10 ms so a stop signal still ends the wait promptly, and records how late it woke.
-// With --preconnect the wait runs the event loop instead, opening every connection (through
-// the connect ramp, with the connect timeout): whatever has not connected by the start goes
-// on connecting for its first request, and one that failed connects again for it.
-void Worker::WaitForStart() {
-  bool preconnect = config_.plan->preconnect;
-  if (preconnect) {
-    preconnecting_ = true;
-    started_ns_ = loop_->Now();
-    for (Connection& c : connections_) RequestConnect(c);
-  }
-  for (;;) {
-    int64_t now = preconnect ? loop_->Now() : net::MonotonicNanos();
-    int64_t left = config_.start_ns - now;
-    if (left <= 0 || stop_->load(std::memory_order_relaxed)) break;
-    int64_t step = std::min<int64_t>(left, 10'000'000);
-    if (preconnect) {
-      completions_at_ns_ = now;
-      loop_->timers().Advance(
-          now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
-      if (absl::Status s = loop_->SubmitAndWait(step, 1); !s.ok()) break;  // Run reports it.
-      completions_at_ns_ = loop_->Now();
-      loop_->Drain(*this);
-      AdmitQueuedConnects();
-    } else {
-      timespec pause{.tv_sec = step / 1'000'000'000, .tv_nsec = step % 1'000'000'000};
-      nanosleep(&pause, nullptr);
-    }
-  }
-  preconnecting_ = false;
-  if (stop_->load(std::memory_order_relaxed)) draining_ = true;  // No request starts now.
-  int64_t now = preconnect ? loop_->Now() : net::MonotonicNanos();
-  stats_->StartedLate(std::max<int64_t>(0, now - config_.start_ns));
-}
-
 // Requests queued since the last submit go out with the next one: their latency and
 // timeout start now, with one clock read for all of them. Returns how many there were.
 unsigned Worker::StampQueuedSends(int64_t now) {
@@ -209,39 +171,6 @@ void Worker::AbortInFlight() {
     }
   }
   retry_.clear();
-}
-
-// Closed model: every connection takes a request and connects (or, opened by --preconnect,
-// sends it). Open model: all wait, listed, for the schedule (StartDue).
-void Worker::StartAll() {
-  started_ns_ = completions_at_ns_ = loop_->Now();
-  uint64_t preconnected = 0;
-  for (Connection& c : connections_) {
-    ++live_;
-    if (c.state == ConnState::kActive) ++preconnected;
-    if (c.state == ConnState::kClosing) continue;  // A failed preconnect: OnClosed goes on.
-    if (pacer_.open()) {
-      List(c);
-      continue;
-    }
-    PendingRequest request;
-    if (!NextRequest(&request)) {
-      if (c.state == ConnState::kIdle) {
-        c.state = ConnState::kDone;
-        --live_;
-      } else {
-        Close(c);  // Preconnected (or still connecting) for nothing.
-      }
-      continue;
-    }
-    AddRequest(c, request);
-    if (c.state == ConnState::kActive) {
-      Flush(c);
-    } else if (c.state == ConnState::kIdle && !Queued(c)) {
-      RequestConnect(c);
-    }  // Connecting, or queued in the ramp: its connect completion sends the request.
-  }
-  if (config_.plan->preconnect) stats_->Preconnected(preconnected);
 }
 
 int64_t Worker::WaitBudget(int64_t now) const {

@@ -51,6 +51,7 @@ class Worker : public net::CompletionHandler {
 
  private:
   absl::Status Setup();
+  // The start (worker_start.cc).
   void WaitForStart();
   void StartAll();
   void CheckStop(int64_t now);
