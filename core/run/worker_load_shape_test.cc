@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <string>
+#include <vector>
 
 #include "core/run/worker_test_client.h"
 
@@ -53,6 +54,31 @@ TEST(PipelineTest, SendsDRequestsBackToBackAndMatchesResponsesInOrder) {
   for (int i = 0; i < 20; ++i) {
     EXPECT_NE(sent.find("GET /" + std::to_string(i) + " "), std::string::npos) << i;
   }
+}
+
+// A peer that answers one request per receive: the client refills once half of -p is
+// answered, in bursts of D/2, not one request per response.
+TEST(PipelineTest, RefillsInBurstsOfHalfTheDepth) {
+  RunOptions o = Options(16, 1);
+  o.pipeline = 8;
+  Client client(o);
+  std::vector<std::string> sends;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op != Op::kSend) return;
+    sends.push_back(s.bytes);
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    for (size_t i = 0; i < Occurrences(s.bytes, "GET "); ++i) {
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(std::string(kOk).size()), kOk);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(s.outcome(Outcome::kOk), 16u);
+  // 8, then 4 when 4 are answered, then 4 again: 16 requests in three sends.
+  ASSERT_EQ(sends.size(), 3u);
+  EXPECT_EQ(Occurrences(sends[0], "GET "), 8u);
+  EXPECT_EQ(Occurrences(sends[1], "GET "), 4u);
+  EXPECT_EQ(Occurrences(sends[2], "GET "), 4u);
 }
 
 TEST(PipelineTest, AResetEndsEveryRequestInFlightOnce) {
