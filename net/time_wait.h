@@ -23,6 +23,11 @@ namespace uringload::net {
 void CountTimeWait(std::string_view proc_text, bool ipv6, std::span<const SocketAddress> sources,
                    std::span<const SocketAddress> targets, std::span<uint64_t> counts);
 
+// The same for the file at `path`, read a line at a time: memory stays flat however many
+// sockets it lists.
+void CountTimeWaitInFile(const char* path, bool ipv6, std::span<const SocketAddress> sources,
+                         std::span<const SocketAddress> targets, std::span<uint64_t> counts);
+
 // The same for this network namespace's /proc/net/tcp and /proc/net/tcp6; the result has
 // max(1, sources.size()) * targets.size() entries.
 std::vector<uint64_t> CountTimeWait(std::span<const SocketAddress> sources,

@@ -2,7 +2,11 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -67,6 +71,42 @@ TEST(TimeWaitTest, ParsesIpv6Lines) {
   counts[0] = 0;
   CountTimeWait(text, false, {}, targets, counts);  // Read as IPv4: nothing parses.
   EXPECT_EQ(counts[0], 0u);
+}
+
+// A figure from /proc/self/status, in kB.
+long StatusKb(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field, 0) == 0) return std::stol(line.substr(std::strlen(field)));
+  }
+  return -1;
+}
+
+// The preflight reads /proc/net/tcp with every socket of the namespace in it: 15 MB at 100,000
+// sockets. Read whole, it lifted a run's peak RSS from 13.4 to 27.3 MB; read a line at a time,
+// the peak must not move.
+TEST(TimeWaitTest, ReadsAFileOfManySocketsInFlatMemory) {
+  std::string path = absl::StrFormat("/tmp/uringload_time_wait_test_%d", getpid());
+  constexpr int kSockets = 140000;  // ~21 MB of lines.
+  {
+    std::ofstream out(path);
+    out << kHeader;
+    for (int i = 0; i < kSockets; ++i) {
+      out << Line4("127.0.0.1", static_cast<uint16_t>(1024 + i % 60000), "127.0.0.1", 8080, "06");
+    }
+  }
+  // Writing 5 to clear_refs resets VmHWM, the peak resident set, to the current one.
+  { std::ofstream("/proc/self/clear_refs") << "5"; }
+  long before = StatusKb("VmHWM:");
+  ASSERT_GT(before, 0);
+  std::vector<SocketAddress> targets = {*Resolve("127.0.0.1", 8080)};
+  std::vector<uint64_t> counts(1);
+  CountTimeWaitInFile(path.c_str(), false, {}, targets, counts);
+  long peak = StatusKb("VmHWM:");
+  std::remove(path.c_str());
+  EXPECT_EQ(counts[0], static_cast<uint64_t>(kSockets));
+  EXPECT_LT(peak - before, 2048) << "kB of peak RSS added while reading the file";
 }
 
 }  // namespace
