@@ -73,6 +73,7 @@ class MetricsEndpoint {
   // Serves /metrics on "ADDR:PORT" (binds only that address).
   static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
       const std::string& address, std::shared_ptr<prometheus::Collectable> collectable);
+  // Stops serving at once (see the .cc for why that takes a nudge).
   ~MetricsEndpoint();
 
  private:
