@@ -231,6 +231,10 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("-t,--threads", o.threads,
                   "Worker threads (default: online CPUs, <= C, more when one descriptor table "
                   "cannot hold C/T connections; at most 1024)");
+  run->add_option("--cpus", o.cpus,
+                  "Pin worker i to the (i mod N)-th CPU of this list (e.g. 0-3,6; default -t: "
+                  "one per CPU); against `serve --cpus` with the same list on this machine, each "
+                  "connection stays on one CPU");
   run->add_option("-m,--method", o.method, "Request method")->capture_default_str();
   run->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)");
   run->add_option("--body", o.body, "Request body");

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cli/cli_util.h"
 #include "cli/command_docs.h"
+#include "core/cpu_pinning.h"
 #include "core/serve/server_engine.h"
 #include "exporters/serve_report.h"
 #include "net/listener.h"
@@ -37,6 +39,11 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "--max-connections needs: each ring's descriptor table holds at most "
                     "RLIMIT_NOFILE connections, with 25% headroom for SO_REUSEPORT's uneven "
                     "spread; 60000 at RLIMIT_NOFILE 20000 gives 4)");
+  serve->add_option("--cpus", o.cpus,
+                    "Pin worker i to the (i mod N)-th CPU of this list (e.g. 0-3,6; default -t: "
+                    "one per CPU) and give each worker the connections whose SYN arrives on its "
+                    "CPU; with `run --cpus` and the same list on the same machine, a "
+                    "connection stays on one CPU");
   serve
       ->add_option("--max-connections", o.max_connections,
                    "Connections to hold at once (sizes the workers' descriptor tables)")
@@ -113,8 +120,11 @@ int ServeCommand(const ServeCommandOptions& options) {
     return kRuntimeError;
   }
   if (!options.quiet) {
-    std::fprintf(stderr, "uringload serve: listening on %s with %u threads\n",
-                 exporters::ListenSummary(*plan).c_str(), plan->threads);
+    std::fprintf(stderr, "uringload serve: listening on %s with %u threads%s\n",
+                 exporters::ListenSummary(*plan).c_str(), plan->threads,
+                 plan->cpus.empty()
+                     ? ""
+                     : absl::StrCat(" on CPUs ", core::FormatCpuList(plan->cpus)).c_str());
   }
   absl::Time started = absl::Now();
   while (WaitForStopSignal(signals, 100) == 0 && !engine.Failed()) {

@@ -12,7 +12,7 @@
 
 namespace uringload::net {
 
-absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog) {
+absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog, int incoming_cpu) {
   UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) {
     return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
@@ -21,6 +21,10 @@ absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog)
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
   setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (incoming_cpu >= 0 &&
+      setsockopt(fd.get(), SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, sizeof(incoming_cpu)) != 0) {
+    return absl::UnavailableError(absl::StrCat("SO_INCOMING_CPU: ", strerror(errno)));
+  }
   if (bind(fd.get(), address.get(), address.length) != 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot listen on ", address.ToString(), ": ", strerror(errno)));

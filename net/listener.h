@@ -35,7 +35,11 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog);
+// With `incoming_cpu` >= 0, the listener sets SO_INCOMING_CPU: among SO_REUSEPORT listeners
+// of one port, the kernel (6.2 and later) gives a connection to one whose CPU is the CPU its
+// SYN is handled on.
+absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog,
+                                      int incoming_cpu = -1);
 
 // Fails with "address already in use" when another socket holds `address`. SO_REUSEPORT would
 // let a second server join a port silently (each answering part of a run), so before this

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/cpu_pinning.h"
 #include "net/clock.h"
 
 namespace uringload::core {
@@ -68,8 +69,9 @@ absl::Status Engine::Start() {
         .block_size = BlockSize()};
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<Worker>(config, &source_, slot.stats.get(), &stop_);
-    slot.thread = std::thread([this, &slot] {
-      slot.status = slot.worker->Run();      // The ring is created inside, in this thread.
+    slot.thread = std::thread([this, &slot, cpu = CpuOfWorker(plan_.cpus, i)] {
+      slot.status = cpu < 0 ? absl::OkStatus() : PinThisThread(cpu);
+      if (slot.status.ok()) slot.status = slot.worker->Run();  // Makes its ring in this thread.
       if (!slot.status.ok()) RequestStop();  // The others finish what they started.
       slot.finished_at = absl::Now();
       finished_.fetch_add(1, std::memory_order_release);

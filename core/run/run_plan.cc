@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/cpu_pinning.h"
 #include "core/file_contents.h"
 #include "core/run/target_file.h"
 #include "net/source_addresses.h"
@@ -37,13 +38,19 @@ absl::Status CheckCounts(const RunOptions& options) {
   return absl::OkStatus();
 }
 
-// Default: one worker per CPU, never more than C, and enough that no ring's descriptor table
-// exceeds RLIMIT_NOFILE. An explicit -t is kept and checked.
+// Default: one worker per CPU (per --cpus CPU), never more than C, and enough that no ring's
+// descriptor table exceeds RLIMIT_NOFILE. An explicit -t is kept and checked.
 absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
+  if (options.cpus.has_value()) {
+    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*options.cpus);
+    if (!cpus.ok()) return cpus.status();
+    plan.cpus = *std::move(cpus);
+  }
+  uint32_t cpus = plan.cpus.empty() ? OnlineCpus() : static_cast<uint32_t>(plan.cpus.size());
   uint64_t table_limit = DescriptorTableLimit();
   uint32_t needed = static_cast<uint32_t>((plan.concurrency + table_limit - 1) / table_limit);
   uint32_t threads = options.threads.has_value() ? static_cast<uint32_t>(*options.threads)
-                                                 : std::max(OnlineCpus(), needed);
+                                                 : std::max(cpus, needed);
   plan.threads = std::min(threads, plan.concurrency);
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
   if (per_worker > table_limit) {

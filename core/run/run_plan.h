@@ -35,6 +35,7 @@ struct RunOptions {
   std::optional<std::string> duration;  // -d, absl duration syntax
   int64_t concurrency = 100;
   std::optional<int64_t> threads;
+  std::optional<std::string> cpus;  // --cpus, taskset's list syntax
   std::string method = "GET";
   std::vector<std::string> headers;
   std::optional<std::string> body;
@@ -92,6 +93,7 @@ struct RunPlan {
   uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.
   uint32_t requested_concurrency = 100;  // -c as given.
   uint32_t threads = 1;
+  std::vector<int> cpus;  // --cpus: worker i runs on cpus[i % size]; empty: not pinned.
   absl::Duration timeout = absl::Seconds(30);
   absl::Duration connect_timeout = absl::Seconds(5);
   // How long a worker may wait to collect completions into one batch (0: never waits).

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "core/cpu_pinning.h"
 #include "core/plan_limits.h"
 
 namespace uringload::core {
@@ -83,12 +84,17 @@ absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
   }
   if (absl::Status s = CheckRange("--backlog", o.backlog, 1, 1'000'000); !s.ok()) return s;
   plan.backlog = static_cast<int>(o.backlog);
+  if (o.cpus.has_value()) {
+    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*o.cpus);
+    if (!cpus.ok()) return cpus.status();
+    plan.cpus = *std::move(cpus);
+  }
+  uint32_t cpus = plan.cpus.empty() ? OnlineCpus() : static_cast<uint32_t>(plan.cpus.size());
   plan.table_size = DescriptorTableLimit();
   // SO_REUSEPORT spreads connections by hash, not evenly: leave each table 25% headroom.
   uint64_t needed = (o.max_connections * 5 / 4 + plan.table_size - 1) / plan.table_size;
-  plan.threads = o.threads.has_value()
-                     ? static_cast<uint32_t>(*o.threads)
-                     : std::max<uint32_t>(OnlineCpus(), static_cast<uint32_t>(needed));
+  plan.threads = o.threads.has_value() ? static_cast<uint32_t>(*o.threads)
+                                       : std::max<uint32_t>(cpus, static_cast<uint32_t>(needed));
   return absl::OkStatus();
 }
 

@@ -52,6 +52,7 @@ struct FaultPlan {
 struct ServeOptions {
   std::vector<std::string> listen = {"127.0.0.1:8080"};
   std::optional<int64_t> threads;
+  std::optional<std::string> cpus;  // --cpus, taskset's list syntax
   int64_t backlog = 65535;
   int64_t max_connections = 60000;
   std::string delay = "0";
@@ -69,6 +70,9 @@ struct ServeOptions {
 struct ServePlan {
   std::vector<net::SocketAddress> listen;
   uint32_t threads = 1;
+  // --cpus: worker i runs on cpus[i % size] and its listeners take the connections whose SYN
+  // arrives on that CPU (core/cpu_pinning.h); empty: not pinned.
+  std::vector<int> cpus;
   uint32_t table_size = 0;  // Direct descriptors per worker ring.
   int backlog = 65535;
   enum class BodyMode { kEcho, kFixed } body_mode = BodyMode::kEcho;

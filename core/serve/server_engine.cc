@@ -1,5 +1,7 @@
 #include "core/serve/server_engine.h"
 
+#include "core/cpu_pinning.h"
+
 namespace uringload::core {
 
 // Worker slots exist from construction on and never move: Snapshot() is safe from any thread.
@@ -19,9 +21,11 @@ absl::Status ServerEngine::Start() {
     slot.worker = std::make_unique<ServerWorker>(&plan_, &fixed_, i, slot.stats.get(), &stop_);
     if (absl::Status s = slot.worker->Listen(); !s.ok()) return s;
   }
-  for (WorkerSlot& slot : workers_) {
-    slot.thread = std::thread([this, &slot] {
-      slot.status = slot.worker->Run();
+  for (uint32_t i = 0; i < plan_.threads; ++i) {
+    WorkerSlot& slot = workers_[i];
+    slot.thread = std::thread([this, &slot, cpu = CpuOfWorker(plan_.cpus, i)] {
+      slot.status = cpu < 0 ? absl::OkStatus() : PinThisThread(cpu);
+      if (slot.status.ok()) slot.status = slot.worker->Run();
       if (!slot.status.ok()) failed_.store(true, std::memory_order_relaxed);
     });
   }

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "core/cpu_pinning.h"
 #include "net/ring_event_loop.h"
 #include "net/tls_errors.h"
 #include "net/tls_event_loop.h"
@@ -39,12 +40,13 @@ ServerWorker::ServerWorker(const ServePlan* plan, const FixedResponses* fixed, u
       fixed_(fixed),
       stats_(stats),
       stop_(stop),
+      incoming_cpu_(CpuOfWorker(plan->cpus, index)),
       rng_(plan->seed * 0x9e3779b97f4a7c15ull + index),
       loop_(std::move(loop)) {}
 
 absl::Status ServerWorker::Listen() {
   for (const net::SocketAddress& address : plan_->listen) {
-    absl::StatusOr<net::UniqueFd> fd = net::OpenListener(address, plan_->backlog);
+    absl::StatusOr<net::UniqueFd> fd = net::OpenListener(address, plan_->backlog, incoming_cpu_);
     if (!fd.ok()) return fd.status();
     listeners_.push_back(*std::move(fd));
   }

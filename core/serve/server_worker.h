@@ -64,6 +64,7 @@ class ServerWorker : public net::CompletionHandler {
   const FixedResponses* fixed_;
   ServerStats* stats_;
   const std::atomic<bool>* stop_;
+  int incoming_cpu_;  // SO_INCOMING_CPU of this worker's listeners (-1: none, no --cpus).
   Rng rng_;
   std::vector<net::UniqueFd> listeners_;
   std::unique_ptr<net::EventLoop> loop_;

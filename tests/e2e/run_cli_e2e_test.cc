@@ -89,6 +89,11 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"serve", "--max-connections", "0"}, "--max-connections"},
       {{"serve", "--metrics-label", "__bad=x"}, "--metrics-label"},
       {{"serve", "--unknown-flag"}, "unknown-flag"},
+      {{"run", "--cpus", "1023", "URL"}, "--cpus: '1023' names CPU 1023, which this process"},
+      {{"run", "--cpus", "0-", "URL"}, "--cpus: '0-'"},
+      {{"run", "--cpus", "", "URL"}, "--cpus: '' is empty"},
+      {{"serve", "--cpus", "zero"}, "--cpus: 'zero'"},
+      {{"serve", "--cpus", "0,0"}, "names CPU 0 twice"},
       // Numbers beyond the documented maxima are refused, never clamped or wrapped.
       {{"run", "-n", "99999999999999999999", "URL"}, "not a whole number"},
       {{"run", "-n", "1000000000000001", "URL"}, "-n/--requests must be between 1 and"},
