@@ -60,6 +60,8 @@ class FakeEventLoop final : public EventLoop {
     return out;
   }
   uint32_t generation(uint32_t slot) const { return slots_[slot].generation; }
+  // The completion count each wait asked for, in order.
+  const std::vector<unsigned>& wait_targets() const { return wait_targets_; }
 
   void Connect(uint32_t slot, const SocketAddress&, const SocketAddress*) override {
     slots_[slot].open = slots_[slot].connecting = true;
@@ -87,8 +89,9 @@ class FakeEventLoop final : public EventLoop {
 
   // Nothing scripted: time passes as the worker asked (so its timers fire), or the test's
   // on_idle ends the run. A worker that never finishes fails instead of hanging.
-  absl::Status SubmitAndWait(int64_t timeout_ns, unsigned) override {
+  absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override {
     if (++waits_ > 1'000'000) return absl::InternalError("fake loop: no progress");
+    wait_targets_.push_back(wait_for);
     if (on_wait) on_wait(*this);
     if (!ready_.empty()) return absl::OkStatus();
     if (wheel_.size() == 0 && on_idle) on_idle();
@@ -146,6 +149,7 @@ class FakeEventLoop final : public EventLoop {
   std::vector<SlotState> slots_;
   std::deque<Scripted> ready_;
   std::vector<Submitted> submitted_;
+  std::vector<unsigned> wait_targets_;
   uint64_t waits_ = 0;
 };
 

@@ -60,6 +60,7 @@ class Worker : public net::CompletionHandler {
   absl::Status SubmitAndWait(int64_t now, unsigned sends);
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
+  void CountReceiveYield(uint32_t responses);
 
   void AssignRoutes();
   void RequestConnect(Connection& c);
@@ -114,9 +115,15 @@ class Worker : public net::CompletionHandler {
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;
   int64_t started_ns_ = 0;
-  uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.
-  uint32_t live_ = 0;              // Connections not yet kDone.
-  uint32_t in_flight_ = 0;         // Started requests without an outcome.
+  uint32_t ramp_remaining_ = 0;  // Connections whose first connect attempt has not ended.
+  uint32_t live_ = 0;            // Connections not yet kDone.
+  uint32_t in_flight_ = 0;       // Started requests without an outcome.
+  // -p > 1: responses per receive completion, x16, over the last kYieldWindow receives
+  // (BatchTarget); starts at p/2, what a server answering each burst with one send gives.
+  uint32_t receive_yield_x16_ = 0;  // Set by the constructor.
+  uint32_t window_receives_ = 0;
+  uint32_t window_responses_ = 0;
+  uint32_t responses_parsed_ = 0;  // Complete responses parsed (wraps; only differences count).
   int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
   bool draining_ = false;
   bool preconnecting_ = false;  // --preconnect: connections open before the start, no requests.

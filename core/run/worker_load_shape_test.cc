@@ -81,6 +81,47 @@ TEST(PipelineTest, RefillsInBurstsOfHalfTheDepth) {
   EXPECT_EQ(Occurrences(sends[2], "GET "), 4u);
 }
 
+// The wait's target with -p: a peer that answers each pipelined request in its own receive
+// (nginx's one writev per response) makes the worker wait out the batch window (a target of
+// 1,024) once 64 receives have shown it; a peer that answers a burst in one receive (serve)
+// keeps the per-connection target.
+TEST(PipelineTest, WaitsOutTheWindowOnlyForAPeerThatAnswersOneResponsePerReceive) {
+  for (bool one_per_receive : {true, false}) {
+    RunOptions o = Options(400, 2);
+    o.pipeline = 16;
+    Client client(o);
+    client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+      if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+      if (s.op != Op::kSend) return;
+      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+      size_t requests = Occurrences(s.bytes, "GET ");
+      std::string all;
+      for (size_t i = 0; i < requests; ++i) {
+        if (one_per_receive) {
+          l.Complete(s.slot, Op::kRecv, static_cast<int>(std::string(kOk).size()), kOk);
+        } else {
+          all += kOk;
+        }
+      }
+      if (!one_per_receive) l.Complete(s.slot, Op::kRecv, static_cast<int>(all.size()), all);
+    };
+    RunStats s = client.Run();
+    EXPECT_EQ(s.outcome(Outcome::kOk), 400u) << one_per_receive;
+    const std::vector<unsigned>& targets = client.loop().wait_targets();
+    ASSERT_GT(targets.size(), 10u);
+    // A wait asks for the target plus the sends just submitted (Worker::SubmitAndWait).
+    size_t windowed = 0;
+    for (unsigned t : targets) windowed += t >= 1024;
+    if (one_per_receive) {
+      EXPECT_LT(targets.front(), 1024u);  // The yield is not known yet.
+      EXPECT_GT(windowed, targets.size() / 2);
+      EXPECT_GE(targets[targets.size() - 2], 1024u);
+    } else {
+      EXPECT_EQ(windowed, 0u);
+    }
+  }
+}
+
 TEST(PipelineTest, AResetEndsEveryRequestInFlightOnce) {
   RunOptions o = Options(3, 1);
   o.pipeline = 3;
