@@ -20,12 +20,20 @@ absl::Status Bad(absl::string_view text, const std::string& why) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-    return absl::UnavailableError(absl::StrCat("--cpus: sched_getaffinity: ", strerror(errno)));
+std::vector<int> AllowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
   }
+  return cpus;
+}
+
+absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text) {
+  std::vector<bool> allowed(CPU_SETSIZE, false);
+  for (int cpu : AllowedCpus()) allowed[static_cast<size_t>(cpu)] = true;
   std::vector<int> cpus;
   std::vector<bool> seen(CPU_SETSIZE, false);
   absl::string_view all(text.data(), text.size());  // Debian's absl has its own string_view.
@@ -40,7 +48,7 @@ absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text) {
       return Bad(all, absl::StrCat("has '", part, "', not a CPU number or a range low-high"));
     }
     for (int cpu = first; cpu <= last; ++cpu) {
-      if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)) {
+      if (cpu >= CPU_SETSIZE || !allowed[static_cast<size_t>(cpu)]) {
         return Bad(all, absl::StrCat("names CPU ", cpu, ", which this process may not run on"));
       }
       if (seen[static_cast<size_t>(cpu)]) {

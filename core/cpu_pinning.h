@@ -17,6 +17,9 @@
 
 namespace uringload::core {
 
+// The CPUs this process may run on (its affinity mask), in increasing order.
+std::vector<int> AllowedCpus();
+
 // Parses a CPU list in taskset's syntax ("0-3,6"), in the order written. Every CPU must be
 // one this process may run on (its affinity mask), none listed twice.
 absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text);

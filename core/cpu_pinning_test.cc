@@ -10,17 +10,6 @@
 namespace uringload::core {
 namespace {
 
-std::vector<int> AllowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof(set), &set);
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
-}
-
 TEST(CpuPinningTest, ParsesListsAndRangesInOrder) {
   std::vector<int> allowed = AllowedCpus();
   ASSERT_FALSE(allowed.empty());

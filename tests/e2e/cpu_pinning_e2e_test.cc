@@ -5,7 +5,6 @@
 // /proc/PID/fdinfo, which lists each ring's registered sockets).
 #include <dirent.h>
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -14,23 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_pinning.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/process.h"
 
 namespace uringload::testing {
 namespace {
-
-std::vector<int> AllowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof(set), &set);
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
-}
 
 std::vector<std::string> Entries(const std::string& dir) {
   std::vector<std::string> names;
@@ -88,7 +77,7 @@ std::map<int, int> SocketsPerRing(pid_t pid) {
 }
 
 TEST(CpuPinningE2ETest, WorkersRunOnTheListedCpus) {
-  std::string cpu = std::to_string(AllowedCpus().back());
+  std::string cpu = std::to_string(core::AllowedCpus().back());
   UringloadServer server({"-t", "2", "--cpus", cpu});
   ASSERT_TRUE(server.ok());
   EXPECT_EQ(ThreadsPinnedTo(server.pid(), cpu), 2) << "serve's two workers on CPU " << cpu;
@@ -114,7 +103,7 @@ TEST(CpuPinningE2ETest, WorkersRunOnTheListedCpus) {
 }
 
 TEST(CpuPinningE2ETest, EachConnectionGoesToTheWorkerOnItsCpu) {
-  std::vector<int> cpus = AllowedCpus();
+  std::vector<int> cpus = core::AllowedCpus();
   if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
   std::string a = std::to_string(cpus[0]), b = std::to_string(cpus[1]);
   // A 1 s delay keeps the connections open and the server's workers waiting, not busy.
