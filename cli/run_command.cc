@@ -250,7 +250,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--max-connecting", o.max_connecting, "Connects in flight per thread (ramp)")
       ->capture_default_str();
   run->add_option("--batch-window", o.batch_window,
-                  "Max wait to batch completions (0 = none); may add this much to latencies")
+                  "Max wait to batch completions, 0 = none; may add this much to latencies. "
+                  "auto: 200us, and with -p a quarter of the mean latency, at most 1ms")
       ->capture_default_str();
   run->add_option("-R,--rate", o.rate,
                   "Open model: start R requests per second in total (fractional allowed), on a "

@@ -62,6 +62,8 @@ class FakeEventLoop final : public EventLoop {
   uint32_t generation(uint32_t slot) const { return slots_[slot].generation; }
   // The completion count each wait asked for, in order.
   const std::vector<unsigned>& wait_targets() const { return wait_targets_; }
+  // And the longest each may last, in order.
+  const std::vector<int64_t>& wait_timeouts() const { return wait_timeouts_; }
 
   void Connect(uint32_t slot, const SocketAddress&, const SocketAddress*) override {
     slots_[slot].open = slots_[slot].connecting = true;
@@ -92,6 +94,7 @@ class FakeEventLoop final : public EventLoop {
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override {
     if (++waits_ > 1'000'000) return absl::InternalError("fake loop: no progress");
     wait_targets_.push_back(wait_for);
+    wait_timeouts_.push_back(timeout_ns);
     if (on_wait) on_wait(*this);
     if (!ready_.empty()) return absl::OkStatus();
     if (wheel_.size() == 0 && on_idle) on_idle();
@@ -150,6 +153,7 @@ class FakeEventLoop final : public EventLoop {
   std::deque<Scripted> ready_;
   std::vector<Submitted> submitted_;
   std::vector<unsigned> wait_targets_;
+  std::vector<int64_t> wait_timeouts_;
   uint64_t waits_ = 0;
 };
 

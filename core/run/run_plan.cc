@@ -300,10 +300,16 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
                         kMaxTimeout, /*min_exclusive=*/true);
   if (!connect_timeout.ok()) return connect_timeout.status();
   plan.connect_timeout = *connect_timeout;
-  absl::StatusOr<absl::Duration> window = ParseDurationFlag(
-      "--batch-window", options.batch_window, absl::ZeroDuration(), absl::Milliseconds(100));
-  if (!window.ok()) return window.status();
-  plan.batch_window = *window;
+  if (options.batch_window == "auto") {
+    plan.batch_window = absl::Microseconds(200);
+    plan.batch_window_max = plan.pipeline > 1 ? absl::Milliseconds(1) : plan.batch_window;
+  } else {
+    absl::StatusOr<absl::Duration> window = ParseDurationFlag(
+        "--batch-window", options.batch_window, absl::ZeroDuration(), absl::Milliseconds(100));
+    if (!window.ok())
+      return absl::InvalidArgumentError(absl::StrCat(window.status().message(), ", or auto"));
+    plan.batch_window = plan.batch_window_max = *window;
+  }
 
   for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
     absl::StatusOr<net::SocketAddress> address =

@@ -42,7 +42,7 @@ struct RunOptions {
   std::optional<std::string> body_file;
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
-  std::string batch_window = "200us";
+  std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
   bool no_keepalive = false;
   std::optional<std::string> source;  // --source list, range or CIDR.
   int64_t max_connecting = 1024;      // Connects in flight per worker (the ramp).
@@ -96,8 +96,12 @@ struct RunPlan {
   std::vector<int> cpus;  // --cpus: worker i runs on cpus[i % size]; empty: not pinned.
   absl::Duration timeout = absl::Seconds(30);
   absl::Duration connect_timeout = absl::Seconds(5);
-  // How long a worker may wait to collect completions into one batch (0: never waits).
+  // How long a worker may wait to collect completions into one batch (0: never waits). A
+  // given --batch-window sets both; auto is 200 us, and with -p the window follows a quarter of
+  // the mean latency of recent responses up to batch_window_max, 1 ms (see Worker::
+  // CountReceiveYield): a response's latency grows by at most batch_window_max.
   absl::Duration batch_window = absl::Microseconds(200);
+  absl::Duration batch_window_max = absl::Microseconds(200);
   // Connects in flight per worker: a ramp, so SYN and accept queues never overflow.
   uint32_t max_connecting = 1024;
   // Open model: requests start on a schedule of `rate` per second (after a linear `ramp`);

@@ -28,6 +28,27 @@ TEST(RunPlanTest, DefaultsToThousandRequests) {
   EXPECT_TRUE(plan->sources.empty());
 }
 
+// The batch window: 200 us by default, up to 1 ms with -p; a given one is fixed.
+TEST(RunPlanTest, BatchWindowIsAutoUnlessGiven) {
+  struct Case {
+    int64_t pipeline;
+    std::string window;
+    absl::Duration least, most;
+  };
+  for (const Case& k : {Case{1, "auto", absl::Microseconds(200), absl::Microseconds(200)},
+                        Case{16, "auto", absl::Microseconds(200), absl::Milliseconds(1)},
+                        Case{16, "50us", absl::Microseconds(50), absl::Microseconds(50)},
+                        Case{1, "0", absl::ZeroDuration(), absl::ZeroDuration()}}) {
+    RunOptions o = Valid();
+    o.pipeline = k.pipeline;
+    o.batch_window = k.window;
+    absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->batch_window, k.least) << k.pipeline << " " << k.window;
+    EXPECT_EQ(plan->batch_window_max, k.most) << k.pipeline << " " << k.window;
+  }
+}
+
 TEST(RunPlanTest, DurationOnlyHasNoRequestCountAndThreadsNeverExceedConcurrency) {
   RunOptions o = Valid();
   o.duration = "2s";
@@ -109,6 +130,7 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
        "--connect-timeout"},
       {"negative batch window", [](RunOptions& o) { o.batch_window = "-1ms"; }, "--batch-window"},
       {"huge batch window", [](RunOptions& o) { o.batch_window = "1s"; }, "--batch-window"},
+      {"word batch window", [](RunOptions& o) { o.batch_window = "automatic"; }, "--batch-window"},
       {"bad header", [](RunOptions& o) { o.headers = {"NoColon"}; }, "header"},
       {"bad method", [](RunOptions& o) { o.method = "G T"; }, "method"},
       {"both bodies",

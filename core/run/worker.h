@@ -100,7 +100,9 @@ class Worker : public net::CompletionHandler {
   const std::atomic<bool>* stop_;
   int64_t timeout_ns_;
   int64_t connect_timeout_ns_;
-  int64_t batch_window_ns_;
+  int64_t batch_window_ns_;  // The shortest and longest window (RunPlan::batch_window).
+  int64_t batch_window_max_ns_;
+  int64_t wait_window_ns_;  // The window now: between the two (CountReceiveYield).
 
   std::unique_ptr<net::EventLoop> loop_;
   int64_t warmup_ns_;
@@ -123,8 +125,10 @@ class Worker : public net::CompletionHandler {
   uint32_t receive_yield_x16_ = 0;  // Set by the constructor.
   uint32_t window_receives_ = 0;
   uint32_t window_responses_ = 0;
-  uint32_t responses_parsed_ = 0;  // Complete responses parsed (wraps; only differences count).
-  int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
+  uint32_t window_latencies_ = 0;   // Answered requests over the same receives,
+  uint64_t window_latency_ns_ = 0;  // and the sum of their latencies (from the send).
+  uint32_t responses_parsed_ = 0;   // Complete responses parsed (wraps; only differences count).
+  int64_t completions_at_ns_ = 0;   // Clock read right after the last wait.
   bool draining_ = false;
   bool preconnecting_ = false;  // --preconnect: connections open before the start, no requests.
   int64_t abort_at_ns_ = 0;     // Set by a stop request.

@@ -38,6 +38,18 @@ void AnswerEachRequest(FakeEventLoop& loop, const std::string& response = kOk) {
   };
 }
 
+// A peer that answers each request in a receive of its own (nginx: a writev per response).
+void AnswerEachRequestOnItsOwn(FakeEventLoop& loop) {
+  loop.on_submit = [](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op != Op::kSend) return;
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    for (size_t i = 0; i < Occurrences(s.bytes, "GET "); ++i) {
+      l.Complete(s.slot, Op::kRecv, static_cast<int>(std::string(kOk).size()), kOk);
+    }
+  };
+}
+
 TEST(PipelineTest, SendsDRequestsBackToBackAndMatchesResponsesInOrder) {
   RunOptions o = Options(20, 1);
   o.pipeline = 4;
@@ -90,21 +102,11 @@ TEST(PipelineTest, WaitsOutTheWindowOnlyForAPeerThatAnswersOneResponsePerReceive
     RunOptions o = Options(400, 2);
     o.pipeline = 16;
     Client client(o);
-    client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
-      if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
-      if (s.op != Op::kSend) return;
-      l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
-      size_t requests = Occurrences(s.bytes, "GET ");
-      std::string all;
-      for (size_t i = 0; i < requests; ++i) {
-        if (one_per_receive) {
-          l.Complete(s.slot, Op::kRecv, static_cast<int>(std::string(kOk).size()), kOk);
-        } else {
-          all += kOk;
-        }
-      }
-      if (!one_per_receive) l.Complete(s.slot, Op::kRecv, static_cast<int>(all.size()), all);
-    };
+    if (one_per_receive) {
+      AnswerEachRequestOnItsOwn(client.loop());
+    } else {
+      AnswerEachRequest(client.loop());
+    }
     RunStats s = client.Run();
     EXPECT_EQ(s.outcome(Outcome::kOk), 400u) << one_per_receive;
     const std::vector<unsigned>& targets = client.loop().wait_targets();
@@ -119,6 +121,38 @@ TEST(PipelineTest, WaitsOutTheWindowOnlyForAPeerThatAnswersOneResponsePerReceive
     } else {
       EXPECT_EQ(windowed, 0u);
     }
+  }
+}
+
+// With -p the window follows a quarter of the mean latency of recent responses: at least
+// 200 us, at most 1 ms by default, and just what --batch-window says when it is given.
+TEST(PipelineTest, TheWindowFollowsAQuarterOfTheLatency) {
+  struct Case {
+    std::string window;
+    int64_t latency_ns;
+    int64_t want_ns;
+  };
+  for (const Case& k : {Case{"auto", 2 * kMs, kMs / 2}, Case{"auto", 8 * kMs, kMs},
+                        Case{"auto", kMs / 2, kMs / 5}, Case{"300us", 8 * kMs, 300'000}}) {
+    RunOptions o = Options(2000, 2);
+    o.pipeline = 16;
+    o.batch_window = k.window;
+    Client client(o);
+    AnswerEachRequestOnItsOwn(client.loop());
+    // Every answer arrives latency_ns after the submit that sent its request.
+    client.loop().on_wait = [&k](FakeEventLoop& l) { l.Advance(k.latency_ns); };
+    RunStats s = client.Run();
+    EXPECT_EQ(s.outcome(Outcome::kOk), 2000u) << k.window << " " << k.latency_ns;
+    // A wait for one completion has no window (Worker::SubmitAndWait).
+    const std::vector<int64_t>& timeouts = client.loop().wait_timeouts();
+    const std::vector<unsigned>& targets = client.loop().wait_targets();
+    size_t at_want = 0;
+    for (size_t i = 0; i < timeouts.size(); ++i) {
+      if (targets[i] == 1) continue;
+      EXPECT_LE(timeouts[i], std::max(k.want_ns, kMs / 5)) << k.window << " " << k.latency_ns;
+      at_want += timeouts[i] == k.want_ns;
+    }
+    EXPECT_GT(at_want, timeouts.size() / 2) << k.window << " " << k.latency_ns;
   }
 }
 

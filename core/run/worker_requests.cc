@@ -100,6 +100,10 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   assert(c.count > 0);
   const PendingRequest& r = c.oldest();
   --in_flight_;
+  if (outcome == Outcome::kOk && config_.plan->pipeline > 1) {  // For CountReceiveYield.
+    window_latency_ns_ += completions_at_ns_ - r.sent_ns;
+    ++window_latencies_;
+  }
   if (r.warmup) {
     stats_->WarmupCompleted();
   } else if (outcome == Outcome::kOk) {
