@@ -47,8 +47,26 @@ TEST(RunReportTest, JsonHasTheDocumentedKeys) {
   bool refused = false;
   for (const Json& e : j["errors"]) refused = refused || e["message"] == "Connection refused";
   EXPECT_TRUE(refused) << j.dump();
+  EXPECT_TRUE(j["batch_window_max_seconds"].is_null());  // No plan: a merge.
   // Integers stay integers (never 4.0 or 4e0).
   EXPECT_TRUE(j["requests"]["started"].is_number_unsigned());
+}
+
+// The most the batching may add to a latency, from the plan: with -p, 1 ms by default.
+TEST(RunReportTest, JsonRecordsTheLongestBatchWindow) {
+  core::RunResult result = SampleResult();
+  core::RunPlan plan;
+  plan.pipeline = 16;
+  plan.batch_window_max = absl::Milliseconds(1);
+  RunReport report{.target = "http://x/",
+                   .planned = 4,
+                   .concurrency = 2,
+                   .threads = 1,
+                   .result = &result,
+                   .plan = &plan};
+  Json j = Json::parse(RunResultToJson(report));
+  EXPECT_EQ(j["batch_window_max_seconds"], 0.001);
+  EXPECT_EQ(j["pipeline"], 16);
 }
 
 // A target with bytes that are not UTF-8 still gives a document every JSON reader accepts.
