@@ -41,7 +41,10 @@ struct Completion {
   // -ENOBUFS: an exhausted buffer ring is the loop's business, it re-arms). kAccept: the new
   // connection's slot or -errno. kClose: the slot is free for a new connection.
   int res = 0;
-  bool more = false;                  // kAccept: the multishot accept stays armed.
+  bool more = false;  // kAccept: the multishot accept stays armed.
+  // kRecv: the socket held more bytes after this receive (IORING_CQE_F_SOCK_NONEMPTY); false
+  // when it was drained, or when the loop cannot tell (TLS).
+  bool more_to_read = false;
   std::string_view data;              // kRecv: valid only during the handler call.
   const TlsHandshake* tls = nullptr;  // kConnect/kAccept over TLS: valid during the call.
 };

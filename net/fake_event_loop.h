@@ -37,13 +37,15 @@ class FakeEventLoop final : public EventLoop {
   std::function<void(FakeEventLoop&)> on_wait;
 
   // Scripts a completion for the slot's current incarnation, handed over at the next Drain.
-  void Complete(uint32_t slot, Op op, int res, std::string data = {}, bool more = true) {
-    ready_.push_back(
-        {slot, slots_.size() > slot ? slots_[slot].generation : 0, op, res, more, std::move(data)});
+  // `more_to_read`: a kRecv that left bytes in the socket (Completion::more_to_read).
+  void Complete(uint32_t slot, Op op, int res, std::string data = {}, bool more = true,
+                bool more_to_read = false) {
+    ready_.push_back({slot, slots_.size() > slot ? slots_[slot].generation : 0, op, res, more,
+                      std::move(data), more_to_read});
   }
   // The same for an incarnation that is already gone (a late completion).
   void CompleteStale(uint32_t slot, Op op, int res, std::string data = {}) {
-    ready_.push_back({slot, slots_[slot].generation - 1, op, res, false, std::move(data)});
+    ready_.push_back({slot, slots_[slot].generation - 1, op, res, false, std::move(data), false});
   }
   void Advance(int64_t ns) { now_ns_ += ns; }
   const std::vector<Submitted>& submitted() const { return submitted_; }
@@ -122,7 +124,9 @@ class FakeEventLoop final : public EventLoop {
           continue;
         }
       }
-      handler.OnCompletion(MakeCompletion(c.slot, c.op, c.res, c.more, c.data));
+      Completion completion = MakeCompletion(c.slot, c.op, c.res, c.more, c.data);
+      completion.more_to_read = c.more_to_read;
+      handler.OnCompletion(completion);
     }
   }
 
@@ -134,6 +138,7 @@ class FakeEventLoop final : public EventLoop {
     int res;
     bool more;
     std::string data;
+    bool more_to_read;
   };
   struct SlotState {
     uint32_t generation = 0;

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -29,8 +30,17 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
     int ret = io_uring_register_file_alloc_range(loop->ring_->raw(), 0, options.slots);
     if (ret < 0) return absl::UnavailableError(absl::StrCat("file alloc range: ", strerror(-ret)));
   }
-  absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> buffers = ProvidedBufferRing::Create(
-      loop->ring_->raw(), kBufferGroup, options.receive_buffers, kReceiveBufferSize);
+  absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> buffers =
+      absl::UnavailableError("incremental buffers not asked for");
+  if (options.incremental_buffers) {
+    buffers = ProvidedBufferRing::Create(loop->ring_->raw(), kBufferGroup,
+                                         IncrementalReceiveBuffers(options.receive_connections));
+  }
+  // Before Linux 6.12 the kernel refuses incremental buffers: whole 1 KiB ones then.
+  if (!buffers.ok()) {
+    buffers = ProvidedBufferRing::Create(loop->ring_->raw(), kBufferGroup,
+                                         ClassicReceiveBuffers(options.receive_connections));
+  }
   if (!buffers.ok()) return buffers.status();
   loop->buffers_ = *std::move(buffers);
   loop->wheel_ = std::make_unique<TimerWheel>(MonotonicNanos());
@@ -136,8 +146,7 @@ void RingEventLoop::OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler) {
   }
   SlotState& s = slots_[slot];
   if (!IsCurrent(cqe.user_data, s.generation)) {
-    // A late completion of a closed incarnation: only its buffer matters.
-    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    DropBuffer(cqe);  // A late completion of a closed incarnation: only its buffer matters.
     return;
   }
   switch (op) {
@@ -176,11 +185,13 @@ void RingEventLoop::OnReceive(uint32_t slot, const io_uring_cqe& cqe, Completion
   uint64_t incarnation = cqe.user_data;
   if (cqe.res > 0) {
     uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
-    handler.OnCompletion(MakeCompletion(slot, Op::kRecv, cqe.res, more,
-                                        buffers_->Data(id, static_cast<uint32_t>(cqe.res))));
-    buffers_->Return(id);
+    ProvidedBufferRing::Received r = buffers_->Take(id, static_cast<uint32_t>(cqe.res), cqe.flags);
+    Completion c = MakeCompletion(slot, Op::kRecv, cqe.res, more, r.data);
+    c.more_to_read = (cqe.flags & IORING_CQE_F_SOCK_NONEMPTY) != 0;
+    handler.OnCompletion(c);
+    if (r.done) buffers_->Return(id);
   } else {
-    if (cqe.flags & IORING_CQE_F_BUFFER) buffers_->Return(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    DropBuffer(cqe);
     if (cqe.res != -ENOBUFS) {
       handler.OnCompletion(MakeCompletion(slot, Op::kRecv, cqe.res));
       return;
@@ -190,6 +201,16 @@ void RingEventLoop::OnReceive(uint32_t slot, const io_uring_cqe& cqe, Completion
   if (!more && s.open && IsCurrent(incarnation, s.generation) && !s.receiving && !s.rearm_queued) {
     s.rearm_queued = true;
     rearm_.emplace_back(slot, s.generation);
+  }
+}
+
+// A completion's buffer that nobody reads: taken all the same (an incremental buffer's next
+// completion starts behind it), and returned once the kernel is done with it.
+void RingEventLoop::DropBuffer(const io_uring_cqe& cqe) {
+  if (!(cqe.flags & IORING_CQE_F_BUFFER)) return;
+  uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
+  if (buffers_->Take(id, static_cast<uint32_t>(std::max(cqe.res, 0)), cqe.flags).done) {
+    buffers_->Return(id);
   }
 }
 

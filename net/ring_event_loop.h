@@ -18,7 +18,10 @@ struct RingEventLoopOptions {
   uint32_t slots = 0;  // Direct descriptors (connections held at once).
   uint32_t sq_entries = 4096;
   uint32_t cq_entries = 16384;  // Generous: CQ overflow ends multishot operations.
-  uint32_t receive_buffers = 64;
+  // Connections the receive buffers are sized for (ClassicReceiveBuffers).
+  uint32_t receive_connections = 256;
+  // Incremental buffers when the kernel has them (6.12); false: classic 1 KiB ones.
+  bool incremental_buffers = true;
   bool accept_into_free_slots = false;  // A server: accepted connections take free slots.
 };
 
@@ -36,6 +39,7 @@ class RingEventLoop final : public EventLoop {
   int64_t Now() const override;
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override;
   void Drain(CompletionHandler& handler) override;
+  const ReceiveBufferLayout& receive_buffers() const { return buffers_->layout(); }
 
  private:
   // What is pending on a slot's current connection, so Close cancels exactly that.
@@ -55,6 +59,7 @@ class RingEventLoop final : public EventLoop {
   }
   void OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler);
   void OnReceive(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
+  void DropBuffer(const io_uring_cqe& cqe);
 
   std::unique_ptr<Ring> ring_;
   std::unique_ptr<ProvidedBufferRing> buffers_;

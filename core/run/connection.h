@@ -41,6 +41,8 @@ struct Connection {
   uint16_t stamped = 0;               // Of those, with sent_ns set.
   uint16_t address = 0;               // Index into the plan's addresses.
   int16_t source = -1;                // Index into the plan's sources; -1: the kernel chooses.
+  // -p: responses ended by receives since the socket was last drained (Worker::CountReceiveYield).
+  uint16_t undrained_responses = 0;
   ConnState state = ConnState::kIdle;
   bool open = false;          // Counted in connections_open.
   bool ramped = false;        // Its first connect attempt has ended (see Worker ramp).

@@ -131,7 +131,8 @@ uint64_t EstimateMemoryBytes(const RunPlan& plan) {
   }
   request = (request + sizeof(PendingRequest)) * plan.pipeline;
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
-  uint64_t buffers = uint64_t{net::RecommendedBufferCount(per_worker)} * net::kReceiveBufferSize;
+  net::ReceiveBufferLayout layout = net::IncrementalReceiveBuffers(per_worker);  // The larger.
+  uint64_t buffers = uint64_t{layout.count} * layout.size;
   uint64_t fixed_per_worker = buffers + 2 * sizeof(LatencyHistogram) + 4096 * 64 /* SQ */ +
                               65536 * 16 /* CQ at most */ + (1 << 20) /* stack */;
   if (plan.tls != nullptr) request += kTlsBytesPerConnection;

@@ -46,7 +46,7 @@ absl::Status Worker::Setup() {
         .slots = n,
         .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
-        .receive_buffers = net::RecommendedBufferCount(n)};
+        .receive_connections = n};
     absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
     if (!loop.ok()) return loop.status();
     loop_ = *std::move(loop);
@@ -212,18 +212,27 @@ unsigned Worker::BatchTarget() const {
   return std::clamp<unsigned>(in_flight_ / (2 * pipeline), 1, 64);
 }
 
-// Counts one receive that ended `responses` responses towards the yield BatchTarget uses, and
-// sets the window from the latency of the requests answered meanwhile. A wait that ends later
-// lets more responses gather in each socket, and each receive costs the kernel the same work
-// (and an ACK back) whether it carries one response or five; against nginx, which sends each
-// pipelined response on its own, -p 16 at c=100 cost 1.68-1.80 us of CPU per request with a
-// 200 us window, 1.50-1.62 with 500 us, 1.24-1.31 with 1 ms at the same request rate, and
-// 1.22-1.23 with 2 ms at 14% fewer requests (2026-12-02). The window stays under a quarter
-// of the mean latency: the requests still queued at the server (half of -p at least, as
-// Refill waits for half to be answered) then keep it busy while the client waits. That is
-// the same quarter of a latency the window may add to it.
-void Worker::CountReceiveYield(uint32_t responses) {
+// Counts one receive on `c` that ended `responses` responses towards the yield BatchTarget
+// uses: responses per drain of the socket, as a burst read through several buffers (larger
+// responses than a 1 KiB classic buffer holds) is one burst, not a trickle. Counted per
+// receive, 1 KiB responses at -p 16 against `serve` looked like nginx's trickle and waited
+// out the window: 141k requests/s against 2.4M (2026-12-02). It also sets the window from the
+// latency of the requests answered meanwhile. A wait that ends later lets more responses gather in
+// each socket, and each receive costs the kernel the same work (and an ACK back) whether it carries
+// one response or five; against nginx, which sends each pipelined response on its own, -p 16 at
+// c=100 cost 1.68-1.80 us of CPU per request with a 200 us window, 1.50-1.62 with 500 us, 1.24-1.31
+// with 1 ms at the same request rate, and 1.22-1.23 with 2 ms at 14% fewer requests (2026-12-02).
+// The window stays under a quarter of the mean latency: the requests still queued at the server
+// (half of -p at least, as Refill waits for half to be answered) then keep it busy while the client
+// waits. That is the same quarter of a latency the window may add to it.
+void Worker::CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read) {
   constexpr uint32_t kYieldWindow = 64;
+  responses += c.undrained_responses;
+  if (more_to_read) {
+    c.undrained_responses = static_cast<uint16_t>(std::min<uint32_t>(responses, UINT16_MAX));
+    return;
+  }
+  c.undrained_responses = 0;
   ++window_receives_;
   window_responses_ += responses;
   if (window_receives_ < kYieldWindow) return;
@@ -336,7 +345,9 @@ void Worker::OnReceive(Connection& c, const net::Completion& completion) {
     stats_->BytesReceived(completion.res);
     uint32_t before = responses_parsed_;
     OnData(c, completion.data);  // llhttp keeps no pointers into the buffer.
-    if (config_.plan->pipeline > 1) CountReceiveYield(responses_parsed_ - before);
+    if (config_.plan->pipeline > 1) {
+      CountReceiveYield(c, responses_parsed_ - before, completion.more_to_read);
+    }
   } else if (completion.res == 0) {
     OnPeerClosed(c);
   } else {
@@ -400,7 +411,7 @@ void Worker::OnPeerClosed(Connection& c) {
 void Worker::OnClosed(Connection& c) {
   assert(c.state == ConnState::kClosing && c.count == 0);
   c.state = ConnState::kIdle;
-  c.head = c.submitted = c.stamped = 0;
+  c.head = c.submitted = c.stamped = c.undrained_responses = 0;
   c.out_size = c.send_size = 0;
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
   PendingRequest request;

@@ -60,7 +60,7 @@ class Worker : public net::CompletionHandler {
   absl::Status SubmitAndWait(int64_t now, unsigned sends);
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
-  void CountReceiveYield(uint32_t responses);
+  void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read);
 
   void AssignRoutes();
   void RequestConnect(Connection& c);
@@ -120,7 +120,7 @@ class Worker : public net::CompletionHandler {
   uint32_t ramp_remaining_ = 0;  // Connections whose first connect attempt has not ended.
   uint32_t live_ = 0;            // Connections not yet kDone.
   uint32_t in_flight_ = 0;       // Started requests without an outcome.
-  // -p > 1: responses per receive completion, x16, over the last kYieldWindow receives
+  // -p > 1: responses per drain of a socket, x16, over the last kYieldWindow drains
   // (BatchTarget); starts at p/2, what a server answering each burst with one send gives.
   uint32_t receive_yield_x16_ = 0;  // Set by the constructor.
   uint32_t window_receives_ = 0;

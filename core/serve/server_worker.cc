@@ -60,7 +60,7 @@ absl::Status ServerWorker::Setup() {
         .slots = table,
         .sq_entries = 4096,
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * table, 1024, 65536)),
-        .receive_buffers = net::RecommendedBufferCount(table / 2),
+        .receive_connections = table / 2,
         .accept_into_free_slots = true};
     absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
     if (!loop.ok()) return loop.status();
