@@ -3,7 +3,7 @@
 
 # Writes an nginx config to $1/nginx.conf: one worker, no logs, that listens on 127.0.0.1:$2
 # (with TLS when $3 names a folder holding cert.pem and key.pem) and answers every request with
-# 200 and the body $4 (default "hello from nginx").
+# 200 and the body $4 (default "hello from nginx"); /bytes/NAME serves the file $1/bytes/NAME.
 write_nginx_conf() {
   local ssl="" ssl_files=""
   if [ -n "${3:-}" ]; then
@@ -27,6 +27,7 @@ http {
     listen 127.0.0.1:$2$ssl backlog=65535;
     $ssl_files
     location / { default_type text/plain; return 200 "${4:-hello from nginx}"; }
+    location /bytes/ { alias $1/bytes/; }
   }
 }
 CONF
