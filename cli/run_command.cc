@@ -251,7 +251,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->capture_default_str();
   run->add_option("--batch-window", o.batch_window,
                   "Max wait to batch completions, 0 = none; may add this much to latencies. "
-                  "auto: 200us, and with -p a quarter of the mean latency, at most 1ms")
+                  "auto: 200us, and with -p a quarter of the mean latency, at most 400us")
       ->capture_default_str();
   run->add_option("-R,--rate", o.rate,
                   "Open model: start R requests per second in total (fractional allowed), on a "

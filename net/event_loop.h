@@ -93,6 +93,10 @@ class EventLoop {
   // Submits what is queued and waits until `wait_for` completions are ready or `timeout_ns`
   // passed. An error is a ring failure (never a timeout or an interrupted wait).
   virtual absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) = 0;
+  // Submits what is queued, sleeps `sleep_ns` while completions gather (no receive runs
+  // meanwhile), then takes once what is ready: for peers that trickle, where a wait for more
+  // completions than come would keep receiving while the data keeps arriving.
+  virtual absl::Status SubmitAndSleep(int64_t sleep_ns) = 0;
   // Hands every ready completion to `handler`, then returns the receive buffers and re-arms
   // the receives that ended without an error.
   virtual void Drain(CompletionHandler& handler) = 0;

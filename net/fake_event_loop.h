@@ -66,6 +66,8 @@ class FakeEventLoop final : public EventLoop {
   const std::vector<unsigned>& wait_targets() const { return wait_targets_; }
   // And the longest each may last, in order.
   const std::vector<int64_t>& wait_timeouts() const { return wait_timeouts_; }
+  // SubmitAndSleep's sleeps, in order (each is also a wait above, for 0 completions).
+  const std::vector<int64_t>& sleeps() const { return sleeps_; }
 
   void Connect(uint32_t slot, const SocketAddress&, const SocketAddress*) override {
     slots_[slot].open = slots_[slot].connecting = true;
@@ -90,6 +92,12 @@ class FakeEventLoop final : public EventLoop {
   bool SendPending(uint32_t slot) const override { return slots_[slot].sending; }
   TimerWheel& timers() override { return wheel_; }
   int64_t Now() const override { return now_ns_; }
+
+  // Records the sleep; time passes as for a wait that found nothing scripted.
+  absl::Status SubmitAndSleep(int64_t sleep_ns) override {
+    sleeps_.push_back(sleep_ns);
+    return SubmitAndWait(sleep_ns, 0);
+  }
 
   // Nothing scripted: time passes as the worker asked (so its timers fire), or the test's
   // on_idle ends the run. A worker that never finishes fails instead of hanging.
@@ -159,6 +167,7 @@ class FakeEventLoop final : public EventLoop {
   std::vector<Submitted> submitted_;
   std::vector<unsigned> wait_targets_;
   std::vector<int64_t> wait_timeouts_;
+  std::vector<int64_t> sleeps_;
   uint64_t waits_ = 0;
 };
 

@@ -35,6 +35,9 @@ class Ring {
   // Submits everything and waits until `wait_for` completions are ready or `timeout_ns`
   // passed (< 0: forever). Returns 0, -ETIME on timeout, or another -errno.
   int SubmitAndWait(int64_t timeout_ns, unsigned wait_for = 1);
+  // Submits everything, sleeps `sleep_ns`, then runs the pending completion work once
+  // (DEFER_TASKRUN runs it only when asked for events). Returns 0 or -errno.
+  int SubmitAndSleep(int64_t sleep_ns);
 
   // Calls fn(const io_uring_cqe&) for every ready completion and consumes them.
   template <typename Fn>

@@ -120,6 +120,15 @@ absl::Status RingEventLoop::SubmitAndWait(int64_t timeout_ns, unsigned wait_for)
   return absl::OkStatus();
 }
 
+absl::Status RingEventLoop::SubmitAndSleep(int64_t sleep_ns) {
+  if (!failed_early_.empty()) sleep_ns = 0;
+  int ret = ring_->SubmitAndSleep(sleep_ns);
+  if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+    return absl::InternalError(absl::StrCat("io_uring_enter failed: ", strerror(-ret)));
+  }
+  return absl::OkStatus();
+}
+
 void RingEventLoop::Drain(CompletionHandler& handler) {
   for (size_t i = 0; i < failed_early_.size(); ++i) {
     Completion c = failed_early_[i];  // The handler may queue more.

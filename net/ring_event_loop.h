@@ -38,6 +38,7 @@ class RingEventLoop final : public EventLoop {
   TimerWheel& timers() override { return *wheel_; }
   int64_t Now() const override;
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override;
+  absl::Status SubmitAndSleep(int64_t sleep_ns) override;
   void Drain(CompletionHandler& handler) override;
   const ReceiveBufferLayout& receive_buffers() const { return buffers_->layout(); }
 

@@ -176,6 +176,10 @@ absl::Status TlsEventLoop::SubmitAndWait(int64_t timeout_ns, unsigned wait_for) 
   return inner_->SubmitAndWait(timeout_ns, wait_for);
 }
 
+absl::Status TlsEventLoop::SubmitAndSleep(int64_t sleep_ns) {
+  return inner_->SubmitAndSleep(deferred_.empty() ? sleep_ns : 0);
+}
+
 void TlsEventLoop::Drain(CompletionHandler& handler) {
   handler_ = &handler;
   std::vector<Completion> deferred;

@@ -39,6 +39,7 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
   TimerWheel& timers() override { return inner_->timers(); }
   int64_t Now() const override { return inner_->Now(); }
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override;
+  absl::Status SubmitAndSleep(int64_t sleep_ns) override;
   void Drain(CompletionHandler& handler) override;
 
   // Server handshakes that failed (the worker never saw those connections).

@@ -302,7 +302,7 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   plan.connect_timeout = *connect_timeout;
   if (options.batch_window == "auto") {
     plan.batch_window = absl::Microseconds(200);
-    plan.batch_window_max = plan.pipeline > 1 ? absl::Milliseconds(1) : plan.batch_window;
+    plan.batch_window_max = plan.pipeline > 1 ? absl::Microseconds(400) : plan.batch_window;
   } else {
     absl::StatusOr<absl::Duration> window = ParseDurationFlag(
         "--batch-window", options.batch_window, absl::ZeroDuration(), absl::Milliseconds(100));

@@ -98,7 +98,7 @@ struct RunPlan {
   absl::Duration connect_timeout = absl::Seconds(5);
   // How long a worker may wait to collect completions into one batch (0: never waits). A
   // given --batch-window sets both; auto is 200 us, and with -p the window follows a quarter of
-  // the mean latency of recent responses up to batch_window_max, 1 ms (see Worker::
+  // the mean latency of recent responses up to batch_window_max, 400 us (see Worker::
   // CountReceiveYield): a response's latency grows by at most batch_window_max.
   absl::Duration batch_window = absl::Microseconds(200);
   absl::Duration batch_window_max = absl::Microseconds(200);

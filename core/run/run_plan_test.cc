@@ -28,7 +28,7 @@ TEST(RunPlanTest, DefaultsToThousandRequests) {
   EXPECT_TRUE(plan->sources.empty());
 }
 
-// The batch window: 200 us by default, up to 1 ms with -p; a given one is fixed.
+// The batch window: 200 us by default, up to 400 us with -p; a given one is fixed.
 TEST(RunPlanTest, BatchWindowIsAutoUnlessGiven) {
   struct Case {
     int64_t pipeline;
@@ -36,7 +36,7 @@ TEST(RunPlanTest, BatchWindowIsAutoUnlessGiven) {
     absl::Duration least, most;
   };
   for (const Case& k : {Case{1, "auto", absl::Microseconds(200), absl::Microseconds(200)},
-                        Case{16, "auto", absl::Microseconds(200), absl::Milliseconds(1)},
+                        Case{16, "auto", absl::Microseconds(200), absl::Microseconds(400)},
                         Case{16, "50us", absl::Microseconds(50), absl::Microseconds(50)},
                         Case{1, "0", absl::ZeroDuration(), absl::ZeroDuration()}}) {
     RunOptions o = Valid();

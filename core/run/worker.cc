@@ -127,12 +127,25 @@ unsigned Worker::StampQueuedSends(int64_t now) {
 // just queued complete inline during the submit and their completions count towards the
 // wait, so it waits for that many more, up to the target again: waiting for thousands of
 // completions at c=10,000 made every batch huge and cost ~25% more CPU per request.
+// A peer that trickles (Trickling) is slept out instead: a wait for more completions than
+// come ends with the window, and then the kernel runs the receives that gathered until it has
+// the completions waited for or none is pending, so it kept reading the sockets nginx kept
+// writing, about one response per receive (0.97 receives and 0.35 packets sent per request).
+// Sleeping out the window and then taking what is ready reads each socket about once per
+// window. Against nginx, -p 16 (2026-12-02, 3 s, 2 rounds): c=100 1.20-1.30 against
+// 1.48-1.50 us of CPU per request and 0-5% more requests; c=1000 1.47-1.59 against 2.00 us.
 absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
-  unsigned target = BatchTarget();
-  unsigned batch = target + std::min(sends, target);
   int64_t budget = WaitBudget(now);
-  if (batch > 1) budget = std::min(budget, wait_window_ns_);
-  if (absl::Status s = loop_->SubmitAndWait(budget, batch); !s.ok()) return s;
+  absl::Status status;
+  if (Trickling()) {
+    status = loop_->SubmitAndSleep(std::min(budget, wait_window_ns_));
+  } else {
+    unsigned target = BatchTarget();
+    unsigned batch = target + std::min(sends, target);
+    if (batch > 1) budget = std::min(budget, wait_window_ns_);
+    status = loop_->SubmitAndWait(budget, batch);
+  }
+  if (!status.ok()) return status;
   // Every completion drained next was ready by now: one clock read serves them all.
   completions_at_ns_ = loop_->Now();
   return absl::OkStatus();
@@ -199,7 +212,7 @@ int64_t Worker::WaitBudget(int64_t now) const {
 // ran at 55% of h2load -m 16's rate). But a server that writes each pipelined response on
 // its own (nginx) gives a completion per response, and waiting for half the connections' worth
 // then wakes for every few responses. So when the receives have been carrying fewer than p/4
-// responses each, the target is 1,024 and the window ends each wait. Against nginx, -p 16
+// responses each (Trickling), the worker waits out the window instead. Against nginx, -p 16
 // (2026-12-02, alternating): c=100 1.58-1.71 against 2.17-2.28 us of CPU per request and
 // 17-21% more requests; c=10 1.64-1.67 against 2.63-2.86 us; -p 8 1.94-1.97 against
 // 2.32-2.37 us. A target from the yield itself (in_flight / (4 x yield)) cost `serve` (a
@@ -207,24 +220,27 @@ int64_t Worker::WaitBudget(int64_t now) const {
 // servers the target they had.
 unsigned Worker::BatchTarget() const {
   if (batch_window_ns_ == 0) return 1;
-  uint32_t pipeline = config_.plan->pipeline;
-  if (pipeline > 1 && receive_yield_x16_ * 4 < pipeline * 16) return 1024;
-  return std::clamp<unsigned>(in_flight_ / (2 * pipeline), 1, 64);
+  return std::clamp<unsigned>(in_flight_ / (2 * config_.plan->pipeline), 1, 64);
 }
 
-// Counts one receive on `c` that ended `responses` responses towards the yield BatchTarget
-// uses: responses per drain of the socket, as a burst read through several buffers (larger
-// responses than a 1 KiB classic buffer holds) is one burst, not a trickle. Counted per
-// receive, 1 KiB responses at -p 16 against `serve` looked like nginx's trickle and waited
-// out the window: 141k requests/s against 2.4M (2026-12-02). It also sets the window from the
-// latency of the requests answered meanwhile. A wait that ends later lets more responses gather in
-// each socket, and each receive costs the kernel the same work (and an ACK back) whether it carries
-// one response or five; against nginx, which sends each pipelined response on its own, -p 16 at
-// c=100 cost 1.68-1.80 us of CPU per request with a 200 us window, 1.50-1.62 with 500 us, 1.24-1.31
-// with 1 ms at the same request rate, and 1.22-1.23 with 2 ms at 14% fewer requests (2026-12-02).
-// The window stays under a quarter of the mean latency: the requests still queued at the server
-// (half of -p at least, as Refill waits for half to be answered) then keep it busy while the client
-// waits. That is the same quarter of a latency the window may add to it.
+bool Worker::Trickling() const {
+  uint32_t pipeline = config_.plan->pipeline;
+  return batch_window_ns_ != 0 && pipeline > 1 && receive_yield_x16_ * 4 < pipeline * 16;
+}
+
+// Counts one receive on `c` that ended `responses` responses towards the yield Trickling uses:
+// responses per drain of the socket, as a burst read through several buffers (larger responses
+// than a 1 KiB classic buffer holds) is one burst, not a trickle. Counted per receive, 1 KiB
+// responses at -p 16 against `serve` looked like nginx's trickle and waited out the window:
+// 141k requests/s against 2.4M (2026-12-02).
+// It also sets the window from the latency of the requests answered meanwhile. A longer wait
+// lets more responses gather in each socket, and a receive costs the kernel the same (and an
+// ACK back) whether it carries one response or five. Sleeping out the window against nginx,
+// -p 16, c=100 (2026-12-02): 200 us 1.28-1.30 us of CPU per request, 300 us 1.20-1.23,
+// 400 us 1.20 at the same request rate; 500 us 3% fewer requests, 700 us 15% fewer. The
+// window stays under a quarter of the mean latency: the requests still queued at the server
+// (half of -p at least, as Refill waits for half to be answered) then keep it busy while the
+// client sleeps; that is also the most it may add to a latency.
 void Worker::CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read) {
   constexpr uint32_t kYieldWindow = 64;
   responses += c.undrained_responses;

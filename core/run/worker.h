@@ -60,6 +60,7 @@ class Worker : public net::CompletionHandler {
   absl::Status SubmitAndWait(int64_t now, unsigned sends);
   int64_t WaitBudget(int64_t now) const;
   unsigned BatchTarget() const;
+  bool Trickling() const;  // -p: the peer answers about one response per receive.
   void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read);
 
   void AssignRoutes();

@@ -110,9 +110,9 @@ TEST(PipelineTest, RefillsInBurstsOfHalfTheDepth) {
   EXPECT_EQ(Occurrences(sends[2], "GET "), 4u);
 }
 
-// The wait's target with -p: a peer that answers each pipelined request in its own receive
-// (nginx's one writev per response) makes the worker wait out the batch window (a target of
-// 1,024) once 64 receives have shown it; a peer that answers a burst in one receive (serve),
+// The wait with -p: a peer that answers each pipelined request in its own receive (nginx's
+// one writev per response) makes the worker sleep out the batch window once 64 receives have
+// shown it; a peer that answers a burst in one receive (serve),
 // or in several that each leave bytes behind but the last, keeps the per-connection target.
 TEST(PipelineTest, WaitsOutTheWindowOnlyForAPeerThatAnswersOneResponsePerReceive) {
   for (int peer : {0, 1, 2}) {
@@ -127,29 +127,29 @@ TEST(PipelineTest, WaitsOutTheWindowOnlyForAPeerThatAnswersOneResponsePerReceive
     EXPECT_EQ(s.outcome(Outcome::kOk), 400u) << peer;
     const std::vector<unsigned>& targets = client.loop().wait_targets();
     ASSERT_GT(targets.size(), 10u);
-    // A wait asks for the target plus the sends just submitted (Worker::SubmitAndWait).
-    size_t windowed = 0;
-    for (unsigned t : targets) windowed += t >= 1024;
+    // A sleep is also recorded as a wait for 0 completions (FakeEventLoop::SubmitAndSleep).
+    size_t slept = client.loop().sleeps().size();
     if (one_per_receive) {
-      EXPECT_LT(targets.front(), 1024u);  // The yield is not known yet.
-      EXPECT_GT(windowed, targets.size() / 2);
-      EXPECT_GE(targets[targets.size() - 2], 1024u);
+      EXPECT_NE(targets.front(), 0u);  // The yield is not known yet: a wait.
+      EXPECT_GT(slept, targets.size() / 2);
+      EXPECT_EQ(targets[targets.size() - 2], 0u);
     } else {
-      EXPECT_EQ(windowed, 0u) << peer;
+      EXPECT_EQ(slept, 0u) << peer;
     }
   }
 }
 
 // With -p the window follows a quarter of the mean latency of recent responses: at least
-// 200 us, at most 1 ms by default, and just what --batch-window says when it is given.
+// 200 us, at most 400 us by default, and just what --batch-window says when it is given. The
+// trickling peer here is slept out, so the window is each sleep's length.
 TEST(PipelineTest, TheWindowFollowsAQuarterOfTheLatency) {
   struct Case {
     std::string window;
     int64_t latency_ns;
     int64_t want_ns;
   };
-  for (const Case& k : {Case{"auto", 2 * kMs, kMs / 2}, Case{"auto", 8 * kMs, kMs},
-                        Case{"auto", kMs / 2, kMs / 5}, Case{"300us", 8 * kMs, 300'000}}) {
+  for (const Case& k : {Case{"auto", kMs, 250'000}, Case{"auto", 8 * kMs, 400'000},
+                        Case{"auto", kMs / 2, 200'000}, Case{"300us", 8 * kMs, 300'000}}) {
     RunOptions o = Options(2000, 2);
     o.pipeline = 16;
     o.batch_window = k.window;
@@ -159,16 +159,14 @@ TEST(PipelineTest, TheWindowFollowsAQuarterOfTheLatency) {
     client.loop().on_wait = [&k](FakeEventLoop& l) { l.Advance(k.latency_ns); };
     RunStats s = client.Run();
     EXPECT_EQ(s.outcome(Outcome::kOk), 2000u) << k.window << " " << k.latency_ns;
-    // A wait for one completion has no window (Worker::SubmitAndWait).
-    const std::vector<int64_t>& timeouts = client.loop().wait_timeouts();
-    const std::vector<unsigned>& targets = client.loop().wait_targets();
+    const std::vector<int64_t>& sleeps = client.loop().sleeps();
+    ASSERT_GT(sleeps.size(), 10u) << k.window << " " << k.latency_ns;
     size_t at_want = 0;
-    for (size_t i = 0; i < timeouts.size(); ++i) {
-      if (targets[i] == 1) continue;
-      EXPECT_LE(timeouts[i], std::max(k.want_ns, kMs / 5)) << k.window << " " << k.latency_ns;
-      at_want += timeouts[i] == k.want_ns;
+    for (int64_t sleep : sleeps) {
+      EXPECT_LE(sleep, std::max<int64_t>(k.want_ns, 200'000)) << k.window << " " << k.latency_ns;
+      at_want += sleep == k.want_ns;
     }
-    EXPECT_GT(at_want, timeouts.size() / 2) << k.window << " " << k.latency_ns;
+    EXPECT_GT(at_want, sleeps.size() / 2) << k.window << " " << k.latency_ns;
   }
 }
 
