@@ -1,6 +1,14 @@
 #include "net/ring.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "net/buffer_ring.h"
+#include "net/clock.h"
 
 namespace uringload::net {
 namespace {
@@ -28,6 +36,45 @@ TEST(RingTest, WaitTimesOut) {
   absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create({});
   ASSERT_TRUE(ring.ok());
   EXPECT_EQ((*ring)->SubmitAndWait(1'000'000), -ETIME);
+}
+
+// SubmitAndSleep: data that arrives while the worker sleeps waits unread (DEFER_TASKRUN runs
+// receives only when asked), and after the sleep one receive takes all of it.
+TEST(RingTest, SubmitAndSleepReadsWhatGatheredOnceAfterTheSleep) {
+  absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create({});
+  ASSERT_TRUE(ring.ok());
+  absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> buffers =
+      ProvidedBufferRing::Create((*ring)->raw(), 3, {.count = 4, .size = 64});
+  ASSERT_TRUE(buffers.ok()) << buffers.status();
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  io_uring_sqe* sqe = (*ring)->GetSqe();
+  io_uring_prep_recv_multishot(sqe, fds[0], nullptr, 0, 0);
+  sqe->flags |= IOSQE_BUFFER_SELECT;
+  sqe->buf_group = 3;
+  ASSERT_EQ((*ring)->SubmitAndSleep(0), 0);  // Armed: nothing to read yet.
+  std::string received;
+  int receives = 0;
+  auto drain = [&] {
+    return (*ring)->DrainCompletions([&](const io_uring_cqe& cqe) {
+      ASSERT_GT(cqe.res, 0);
+      ++receives;
+      received.append((*buffers)->Take(cqe.flags >> IORING_CQE_BUFFER_SHIFT, cqe.res, 0).data);
+    });
+  };
+  EXPECT_EQ(drain(), 0u);
+  for (const char* part : {"one ", "two ", "three"}) {
+    ASSERT_EQ(write(fds[1], part, strlen(part)), static_cast<ssize_t>(strlen(part)));
+  }
+  EXPECT_EQ(drain(), 0u);  // Arrived, not read: nobody asked for events.
+  int64_t before = MonotonicNanos();
+  ASSERT_EQ((*ring)->SubmitAndSleep(2'000'000), 0);
+  EXPECT_GE(MonotonicNanos() - before, 2'000'000);
+  drain();
+  EXPECT_EQ(received, "one two three");
+  EXPECT_EQ(receives, 1);
+  close(fds[0]);
+  close(fds[1]);
 }
 
 TEST(RingTest, OversizedDescriptorTableFailsClearly) {

@@ -2,7 +2,7 @@
 // peer that trickles its pipelined responses, a window slept out; the window follows the
 // latency (-p). One submit per wait carries every send queued since the last.
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 
 #include "core/run/worker.h"
 
