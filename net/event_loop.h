@@ -1,7 +1,7 @@
 // EventLoop: what a worker does with its io_uring, client and server alike, as typed
 // operations on connection slots, and the completions it gets back. The one implementation
 // over a real ring is RingEventLoop; tests drive worker logic through a scripted fake
-// (tests/support/fake_event_loop.h) without sockets or sleeps.
+// (FakeEventLoop, beside the tests) without sockets or sleeps.
 //
 // A slot is a direct descriptor and the incarnation of a connection in it. The loop keeps per
 // slot which operations are pending, so Close(slot) cancels exactly those; every completion
@@ -41,7 +41,9 @@ struct Completion {
   // -ENOBUFS: an exhausted buffer ring is the loop's business, it re-arms). kAccept: the new
   // connection's slot or -errno. kClose: the slot is free for a new connection.
   int res = 0;
-  bool more = false;  // kAccept: the multishot accept stays armed.
+  // The multishot operation stays armed (IORING_CQE_F_MORE): kAccept, and kRecv on the
+  // real ring (whose loop re-arms a receive that ended, so handlers need not look).
+  bool more = false;
   // kRecv: the socket held more bytes after this receive (IORING_CQE_F_SOCK_NONEMPTY); false
   // when it was drained, or when the loop cannot tell (TLS).
   bool more_to_read = false;

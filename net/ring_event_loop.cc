@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "net/check.h"
 #include "net/client_socket.h"
 #include "net/clock.h"
 
@@ -54,6 +55,8 @@ int64_t RingEventLoop::Now() const { return MonotonicNanos(); }
 void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
                             const SocketAddress* source) {
   SlotState& s = slots_[slot];
+  URINGLOAD_CHECK(!s.open && !s.connecting, "connect on slot %u open %d connecting %d", slot,
+                  s.open, s.connecting);
   s.open = true;
   s.socket_error = 0;
   if (source != nullptr) {
@@ -82,6 +85,9 @@ void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
 }
 
 void RingEventLoop::Send(uint32_t slot, const char* data, uint32_t size) {
+  // One send at a time per slot: its completion says how much went out.
+  URINGLOAD_CHECK(slots_[slot].open && !slots_[slot].sending, "send on slot %u open %d sending %d",
+                  slot, slots_[slot].open, slots_[slot].sending);
   ring_->SendAll(slot, data, size, Data(slot, Op::kSend));
   slots_[slot].sending = true;
 }
@@ -153,6 +159,8 @@ void RingEventLoop::OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler) {
     handler.OnCompletion(MakeCompletion(slot, op, cqe.res, (cqe.flags & IORING_CQE_F_MORE) != 0));
     return;
   }
+  URINGLOAD_CHECK(slot < slots_.size(), "completion for slot %u of %zu op %d", slot, slots_.size(),
+                  static_cast<int>(op));
   SlotState& s = slots_[slot];
   if (!IsCurrent(cqe.user_data, s.generation)) {
     DropBuffer(cqe);  // A late completion of a closed incarnation: only its buffer matters.
@@ -182,6 +190,8 @@ void RingEventLoop::OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler) {
       handler.OnCompletion(MakeCompletion(slot, op, cqe.res));
       return;
   }
+  URINGLOAD_CHECK(false, "slot %u: unknown op %d in user_data %#llx", slot, static_cast<int>(op),
+                  static_cast<unsigned long long>(cqe.user_data));
 }
 
 // Buffers go back to the ring right after the handler parsed them. A multishot receive that

@@ -5,9 +5,9 @@
 #include <openssl/x509_vfy.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cerrno>
 
+#include "net/check.h"
 #include "net/tls_errors.h"
 
 // OpenSSL's error queue stays empty between calls: SSL_get_error reads it, so every failure
@@ -114,7 +114,8 @@ void TlsEventLoop::Connect(uint32_t slot, const SocketAddress& target,
 
 void TlsEventLoop::Send(uint32_t slot, const char* data, uint32_t size) {
   Slot& s = slots_[slot];
-  assert(s.state == State::kOpen && s.plain_pending == 0);
+  URINGLOAD_CHECK(s.state == State::kOpen && s.plain_pending == 0, "slot %u state %d pending %u",
+                  slot, static_cast<int>(s.state), s.plain_pending);
   int written = SSL_write(s.ssl, data, static_cast<int>(size));
   if (written != static_cast<int>(size)) {
     ERR_clear_error();
@@ -216,7 +217,8 @@ void TlsEventLoop::OnCompletion(const Completion& completion) {
 
 void TlsEventLoop::OnInnerConnect(uint32_t slot, int res) {
   Slot& s = slots_[slot];
-  assert(s.state == State::kConnecting);
+  URINGLOAD_CHECK(s.state == State::kConnecting, "slot %u state %d res %d", slot,
+                  static_cast<int>(s.state), res);
   if (res < 0) {
     s.state = State::kFailed;
     Deliver(MakeCompletion(slot, Op::kConnect, res));

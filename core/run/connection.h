@@ -1,6 +1,8 @@
 // Connection: one client connection's state machine, as in wrk:
 //   kIdle -> kConnecting -> kActive (send, receive, parse; repeat per request) -> kClosing
 //   -> kIdle (reconnect for the next request) or kDone.
+// kActive is exactly the time it counts in connections_open. A connection waiting for a
+// place in the connect ramp stays kIdle with its request (Worker::Queued).
 // With pipelining (-p D) up to D requests are in flight on it, answered in order; `pending`
 // holds them oldest first. All memory is allocated once per worker; nothing here grows with
 // the request count. Which I/O is pending on the slot is the event loop's to know.
@@ -15,6 +17,10 @@
 namespace uringload::core {
 
 enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
+
+// Where the connection's first connect attempt is, for the ramp (connections.ramp_seconds):
+// it moves forward only, and the ramp ends when every asked one has ended.
+enum class FirstConnect : uint8_t { kNotAsked, kAsked, kEnded };
 
 // A started request that has no outcome yet.
 struct PendingRequest {
@@ -44,10 +50,10 @@ struct Connection {
   // -p: responses ended by receives since the socket was last drained (Worker::CountReceiveYield).
   uint16_t undrained_responses = 0;
   ConnState state = ConnState::kIdle;
-  bool open = false;          // Counted in connections_open.
-  bool ramped = false;        // Its first connect attempt has ended (see Worker ramp).
-  bool ramp_counted = false;  // Its first connect attempt is counted in the ramp.
-  bool listed = false;        // On the worker's list of connections that can take requests.
+  FirstConnect first_connect = FirstConnect::kNotAsked;
+  // A flag beside the state, not a state: true exactly while the slot is in Worker::listed_
+  // (open model: it may take a request), whatever its state; it keeps the list free of twins.
+  bool listed = false;
 
   PendingRequest& oldest() { return pending[head]; }
   // The k-th pending request, oldest first (k == count: the next free entry). A compare, not

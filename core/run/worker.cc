@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <cassert>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "net/check.h"
 #include "net/ring_event_loop.h"
 #include "net/tls_event_loop.h"
 
@@ -113,6 +113,9 @@ unsigned Worker::StampQueuedSends(int64_t now) {
   for (uint32_t slot : unstamped_sends_) {
     Connection& c = connections_[slot];
     if (c.state != ConnState::kActive) continue;  // Ended before the submit.
+    URINGLOAD_CHECK(c.stamped <= c.submitted && c.submitted <= c.count,
+                    "slot %u stamped %u submitted %u count %u", c.slot, c.stamped, c.submitted,
+                    c.count);
     for (uint32_t k = c.stamped; k < c.submitted; ++k) c.at(k).sent_ns = now;
     c.stamped = c.submitted;
     if (!c.timer.scheduled()) ScheduleTimeout(c);
@@ -162,12 +165,10 @@ void Worker::AbortInFlight() {
 // Every way out of a connection: the loop cancels what is pending and closes the slot;
 // kClose completes it (OnClosed).
 void Worker::Close(Connection& c) {
-  assert(c.state == ConnState::kConnecting || c.state == ConnState::kActive);
+  URINGLOAD_CHECK(c.state == ConnState::kConnecting || c.state == ConnState::kActive,
+                  "slot %u state %d", c.slot, static_cast<int>(c.state));
   loop_->timers().Cancel(&c.timer);
-  if (c.open) {
-    stats_->ConnectionClosed();
-    c.open = false;
-  }
+  if (c.state == ConnState::kActive) stats_->ConnectionClosed();
   if (c.state == ConnState::kConnecting) LeaveConnecting(c);
   c.state = ConnState::kClosing;
   loop_->Close(c.slot);
@@ -181,6 +182,8 @@ void Worker::Fail(Connection& c, Outcome outcome, int error) {
 }
 
 void Worker::OnCompletion(const net::Completion& completion) {
+  URINGLOAD_CHECK(completion.slot < connections_.size(), "slot %u of %zu op %d", completion.slot,
+                  connections_.size(), static_cast<int>(completion.op));
   Connection& c = connections_[completion.slot];
   switch (completion.op) {
     case net::Op::kConnect:
@@ -196,13 +199,15 @@ void Worker::OnCompletion(const net::Completion& completion) {
       OnClosed(c);
       break;
     default:  // The loop keeps socket, cancel and accept completions to itself.
-      assert(false);
+      URINGLOAD_CHECK(false, "slot %u state %d: op %d reached the client", completion.slot,
+                      static_cast<int>(c.state), static_cast<int>(completion.op));
   }
 }
 
 void Worker::OnConnect(Connection& c, const net::Completion& completion) {
   int res = completion.res;
-  assert(c.state == ConnState::kConnecting && (c.count > 0 || config_.plan->preconnect));
+  URINGLOAD_CHECK(c.state == ConnState::kConnecting && (c.count > 0 || config_.plan->preconnect),
+                  "slot %u state %d count %u", c.slot, static_cast<int>(c.state), c.count);
   if (res < 0) {
     Fail(c, Outcome::kConnectError, -res);  // Leaves kConnecting.
     return;
@@ -210,7 +215,6 @@ void Worker::OnConnect(Connection& c, const net::Completion& completion) {
   LeaveConnecting(c);
   loop_->timers().Cancel(&c.timer);  // The connect timeout; the request's starts at its send.
   c.state = ConnState::kActive;
-  c.open = true;
   stats_->ConnectionOpened();
   if (completion.tls != nullptr) {
     stats_->TlsConnected(*completion.tls);
@@ -234,7 +238,9 @@ void Worker::OnConnect(Connection& c, const net::Completion& completion) {
 // The bytes sent leave the buffer; what waits behind them (the rest of a short send, requests
 // queued meanwhile) goes next.
 void Worker::OnSend(Connection& c, int res) {
-  assert(c.state == ConnState::kActive && c.send_size > 0);
+  URINGLOAD_CHECK(
+      c.state == ConnState::kActive && c.send_size > 0 && res <= static_cast<int>(c.send_size),
+      "slot %u state %d send %u res %d", c.slot, static_cast<int>(c.state), c.send_size, res);
   if (res < 0) {
     Fail(c, Outcome::kReset, -res);
     return;
@@ -254,7 +260,8 @@ void Worker::OnSend(Connection& c, int res) {
 // The loop hands over received bytes (res > 0), the peer's close (0) or an error; running
 // out of receive buffers is its business (it re-arms).
 void Worker::OnReceive(Connection& c, const net::Completion& completion) {
-  assert(c.state == ConnState::kActive);
+  URINGLOAD_CHECK(c.state == ConnState::kActive, "slot %u state %d res %d", c.slot,
+                  static_cast<int>(c.state), completion.res);
   if (completion.res > 0) {
     stats_->BytesReceived(completion.res);
     uint32_t before = responses_parsed_;
@@ -323,7 +330,8 @@ void Worker::OnPeerClosed(Connection& c) {
 }
 
 void Worker::OnClosed(Connection& c) {
-  assert(c.state == ConnState::kClosing && c.count == 0);
+  URINGLOAD_CHECK(c.state == ConnState::kClosing && c.count == 0, "slot %u state %d count %u",
+                  c.slot, static_cast<int>(c.state), c.count);
   c.state = ConnState::kIdle;
   c.head = c.submitted = c.stamped = c.undrained_responses = 0;
   c.out_size = c.send_size = 0;

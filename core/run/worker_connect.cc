@@ -1,5 +1,5 @@
-// Worker, part two: how connections get opened: routes over (source, target) pairs and the
-// connect ramp. The event loop opens the socket (linked socket+connect, or a bound one).
+// How a worker opens connections: routes over (source, target) pairs and the connect ramp. The
+// event loop opens the socket (linked socket+connect, or a bound one).
 #include "core/run/worker.h"
 
 namespace uringload::core {
@@ -18,8 +18,8 @@ void Worker::AssignRoutes() {
 }
 
 void Worker::RequestConnect(Connection& c) {
-  if (!c.ramp_counted) {  // The ramp ends when every connection's first attempt has.
-    c.ramp_counted = true;
+  if (c.first_connect == FirstConnect::kNotAsked) {  // The ramp ends when every one has.
+    c.first_connect = FirstConnect::kAsked;
     ++ramp_remaining_;
   }
   if (ramp_->TryAdmit()) {
@@ -31,7 +31,7 @@ void Worker::RequestConnect(Connection& c) {
 
 // Waiting in the ramp's queue: its first connect was asked for and has neither begun nor ended.
 bool Worker::Queued(const Connection& c) const {
-  return c.ramp_counted && !c.ramped && c.state == ConnState::kIdle;
+  return c.first_connect == FirstConnect::kAsked && c.state == ConnState::kIdle;
 }
 
 void Worker::AdmitQueuedConnects() {
@@ -59,8 +59,8 @@ void Worker::Connect(Connection& c) {
 void Worker::LeaveConnecting(Connection& c) {
   c.state = ConnState::kIdle;
   ramp_->Release();
-  if (!c.ramped) {
-    c.ramped = true;
+  if (c.first_connect == FirstConnect::kAsked) {
+    c.first_connect = FirstConnect::kEnded;
     if (--ramp_remaining_ == 0) stats_->RampFinished(loop_->Now() - started_ns_);
   }
 }

@@ -2,9 +2,8 @@
 // -p requests in flight (PendingRequest ring), rendered back-to-back into its buffer and sent
 // with one send at a time; each is stamped by the submit that carries it. In the open model
 // connections that can take a request wait on a list until the schedule says one is due.
-#include <cassert>
-
 #include "core/run/worker.h"
+#include "net/check.h"
 
 namespace uringload::core {
 
@@ -48,7 +47,7 @@ const proto::RequestTemplate& Worker::TemplateFor(const Connection& c,
 
 // Renders `request` behind what the connection has not sent yet.
 void Worker::AddRequest(Connection& c, const PendingRequest& request) {
-  assert(c.count < c.pending.size());
+  URINGLOAD_CHECK(c.count < c.pending.size(), "slot %u count %u", c.slot, c.count);
   c.at(c.count) = request;
   ++c.count;
   const proto::RequestTemplate& tmpl = TemplateFor(c, request);
@@ -97,7 +96,8 @@ void Worker::Refill(Connection& c) {
 
 // Ends the oldest request in flight on `c`.
 void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
-  assert(c.count > 0);
+  URINGLOAD_CHECK(c.count > 0 && in_flight_ > 0, "slot %u state %d count %u in flight %u", c.slot,
+                  static_cast<int>(c.state), c.count, in_flight_);
   const PendingRequest& r = c.oldest();
   --in_flight_;
   if (outcome == Outcome::kOk && config_.plan->pipeline > 1) {  // For CountReceiveYield.

@@ -3,11 +3,11 @@
 // answered in order when its time comes. Responses due together go out in one send (a burst).
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <memory>
 
 #include "core/serve/serve_plan.h"
+#include "net/check.h"
 #include "net/timer_wheel.h"
 #include "proto/request_parser.h"
 #include "proto/response_builder.h"
@@ -50,10 +50,16 @@ struct ServerConnection {
   uint8_t capacity = kInlinePending;
   ServerConnState state = ServerConnState::kFree;
   bool in_use() const { return state != ServerConnState::kFree; }
+  // Flags beside the state, each with its invariant (they are not states: a connection in
+  // kOpen, kStalled or kRejected can have a send in flight):
+  // send_pending: one send is in flight (at most one; its completion pumps the queue).
+  // close_after_send: the send in flight ends the connection; meaningful only with send_pending.
+  // continue_sent: 100 Continue is owed or sent for the request being parsed (reset per request).
+  // continue_due: owed and not yet sent; implies continue_sent, cleared when sent or rejected.
   bool send_pending = false;
   bool close_after_send = false;
-  bool continue_sent = false;  // 100 Continue already owed or sent for the current request.
-  bool continue_due = false;   // 100 Continue to send once earlier responses are out.
+  bool continue_sent = false;
+  bool continue_due = false;
   uint32_t send_size = 0;
   const char* send_data = nullptr;
   PendingResponse* pending = inline_pending;  // A ring of `capacity` entries.
@@ -69,13 +75,13 @@ struct ServerConnection {
   const PendingResponse& Head() const { return pending[head]; }
   // The entry behind the last one, counted in; the caller fills it.
   PendingResponse& Push() {
-    assert(!Full());
+    URINGLOAD_CHECK(!Full(), "%u queued", count);
     if (count == capacity) Grow();
     ++count;
     return pending[(head + count - 1) % capacity];
   }
   void Pop() {
-    assert(count > 0);
+    URINGLOAD_CHECK(count > 0, "head %u", head);
     head = (head + 1) % capacity;
     --count;
   }

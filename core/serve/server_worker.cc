@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <cassert>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
+#include "net/check.h"
 #include "net/ring_event_loop.h"
 #include "net/tls_errors.h"
 #include "net/tls_event_loop.h"
@@ -95,6 +95,9 @@ ServerConnection& ServerWorker::Conn(uint32_t slot) {
 }
 
 void ServerWorker::OnCompletion(const net::Completion& completion) {
+  URINGLOAD_CHECK(completion.op == net::Op::kAccept || completion.slot < connections_.size(),
+                  "slot %u of %zu op %d", completion.slot, connections_.size(),
+                  static_cast<int>(completion.op));
   switch (completion.op) {
     case net::Op::kAccept:
       OnAccept(completion);
@@ -105,16 +108,21 @@ void ServerWorker::OnCompletion(const net::Completion& completion) {
     case net::Op::kSend:
       OnSend(completion.slot, completion.res);
       break;
-    default:  // kClose: the slot is free for the next accept; nothing to do.
+    case net::Op::kClose:  // The slot is free for the next accept; nothing to do.
       break;
+    default:  // The loop keeps socket, connect, cancel completions to itself.
+      URINGLOAD_CHECK(false, "slot %u: op %d reached the server", completion.slot,
+                      static_cast<int>(completion.op));
   }
 }
 
 void ServerWorker::OnAccept(const net::Completion& completion) {
   if (completion.res >= 0) {
     uint32_t slot = static_cast<uint32_t>(completion.res);
+    URINGLOAD_CHECK(slot < connections_.size(), "accepted slot %u of %zu", slot,
+                    connections_.size());
     ServerConnection& c = Conn(slot);
-    assert(!c.in_use());
+    URINGLOAD_CHECK(!c.in_use(), "accepted slot %u state %d", slot, static_cast<int>(c.state));
     c.parser.Reset();
     c.head = c.count = 0;
     c.state = ServerConnState::kOpen;
@@ -139,7 +147,10 @@ void ServerWorker::OnAccept(const net::Completion& completion) {
 }
 
 void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
-  assert(Conn(slot).in_use());
+  // Looked up, not made: a receive on a slot never accepted is a broken loop.
+  const std::unique_ptr<ServerConnection>& known = connections_[slot];
+  URINGLOAD_CHECK(known != nullptr && known->in_use(), "slot %u state %d res %d", slot,
+                  known ? static_cast<int>(known->state) : -1, completion.res);
   if (completion.res > 0) {
     stats_->BytesReceived(completion.res);
     OnData(slot, completion.data);
@@ -180,7 +191,8 @@ void ServerWorker::OnData(uint32_t slot, std::string_view data) {
 // responses queued before it, then the connection closes (RFC 9112 2.2 and 9110 15.5.1).
 void ServerWorker::Reject(uint32_t slot, ServerConnection& c, int64_t now) {
   stats_->BadRequest();
-  assert(c.state == ServerConnState::kOpen);
+  URINGLOAD_CHECK(c.state == ServerConnState::kOpen, "slot %u state %d", slot,
+                  static_cast<int>(c.state));
   c.state = ServerConnState::kRejected;
   c.continue_due = false;
   if (c.Full()) {
@@ -325,6 +337,9 @@ void ServerWorker::Send(uint32_t slot, ServerConnection& c, std::string_view byt
 
 void ServerWorker::OnSend(uint32_t slot, int res) {
   ServerConnection& c = Conn(slot);
+  URINGLOAD_CHECK(c.in_use() && c.send_pending && res <= static_cast<int>(c.send_size),
+                  "slot %u state %d send %u res %d", slot, static_cast<int>(c.state), c.send_size,
+                  res);
   c.send_pending = false;
   // A close after the data keeps it: the kernel sends it, then the FIN.
   if (res < 0 || static_cast<uint32_t>(res) < c.send_size || c.close_after_send) {
