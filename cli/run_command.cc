@@ -176,6 +176,7 @@ bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
       .threads = plan.threads,
       .result = &result,
       .plan = &plan,
+      .batch_window_max = plan.batch_window_max,
       .thresholds = checks};
   if (!options.quiet && !json.is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;

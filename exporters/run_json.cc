@@ -106,8 +106,9 @@ std::string RunResultToJson(const RunReport& report) {
       {"threads", report.threads},
       {"rate", plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
       {"pipeline", plan ? plan->pipeline : 1},
-      {"batch_window_max_seconds",
-       plan ? Json(absl::ToDoubleSeconds(plan->batch_window_max)) : Json(nullptr)},
+      {"batch_window_max_seconds", report.batch_window_max
+                                       ? Json(absl::ToDoubleSeconds(*report.batch_window_max))
+                                       : Json(nullptr)},
       {"interrupted", report.result->interrupted},
       {"start_at", plan && plan->start_at ? Json(Timestamp(*plan->start_at)) : Json(nullptr)},
       {"start_skew_seconds",

@@ -51,7 +51,8 @@ RunResultFile WriteAndRead(const core::RunResult& result, uint32_t k, uint32_t c
                    .concurrency = 10,
                    .threads = 1,
                    .result = &result,
-                   .plan = &plan};
+                   .plan = &plan,
+                   .batch_window_max = absl::Microseconds(200 + 100 * k)};
   absl::StatusOr<RunResultFile> file =
       ReadRunResult(RunResultToJson(report), "shard" + std::to_string(k));
   EXPECT_TRUE(file.ok()) << file.status();
@@ -91,6 +92,8 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(merged->concurrency, 20u);
   Json j = Json::parse(RunResultToJson(merged->Report()));
   EXPECT_EQ(j["merged_shards"], 2);
+  // Each shard waited its own batch window: a merge has no single one.
+  EXPECT_TRUE(j["batch_window_max_seconds"].is_null()) << j["batch_window_max_seconds"];
   absl::StatusOr<RunResultFile> back = ReadRunResult(j.dump(), "merged.json");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->merged_shards, 2u);

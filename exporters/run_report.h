@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "core/run/engine.h"
 #include "core/run/run_plan.h"
 #include "core/run/thresholds.h"
@@ -27,6 +28,9 @@ struct RunReport {
   uint32_t threads = 0;
   const core::RunResult* result = nullptr;
   const core::RunPlan* plan = nullptr;  // The load shape (-R, -p, targets, warmup); optional.
+  // The longest wait for a batch in the run that made this result (RunPlan::batch_window_max);
+  // none for a merge, whose shards may have waited differently.
+  std::optional<absl::Duration> batch_window_max = std::nullopt;
   std::vector<core::ThresholdResult> thresholds = {};
 };
 

@@ -47,12 +47,12 @@ TEST(RunReportTest, JsonHasTheDocumentedKeys) {
   bool refused = false;
   for (const Json& e : j["errors"]) refused = refused || e["message"] == "Connection refused";
   EXPECT_TRUE(refused) << j.dump();
-  EXPECT_TRUE(j["batch_window_max_seconds"].is_null());  // No plan: a merge.
+  EXPECT_TRUE(j["batch_window_max_seconds"].is_null());  // Not given.
   // Integers stay integers (never 4.0 or 4e0).
   EXPECT_TRUE(j["requests"]["started"].is_number_unsigned());
 }
 
-// The most the batching may add to a latency, from the plan: with -p, 1 ms by default.
+// The most the batching may add to a latency, as the run reports it.
 TEST(RunReportTest, JsonRecordsTheLongestBatchWindow) {
   core::RunResult result = SampleResult();
   core::RunPlan plan;
@@ -63,7 +63,8 @@ TEST(RunReportTest, JsonRecordsTheLongestBatchWindow) {
                    .concurrency = 2,
                    .threads = 1,
                    .result = &result,
-                   .plan = &plan};
+                   .plan = &plan,
+                   .batch_window_max = plan.batch_window_max};
   Json j = Json::parse(RunResultToJson(report));
   EXPECT_EQ(j["batch_window_max_seconds"], 0.001);
   EXPECT_EQ(j["pipeline"], 16);
