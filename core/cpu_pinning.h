@@ -3,8 +3,7 @@
 // also steers each connection to the worker on the CPU its SYN arrived on (SO_INCOMING_CPU on
 // its listeners); loopback delivers a packet in the sender's CPU, so a connection's client
 // worker, server worker and both directions of its traffic stay on one CPU: no cross-CPU
-// wake-ups. Measured on the 2-CPU VM (2026-12-02, -c 100, keep-alive): client and server on
-// one CPU cost 4.0 us of CPU per request together, against 6.0-6.3 us on two CPUs.
+// wake-ups (docs/performance.md, "Measurements behind the code").
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
+
 namespace uringload::exporters {
 namespace {
 
@@ -114,7 +116,13 @@ TEST(PrometheusMetricsTest, EndpointRefusesABadAddress) {
   RunCollector collector([] { return core::RunStats{}; }, [] { return absl::ZeroDuration(); },
                          RunInfo{}, {});
   auto shared = std::make_shared<RunCollector>(collector);
-  EXPECT_FALSE(MetricsEndpoint::Start("256.0.0.1:99999", shared).ok());
+  absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+      MetricsEndpoint::Start("256.0.0.1:99999", shared);
+  ASSERT_FALSE(endpoint.ok());
+  EXPECT_TRUE(absl::IsUnavailable(endpoint.status())) << endpoint.status();
+  EXPECT_TRUE(absl::StartsWith(endpoint.status().message(),
+                               "--metrics-listen: cannot serve metrics on '256.0.0.1:99999': "))
+      << endpoint.status();
 }
 
 }  // namespace

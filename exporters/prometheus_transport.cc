@@ -64,12 +64,9 @@ void Knock(const net::SocketAddress& to) {
 
 MetricsEndpoint::MetricsEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-// civetweb 1.15 (Debian's, under prometheus-cpp) stops by raising a flag that its listening
-// thread reads when its poll() returns: on a connection, or every 2 s (SOCKET_TIMEOUT_QUANTUM).
-// So every process with --metrics-listen took up to 2 s longer to exit (`run -n 1000
-// --metrics-listen`: 2.02 s against 0.12 s without, 2026-12-02). A connection every 10 ms
-// while it stops wakes that poll; one made before the flag is up is served and closed, so
-// they repeat until the stop is done.
+// civetweb 1.15 sees a stop only when its listener's poll() returns (a connection, or every
+// 2 s), so a connection every 10 ms while it stops wakes it; they repeat until the stop is
+// done (docs/performance.md, "Measurements behind the code").
 MetricsEndpoint::~MetricsEndpoint() {
   std::vector<int> ports = impl_->exposer->GetListeningPorts();
   absl::StatusOr<net::SocketAddress> to =
@@ -100,7 +97,7 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
     impl->exposer = std::make_unique<prometheus::Exposer>(address, 1);
   } catch (const std::exception& e) {
     return absl::UnavailableError(
-        absl::StrCat("--metrics-listen: cannot serve metrics on '", address, "'"));
+        absl::StrCat("--metrics-listen: cannot serve metrics on '", address, "': ", e.what()));
   }
   impl->exposer->RegisterCollectable(impl->collectable);
   return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(std::move(impl)));

@@ -28,9 +28,8 @@ struct ReceiveBufferLayout {
 // per batch, not connections. Classic: 1 KiB buffers, so a receive reads at most 1 KiB.
 ReceiveBufferLayout ClassicReceiveBuffers(uint32_t connections);
 // Incremental: the same bytes, at least 1 MiB, in 32 KiB buffers, so one receive reads up
-// to 32 KiB and small ones pack one after another. 16 KiB responses at c=100 against `serve`:
-// 17 receives (and 43 completions, most of them ENOBUFS) per response with 1 KiB buffers, 1
-// (and 2.4) with 32 KiB ones, 2.8x the requests per second (2026-12-02).
+// to 32 KiB and small ones pack one after another (docs/performance.md, "Measurements behind the
+// code").
 ReceiveBufferLayout IncrementalReceiveBuffers(uint32_t connections);
 
 class ProvidedBufferRing {

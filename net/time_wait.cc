@@ -104,9 +104,8 @@ void CountTimeWait(std::string_view proc_text, bool ipv6, std::span<const Socket
 
 void CountTimeWaitInFile(const char* path, bool ipv6, std::span<const SocketAddress> sources,
                          std::span<const SocketAddress> targets, std::span<uint64_t> counts) {
-  // Line by line: the file is ~150 bytes per socket, 15 MB with 100,000 sockets, and reading it
-  // whole (a string doubling as it grew) lifted a c=1000 run's peak RSS from 13.4 to 27.3 MB
-  // with 60,000 TIME_WAIT sockets around (measured 2026-12-02; docs/performance.md).
+  // Line by line: the file is ~150 bytes per socket, and reading it whole made the peak RSS
+  // follow the sockets earlier runs left (docs/performance.md, "Memory at 100,000 connections").
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) CountLine(line, ipv6, sources, targets, counts);

@@ -49,10 +49,8 @@ PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
       " source/destination pairs = ", per_pair, " per pair",
       held > 0 ? absl::StrCat(" + up to ", held, " held by TIME_WAIT sockets of earlier runs") : "",
       "; net.ipv4.ip_local_port_range gives ", limits.ports());
-  // Past half of a pair's range every connect gets slower: __inet_hash_connect tries the ports
-  // of one parity first and checks each against the established table. Measured 2026-12-01
-  // (tuned range, 64,512 ports, one target port): 30,000 connections opened in 1.1 s, 60,000
-  // in 65 s with connect p99 15.7 s; those two functions took 35% of both CPUs.
+  // Past half of a pair's range every connect gets slower: the kernel's port search walks one
+  // parity first (docs/performance.md, "The connect ramp").
   auto fits = [&](uint64_t ports) { return ports * 2 <= limits.ports(); };
   if (fits(per_pair + held)) return {true, line};
   if (fits(per_pair)) {  // Only the TIME_WAIT sockets are in the way: they expire within 60 s.

@@ -1,4 +1,4 @@
-// Worker, part three: where requests come from and how they go out. A connection holds up to
+// How a worker's requests come in and how they go out. A connection holds up to
 // -p requests in flight (PendingRequest ring), rendered back-to-back into its buffer and sent
 // with one send at a time; each is stamped by the submit that carries it. In the open model
 // connections that can take a request wait on a list until the schedule says one is due.
@@ -77,12 +77,9 @@ void Worker::Flush(Connection& c) {
 }
 
 // After responses: more requests on the connection, or it waits (open model), or it closes.
-// Pipelined, closed model: only once half of -p has been answered, so requests leave and
-// arrive in bursts of at least D/2 and the server answers each burst with one send. Against
-// refilling after every response (bursts of one or two), -p 16 at c=100 against `serve`,
-// 8 alternating pairs of 5M requests (2026-12-02): median 961k requests/s against 842k,
-// server CPU 4.9 s against 5.6 s, client CPU 3.35 s against 3.12 s; against nginx the client
-// CPU per request vs h2load stayed 0.36 (0.38 before). The open model sends on schedule.
+// Pipelined, closed model: only once half of -p has been answered, so requests go in bursts
+// the server can answer with one send (14% more requests against `serve`: docs/performance.md,
+// "Measurements behind the code").
 void Worker::Refill(Connection& c) {
   if (!pacer_.open() && c.count > 0 && 2 * c.count > c.pending.size()) return;
   Fill(c);

@@ -1,4 +1,4 @@
-// Worker, part four: the start. --start-at waits for the planned moment (with --preconnect,
+// How a worker starts. --start-at waits for the planned moment (with --preconnect,
 // opening every connection meanwhile); then every connection takes its first request, or in
 // the open model waits for the schedule.
 #include <time.h>

@@ -1,4 +1,4 @@
-// Worker, part five: how it waits for completions. A batch of completions per wait, or for a
+// How a worker waits for completions. A batch of completions per wait, or for a
 // peer that trickles its pipelined responses, a window slept out; the window follows the
 // latency (-p). One submit per wait carries every send queued since the last.
 #include <algorithm>
@@ -14,17 +14,10 @@ constexpr int64_t kMaxWaitNs = 100'000'000;           // How fast a stop request
 
 }  // namespace
 
-// Submits what is queued and waits for a batch of completions (see BatchTarget). The `sends`
-// just queued complete inline during the submit and their completions count towards the
-// wait, so it waits for that many more, up to the target again: waiting for thousands of
-// completions at c=10,000 made every batch huge and cost ~25% more CPU per request.
-// A peer that trickles (Trickling) is slept out instead: a wait for more completions than
-// come ends with the window, and then the kernel runs the receives that gathered until it has
-// the completions waited for or none is pending, so it kept reading the sockets nginx kept
-// writing, about one response per receive (0.97 receives and 0.35 packets sent per request).
-// Sleeping out the window and then taking what is ready reads each socket about once per
-// window. Against nginx, -p 16 (2026-12-02, 3 s, 2 rounds): c=100 1.20-1.30 against
-// 1.48-1.50 us of CPU per request and 0-5% more requests; c=1000 1.47-1.59 against 2.00 us.
+// Submits what is queued and waits for a batch of completions (see BatchTarget); the sends
+// just queued complete inline and count towards it, so it waits for that many more. A peer
+// that trickles is slept out instead: a wait would keep the kernel receiving one response at
+// a time for as long as the peer writes (docs/performance.md, "Measurements behind the code").
 absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
   int64_t budget = WaitBudget(now);
   absl::Status status;
@@ -56,21 +49,10 @@ int64_t Worker::WaitBudget(int64_t now) const {
   return wait;
 }
 
-// Waking for every completion costs a context switch each; waiting for half of the
-// connections with requests in flight (at most 64), or the batch window, costs ~15% less CPU
-// per request at c=100 (measured; a quarter saved ~10%) and can add at most the window to a
-// latency. With -p D a connection's receive completes up to D requests at once, so it counts
-// connections, not requests: waiting for half of 1,600 pipelined requests' worth of
-// completions from 100 connections kept every batch waiting out the window (-p 16 at c=100
-// ran at 55% of h2load -m 16's rate). But a server that writes each pipelined response on
-// its own (nginx) gives a completion per response, and waiting for half the connections' worth
-// then wakes for every few responses. So when the receives have been carrying fewer than p/4
-// responses each (Trickling), the worker waits out the window instead. Against nginx, -p 16
-// (2026-12-02, alternating): c=100 1.58-1.71 against 2.17-2.28 us of CPU per request and
-// 17-21% more requests; c=10 1.64-1.67 against 2.63-2.86 us; -p 8 1.94-1.97 against
-// 2.32-2.37 us. A target from the yield itself (in_flight / (4 x yield)) cost `serve` (a
-// burst per send, ~p/2 per receive) 2-6% of its requests at -p 16: the threshold leaves such
-// servers the target they had.
+// Half of the connections with requests in flight (at most 64): waking per completion costs
+// a context switch each. It counts connections, not requests, since one receive may end -p
+// of them; a peer that trickles (Trickling) is waited out instead (docs/performance.md,
+// "Measurements behind the code").
 unsigned Worker::BatchTarget() const {
   if (batch_window_ns_ == 0) return 1;
   return std::clamp<unsigned>(in_flight_ / (2 * config_.plan->pipeline), 1, 64);
@@ -81,19 +63,11 @@ bool Worker::Trickling() const {
   return batch_window_ns_ != 0 && pipeline > 1 && receive_yield_x16_ * 4 < pipeline * 16;
 }
 
-// Counts one receive on `c` that ended `responses` responses towards the yield Trickling uses:
-// responses per drain of the socket, as a burst read through several buffers (larger responses
-// than a 1 KiB classic buffer holds) is one burst, not a trickle. Counted per receive, 1 KiB
-// responses at -p 16 against `serve` looked like nginx's trickle and waited out the window:
-// 141k requests/s against 2.4M (2026-12-02).
-// It also sets the window from the latency of the requests answered meanwhile. A longer wait
-// lets more responses gather in each socket, and a receive costs the kernel the same (and an
-// ACK back) whether it carries one response or five. Sleeping out the window against nginx,
-// -p 16, c=100 (2026-12-02): 200 us 1.28-1.30 us of CPU per request, 300 us 1.20-1.23,
-// 400 us 1.20 at the same request rate; 500 us 3% fewer requests, 700 us 15% fewer. The
-// window stays under a quarter of the mean latency: the requests still queued at the server
-// (half of -p at least, as Refill waits for half to be answered) then keep it busy while the
-// client sleeps; that is also the most it may add to a latency.
+// Counts one receive on `c` that ended `responses` responses towards the yield Trickling uses,
+// per drain of the socket (a burst read through several buffers is one burst). It also sets
+// the window to a quarter of the recent mean latency: the requests still queued at the server
+// keep it busy while the client sleeps, and that is the most it adds to a latency
+// (docs/performance.md, "Measurements behind the code").
 void Worker::CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read) {
   constexpr uint32_t kYieldWindow = 64;
   responses += c.undrained_responses;

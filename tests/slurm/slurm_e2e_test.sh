@@ -13,6 +13,8 @@ set -euo pipefail
 source_dir=$1 build_dir=$2
 # shellcheck source=/dev/null
 source "$source_dir/scripts/lib/ports.sh"
+# shellcheck source=/dev/null
+source "$source_dir/scripts/lib/json.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 if [ "$(id -u)" != 0 ]; then
   echo "SKIP: the Slurm test needs root (munged as user munge, slurmd as root)"
@@ -138,17 +140,13 @@ URINGLOAD="$binary" URINGLOAD_START_IN=5 URINGLOAD_PUSHGATEWAY="http://127.0.0.1
   "http://127.0.0.1:$nginx_port/{i}" >"$dir/sbatch.out" ||
   fail "the job failed: $(cat "$job_log" 2>/dev/null)"
 
-json_number() {  # The number after "key": in a JSON file (first match).
-  grep -m1 "\"$2\":" "$1" | sed 's/.*: *//; s/,$//'
-}
 merged="$out/merged.json"
 [ -f "$merged" ] || fail "no merged result; the job said: $(cat "$job_log")"
-for key in planned started completed ok; do
-  [ "$(json_number "$merged" "$key")" = "$requests" ] || fail "merged $key is not $requests"
+for key in requests.planned requests.started requests.completed outcomes.ok; do
+  [ "$(json_get "$merged" "$key")" = "$requests" ] || fail "merged $key is not $requests"
 done
-[ "$(json_number "$merged" merged_shards)" = "$nodes" ] || fail "not $nodes shards merged"
-histogram_count=$(awk '/"latency_histogram"/ { f = 1 } f && /"count":/ { print $2 + 0; exit }' \
-  "$merged")
+[ "$(json_get "$merged" merged_shards)" = "$nodes" ] || fail "not $nodes shards merged"
+histogram_count=$(json_get "$merged" latency_histogram.count)
 [ "$histogram_count" = "$requests" ] || fail "the merged histogram holds $histogram_count"
 # The merged histogram is the bucket-by-bucket sum of the shards' (its quantiles come from it,
 # exactly as one process's would: exporters/run_merge_test.cc).
@@ -175,9 +173,9 @@ pushed=$(curl -s "http://127.0.0.1:$gateway_port/metrics" | awk -v id="$run_id" 
   END { printf "%d", sum }')
 [ "$pushed" = "$requests" ] || fail "the Pushgateway's ok counters sum to $pushed, not $requests"
 for shard in "$out"/shard-*.json; do
-  skew=$(json_number "$shard" start_skew_seconds)
+  skew=$(json_get "$shard" start_skew_seconds)
   awk -v s="$skew" 'BEGIN { exit !(s >= 0 && s < 0.1) }' || fail "$shard started $skew s late"
-  preconnected=$(json_number "$shard" preconnected)
+  preconnected=$(json_get "$shard" connections.preconnected)
   [ "$preconnected" = $((400 / nodes)) ] || fail "$shard had $preconnected connections open at the start"
 done
 echo "slurm test: ok ($nodes nodes, $requests requests, run $run_id)"
