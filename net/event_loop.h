@@ -73,7 +73,7 @@ class EventLoop {
   virtual ~EventLoop() = default;
 
   // Opens a TCP connection in `slot` to `target`, from `source` when given (else the kernel
-  // chooses). Completes with kConnect.
+  // chooses). Completes with kConnect. Both addresses must stay valid until the next submit.
   virtual void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress* source) = 0;
   // Sends all `size` bytes (they must stay valid until kSend completes).
   virtual void Send(uint32_t slot, const char* data, uint32_t size) = 0;
