@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "net/tls_errors.h"
-#include "net/tls_loopback.h"
+#include "net/testing/tls_loopback.h"
 
 namespace uringload::net {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/run/worker.h"
-#include "net/fake_event_loop.h"
+#include "net/testing/fake_event_loop.h"
 
 namespace uringload::core::test_support {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/serve/server_worker.h"
-#include "net/fake_event_loop.h"
+#include "net/testing/fake_event_loop.h"
 
 namespace uringload::core {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "net/fake_event_loop.h"
+#include "net/testing/fake_event_loop.h"
 
 namespace uringload::core {
 namespace {

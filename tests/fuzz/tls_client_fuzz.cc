@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "net/tls_loopback.h"
+#include "net/testing/tls_loopback.h"
 
 using uringload::net::Op;
 using uringload::net::TlsContext;

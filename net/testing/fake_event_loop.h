@@ -4,7 +4,7 @@
 // simulator-driven IO is the model). It keeps the real loop's contract: per-slot generations
 // (completions scripted for a closed incarnation are dropped), Close completes with kClose,
 // a receive that ends without an error (-ENOBUFS) is armed again, SendPending.
-// Header-only, used by the unit tests in core/.
+// Header-only, for tests only (the CMake target uringload_net_testing), never the product.
 #pragma once
 
 #include <deque>

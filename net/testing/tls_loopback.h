@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "net/fake_event_loop.h"
+#include "net/testing/fake_event_loop.h"
 #include "net/tls_event_loop.h"
 
 namespace uringload::net {
