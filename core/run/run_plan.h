@@ -98,8 +98,8 @@ struct RunPlan {
   absl::Duration connect_timeout = absl::Seconds(5);
   // How long a worker may wait to collect completions into one batch (0: never waits). A
   // given --batch-window sets both; auto is 200 us, and with -p the window follows a quarter of
-  // the mean latency of recent responses up to batch_window_max, 400 us (see Worker::
-  // CountReceiveYield): a response's latency grows by at most batch_window_max.
+  // the mean latency of recent responses up to batch_window_max, 400 us (see BatchPolicy): a
+  // response's latency grows by at most batch_window_max.
   absl::Duration batch_window = absl::Microseconds(200);
   absl::Duration batch_window_max = absl::Microseconds(200);
   // Connects in flight per worker: a ramp, so SYN and accept queues never overflow.

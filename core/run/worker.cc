@@ -30,12 +30,10 @@ Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* s
       stop_(stop),
       timeout_ns_(ToNanos(config.plan->timeout)),
       connect_timeout_ns_(ToNanos(config.plan->connect_timeout)),
-      batch_window_ns_(ToNanos(config.plan->batch_window)),
-      batch_window_max_ns_(ToNanos(config.plan->batch_window_max)),
-      wait_window_ns_(batch_window_ns_),
+      batch_(config.plan->pipeline, ToNanos(config.plan->batch_window),
+             ToNanos(config.plan->batch_window_max)),
       loop_(std::move(loop)),
-      warmup_ns_(ToNanos(config.plan->warmup)),
-      receive_yield_x16_(std::max<uint32_t>(16, config.plan->pipeline / 2 * 16)) {}
+      warmup_ns_(ToNanos(config.plan->warmup)) {}
 
 absl::Status Worker::Setup() {
   uint32_t n = config_.connections;

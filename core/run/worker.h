@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/run/batch_policy.h"
 #include "core/run/connect_ramp.h"
 #include "core/run/connection.h"
 #include "core/run/request_pacer.h"
@@ -59,8 +60,6 @@ class Worker : public net::CompletionHandler {
   unsigned StampQueuedSends(int64_t now);
   absl::Status SubmitAndWait(int64_t now, unsigned sends);
   int64_t WaitBudget(int64_t now) const;
-  unsigned BatchTarget() const;
-  bool Trickling() const;  // -p: the peer answers about one response per receive.
   void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read);
 
   void AssignRoutes();
@@ -101,9 +100,7 @@ class Worker : public net::CompletionHandler {
   const std::atomic<bool>* stop_;
   int64_t timeout_ns_;
   int64_t connect_timeout_ns_;
-  int64_t batch_window_ns_;  // The shortest and longest window (RunPlan::batch_window).
-  int64_t batch_window_max_ns_;
-  int64_t wait_window_ns_;  // The window now: between the two (CountReceiveYield).
+  BatchPolicy batch_;  // How many completions to wait for, and how long.
 
   std::unique_ptr<net::EventLoop> loop_;
   int64_t warmup_ns_;
@@ -118,18 +115,11 @@ class Worker : public net::CompletionHandler {
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;
   int64_t started_ns_ = 0;
-  uint32_t ramp_remaining_ = 0;  // Connections whose first connect attempt has not ended.
-  uint32_t live_ = 0;            // Connections not yet kDone.
-  uint32_t in_flight_ = 0;       // Started requests without an outcome.
-  // -p > 1: responses per drain of a socket, x16, over the last kYieldWindow drains
-  // (BatchTarget); starts at p/2, what a server answering each burst with one send gives.
-  uint32_t receive_yield_x16_ = 0;  // Set by the constructor.
-  uint32_t window_receives_ = 0;
-  uint32_t window_responses_ = 0;
-  uint32_t window_latencies_ = 0;   // Answered requests over the same receives,
-  uint64_t window_latency_ns_ = 0;  // and the sum of their latencies (from the send).
-  uint32_t responses_parsed_ = 0;   // Complete responses parsed (wraps; only differences count).
-  int64_t completions_at_ns_ = 0;   // Clock read right after the last wait.
+  uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.
+  uint32_t live_ = 0;              // Connections not yet kDone.
+  uint32_t in_flight_ = 0;         // Started requests without an outcome.
+  uint32_t responses_parsed_ = 0;  // Complete responses parsed (wraps; only differences count).
+  int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
   bool draining_ = false;
   bool preconnecting_ = false;  // --preconnect: connections open before the start, no requests.
   int64_t abort_at_ns_ = 0;     // Set by a stop request.

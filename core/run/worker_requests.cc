@@ -97,9 +97,8 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
                   static_cast<int>(c.state), c.count, in_flight_);
   const PendingRequest& r = c.oldest();
   --in_flight_;
-  if (outcome == Outcome::kOk && config_.plan->pipeline > 1) {  // For CountReceiveYield.
-    window_latency_ns_ += completions_at_ns_ - r.sent_ns;
-    ++window_latencies_;
+  if (outcome == Outcome::kOk && config_.plan->pipeline > 1) {
+    batch_.CountLatency(completions_at_ns_ - r.sent_ns);
   }
   if (r.warmup) {
     stats_->WarmupCompleted();
