@@ -102,6 +102,21 @@ void Settle(RingEventLoop& loop, Log& log) {
   }
 }
 
+// Connects `slot` to the listener, accepts the peer and arms the receive; the peer's fd, or
+// -1 when the connect failed.
+int ConnectAndAccept(RingEventLoop& loop, Log& log, const Listener& listener, uint32_t slot) {
+  size_t connects = log.Count(Op::kConnect, slot);
+  SocketAddress target = listener.address();  // Must outlive the submit.
+  loop.Connect(slot, target, nullptr);
+  if (!RunUntil(loop, log, [&] { return log.Count(Op::kConnect, slot) > connects; }) ||
+      log.Last(Op::kConnect, slot)->res != 0) {
+    return -1;
+  }
+  int peer = listener.Accept();
+  loop.Receive(slot);
+  return peer;
+}
+
 TEST(EventLoopContractTest, AConnectToAClosedPortCompletesWithItsErrno) {
   std::unique_ptr<RingEventLoop> loop = MakeLoop();
   ASSERT_NE(loop, nullptr);
@@ -117,13 +132,8 @@ TEST(EventLoopContractTest, SendsAllBytesReceivesThemAndZeroWhenThePeerCloses) {
   ASSERT_NE(loop, nullptr);
   Listener listener;
   Log log;
-  SocketAddress target = listener.address();  // Must outlive the submit.
-  loop->Connect(1, target, nullptr);
-  ASSERT_TRUE(RunUntil(*loop, log, [&] { return log.Count(Op::kConnect, 1) == 1; }));
-  ASSERT_EQ(log.Last(Op::kConnect, 1)->res, 0);
-  int peer = listener.Accept();
+  int peer = ConnectAndAccept(*loop, log, listener, 1);
   ASSERT_GE(peer, 0);
-  loop->Receive(1);
   static const std::string kRequest(100'000, 'q');  // Must outlive the send.
   loop->Send(1, kRequest.data(), static_cast<uint32_t>(kRequest.size()));
   EXPECT_TRUE(loop->SendPending(1));
@@ -160,13 +170,8 @@ TEST(EventLoopContractTest, AResetIsAReceiveWithItsErrno) {
   ASSERT_NE(loop, nullptr);
   Listener listener;
   Log log;
-  SocketAddress target = listener.address();  // Must outlive the submit.
-  loop->Connect(0, target, nullptr);
-  ASSERT_TRUE(RunUntil(*loop, log, [&] { return log.Count(Op::kConnect, 0) == 1; }));
-  ASSERT_EQ(log.Last(Op::kConnect, 0)->res, 0);
-  int peer = listener.Accept();
+  int peer = ConnectAndAccept(*loop, log, listener, 0);
   ASSERT_GE(peer, 0);
-  loop->Receive(0);
   linger abort_on_close{.l_onoff = 1, .l_linger = 0};
   ASSERT_EQ(setsockopt(peer, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close), 0);
   close(peer);  // An RST, not a FIN.
@@ -182,13 +187,8 @@ TEST(EventLoopContractTest, CloseCancelsAndTheOldIncarnationStaysSilent) {
   ASSERT_NE(loop, nullptr);
   Listener listener;
   Log log;
-  SocketAddress first_target = listener.address();  // Must outlive the submit.
-  loop->Connect(2, first_target, nullptr);
-  ASSERT_TRUE(RunUntil(*loop, log, [&] { return log.Count(Op::kConnect, 2) == 1; }));
-  ASSERT_EQ(log.Last(Op::kConnect, 2)->res, 0);
-  int first_peer = listener.Accept();
+  int first_peer = ConnectAndAccept(*loop, log, listener, 2);
   ASSERT_GE(first_peer, 0);
-  loop->Receive(2);
   Settle(*loop, log);
   loop->Close(2);
   ASSERT_TRUE(RunUntil(*loop, log, [&] { return log.Count(Op::kClose, 2) == 1; }));
@@ -198,13 +198,8 @@ TEST(EventLoopContractTest, CloseCancelsAndTheOldIncarnationStaysSilent) {
   char byte;
   EXPECT_EQ(read(first_peer, &byte, 1), 0);
 
-  SocketAddress second_target = listener.address();  // Must outlive the submit.
-  loop->Connect(2, second_target, nullptr);
-  ASSERT_TRUE(RunUntil(*loop, log, [&] { return log.Count(Op::kConnect, 2) == 2; }));
-  ASSERT_EQ(log.Last(Op::kConnect, 2)->res, 0);
-  int second_peer = listener.Accept();
+  int second_peer = ConnectAndAccept(*loop, log, listener, 2);
   ASSERT_GE(second_peer, 0);
-  loop->Receive(2);
   ASSERT_EQ(write(second_peer, "new", 3), 3);
   ASSERT_TRUE(RunUntil(*loop, log, [&] { return log.data[2].size() >= 3; }));
   Settle(*loop, log);

@@ -6,11 +6,8 @@
 // started request has exactly one outcome, and no URINGLOAD_CHECK fired on the way (one
 // would abort the test). A failing seed is printed; URINGLOAD_SIM_SEED=N replays it alone.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <array>
-#include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <random>
@@ -18,6 +15,7 @@
 #include <vector>
 
 #include "core/run/worker_test_client.h"
+#include "net/testing/seeds.h"
 
 namespace uringload::core {
 namespace {
@@ -28,19 +26,6 @@ using test_support::kOk;
 using test_support::Options;
 
 constexpr char kClose[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-
-volatile std::sig_atomic_t g_seed = -1;
-
-// A URINGLOAD_CHECK aborts: say which seed did it before the process goes.
-void PrintSeedOnAbort(int) {
-  char line[128];
-  int n = std::snprintf(line, sizeof line,
-                        "\nsimulation: seed %d aborted; replay it with URINGLOAD_SIM_SEED=%d\n",
-                        static_cast<int>(g_seed), static_cast<int>(g_seed));
-  if (n > 0) (void)!write(2, line, static_cast<size_t>(n));
-  std::signal(SIGABRT, SIG_DFL);
-  std::raise(SIGABRT);
-}
 
 // The server side of every connection, as the fake loop's scripted peer.
 class SimulatedServer {
@@ -181,18 +166,11 @@ SimulationResult Simulate(uint64_t seed) {
   return {client.Run(), 2000};
 }
 
-std::vector<uint64_t> Seeds() {
-  if (const char* one = std::getenv("URINGLOAD_SIM_SEED")) return {std::strtoull(one, nullptr, 10)};
-  std::vector<uint64_t> seeds;
-  for (uint64_t s = 1; s <= 200; ++s) seeds.push_back(s);
-  return seeds;
-}
-
 TEST(WorkerSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
-  std::signal(SIGABRT, PrintSeedOnAbort);
+  net::SeedGuard guard;
   std::array<uint64_t, kOutcomeCount> outcomes{};
-  for (uint64_t seed : Seeds()) {
-    g_seed = static_cast<int>(seed);
+  for (uint64_t seed : net::SimulationSeeds(200)) {
+    guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
     SimulationResult r = Simulate(seed);
@@ -202,9 +180,8 @@ TEST(WorkerSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
     for (size_t k = 0; k < kOutcomeCount; ++k) outcomes[k] += r.stats.outcomes[k];
     if (testing::Test::HasFailure()) break;
   }
-  std::signal(SIGABRT, SIG_DFL);
   // Every kind of ending happened: a simulation that never fails anything proves nothing.
-  if (Seeds().size() > 1) {
+  if (net::SimulationSeeds(200).size() > 1) {
     for (size_t k = 0; k < kOutcomeCount; ++k) EXPECT_GT(outcomes[k], 0u) << "outcome " << k;
   }
 }

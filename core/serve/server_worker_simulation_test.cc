@@ -7,10 +7,7 @@
 // answered twice, every connection is closed, and no URINGLOAD_CHECK fired on the way (one
 // would abort the test). A failing seed is printed; URINGLOAD_SIM_SEED=N replays it alone.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <memory>
@@ -21,6 +18,7 @@
 
 #include "core/serve/server_worker.h"
 #include "net/testing/fake_event_loop.h"
+#include "net/testing/seeds.h"
 
 namespace uringload::core {
 namespace {
@@ -30,18 +28,6 @@ using net::Op;
 
 constexpr int64_t kMs = 1'000'000;
 constexpr uint32_t kSlots = 8;
-
-volatile std::sig_atomic_t g_seed = -1;
-
-void PrintSeedOnAbort(int) {
-  char line[128];
-  int n = std::snprintf(line, sizeof line,
-                        "\nsimulation: seed %d aborted; replay it with URINGLOAD_SIM_SEED=%d\n",
-                        static_cast<int>(g_seed), static_cast<int>(g_seed));
-  if (n > 0) (void)!write(2, line, static_cast<size_t>(n));
-  std::signal(SIGABRT, SIG_DFL);
-  std::raise(SIGABRT);
-}
 
 size_t Occurrences(const std::string& text, const std::string& part) {
   size_t n = 0;
@@ -214,18 +200,11 @@ Simulation Simulate(uint64_t seed) {
   return {stats.Snapshot(), clients.accepted(), responses, rejects};
 }
 
-std::vector<uint64_t> Seeds() {
-  if (const char* one = std::getenv("URINGLOAD_SIM_SEED")) return {std::strtoull(one, nullptr, 10)};
-  std::vector<uint64_t> seeds;
-  for (uint64_t s = 1; s <= 200; ++s) seeds.push_back(s);
-  return seeds;
-}
-
 TEST(ServerWorkerSimulationTest, EveryResponseIsCountedOnceAndEveryConnectionEnds) {
-  std::signal(SIGABRT, PrintSeedOnAbort);
+  net::SeedGuard guard;
   ServerRunStats all;
-  for (uint64_t seed : Seeds()) {
-    g_seed = static_cast<int>(seed);
+  for (uint64_t seed : net::SimulationSeeds(200)) {
+    guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
     Simulation r = Simulate(seed);
@@ -246,8 +225,8 @@ TEST(ServerWorkerSimulationTest, EveryResponseIsCountedOnceAndEveryConnectionEnd
     all.Merge(s);
     if (testing::Test::HasFailure()) break;
   }
-  std::signal(SIGABRT, SIG_DFL);
-  if (Seeds().size() > 1) {  // Every kind of ending happened: otherwise this proves little.
+  if (net::SimulationSeeds(200).size() >
+      1) {  // Every kind of ending happened: otherwise this proves little.
     for (Fault f :
          {Fault::kReset, Fault::kPartial, Fault::kMalformed, Fault::kStall, Fault::kStatus}) {
       EXPECT_GT(all.faults[static_cast<size_t>(f)], 0u) << kFaultNames[static_cast<size_t>(f)];
