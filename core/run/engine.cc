@@ -9,20 +9,15 @@ namespace uringload::core {
 
 // The worker slots (and their stats) exist from construction on and never move, so
 // Snapshot() may run on another thread (a scrape) before, during and after Start().
-Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests) {
-  workers_.reserve(plan.threads);
-  for (uint32_t i = 0; i < plan.threads; ++i) {
-    workers_.emplace_back();
-    workers_.back().stats =
-        std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value());
+Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests), workers_(plan.threads) {
+  for (WorkerSlot& slot : workers_) {
+    slot.stats = std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value());
   }
 }
 
 Engine::~Engine() {
   RequestStop();
-  for (WorkerSlot& slot : workers_) {
-    if (slot.thread.joinable()) slot.thread.join();
-  }
+  for (WorkerSlot& slot : workers_) slot.thread.Join();
 }
 
 // Small blocks when requests are few per connection, so every connection gets work at the
@@ -69,13 +64,13 @@ absl::Status Engine::Start() {
         .block_size = BlockSize()};
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<Worker>(config, &source_, slot.stats.get(), &stop_);
-    slot.thread = std::thread([this, &slot, cpu = CpuOfWorker(plan_.cpus, i)] {
-      slot.status = cpu < 0 ? absl::OkStatus() : PinThisThread(cpu);
-      if (slot.status.ok()) slot.status = slot.worker->Run();  // Makes its ring in this thread.
-      if (!slot.status.ok()) RequestStop();  // The others finish what they started.
-      slot.finished_at = absl::Now();
-      finished_.fetch_add(1, std::memory_order_release);
-    });
+    slot.thread.Start(
+        CpuOfWorker(plan_.cpus, i), [&slot] { return slot.worker->Run(); },  // Makes its ring.
+        [this, &slot](const absl::Status& status) {
+          if (!status.ok()) RequestStop();  // The others finish what they started.
+          slot.finished_at = absl::Now();
+          finished_.fetch_add(1, std::memory_order_release);
+        });
   }
   return absl::OkStatus();
 }
@@ -99,11 +94,11 @@ RunStats Engine::Snapshot() const {
 absl::StatusOr<RunResult> Engine::Wait() {
   absl::Time ended_at = started_at_;
   for (WorkerSlot& slot : workers_) {
-    slot.thread.join();
+    slot.thread.Join();
     ended_at = std::max(ended_at, slot.finished_at);
   }
   for (WorkerSlot& slot : workers_) {
-    if (!slot.status.ok()) return slot.status;
+    if (!slot.thread.status().ok()) return slot.thread.status();
   }
   RunResult result;
   result.stats = Snapshot();

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -14,6 +13,7 @@
 #include "core/run/run_plan.h"
 #include "core/run/worker.h"
 #include "core/run/worker_stats.h"
+#include "core/worker_thread.h"
 
 namespace uringload::core {
 
@@ -48,9 +48,8 @@ class Engine {
   struct WorkerSlot {
     std::unique_ptr<WorkerStats> stats = std::make_unique<WorkerStats>();
     std::unique_ptr<Worker> worker;
-    absl::Status status;
     absl::Time finished_at;
-    std::thread thread;
+    WorkerThread thread;  // Last: joined before the worker goes.
   };
   uint64_t BlockSize() const;
 

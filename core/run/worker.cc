@@ -9,8 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/check.h"
-#include "net/ring_event_loop.h"
-#include "net/tls_event_loop.h"
+#include "net/worker_loop.h"
 
 namespace uringload::core {
 namespace {
@@ -43,13 +42,10 @@ absl::Status Worker::Setup() {
         .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
         .receive_connections = n};
-    absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
+    absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
+        net::MakeWorkerLoop(options, config_.plan->tls, config_.plan->url.host);
     if (!loop.ok()) return loop.status();
     loop_ = *std::move(loop);
-    if (config_.plan->tls != nullptr) {  // https://: the same loop behind TLS.
-      loop_ = std::make_unique<net::TlsEventLoop>(std::move(loop_), config_.plan->tls, n,
-                                                  config_.plan->url.host);
-    }
   }
 
   const RunPlan& plan = *config_.plan;

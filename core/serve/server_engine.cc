@@ -10,9 +10,7 @@ ServerEngine::ServerEngine(const ServePlan& plan)
 
 ServerEngine::~ServerEngine() {
   Stop();
-  for (WorkerSlot& slot : workers_) {
-    if (slot.thread.joinable()) slot.thread.join();
-  }
+  for (WorkerSlot& slot : workers_) slot.thread.Join();
 }
 
 absl::Status ServerEngine::Start() {
@@ -23,11 +21,11 @@ absl::Status ServerEngine::Start() {
   }
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerSlot& slot = workers_[i];
-    slot.thread = std::thread([this, &slot, cpu = CpuOfWorker(plan_.cpus, i)] {
-      slot.status = cpu < 0 ? absl::OkStatus() : PinThisThread(cpu);
-      if (slot.status.ok()) slot.status = slot.worker->Run();
-      if (!slot.status.ok()) failed_.store(true, std::memory_order_relaxed);
-    });
+    slot.thread.Start(
+        CpuOfWorker(plan_.cpus, i), [&slot] { return slot.worker->Run(); },
+        [this](const absl::Status& status) {
+          if (!status.ok()) failed_.store(true, std::memory_order_relaxed);
+        });
   }
   return absl::OkStatus();
 }
@@ -39,11 +37,9 @@ ServerRunStats ServerEngine::Snapshot() const {
 }
 
 absl::Status ServerEngine::Wait() {
+  for (WorkerSlot& slot : workers_) slot.thread.Join();
   for (WorkerSlot& slot : workers_) {
-    if (slot.thread.joinable()) slot.thread.join();
-  }
-  for (WorkerSlot& slot : workers_) {
-    if (!slot.status.ok()) return slot.status;
+    if (!slot.thread.status().ok()) return slot.thread.status();
   }
   return absl::OkStatus();
 }

@@ -4,13 +4,13 @@
 
 #include <atomic>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "core/serve/serve_plan.h"
 #include "core/serve/server_stats.h"
 #include "core/serve/server_worker.h"
+#include "core/worker_thread.h"
 
 namespace uringload::core {
 
@@ -34,8 +34,7 @@ class ServerEngine {
   struct WorkerSlot {
     std::unique_ptr<ServerStats> stats = std::make_unique<ServerStats>();
     std::unique_ptr<ServerWorker> worker;
-    absl::Status status;
-    std::thread thread;
+    WorkerThread thread;  // Last: joined before the worker goes.
   };
 
   const ServePlan plan_;

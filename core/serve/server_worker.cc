@@ -9,9 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
 #include "net/check.h"
-#include "net/ring_event_loop.h"
 #include "net/tls_errors.h"
-#include "net/tls_event_loop.h"
+#include "net/worker_loop.h"
 
 namespace uringload::core {
 namespace {
@@ -62,12 +61,10 @@ absl::Status ServerWorker::Setup() {
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * table, 1024, 65536)),
         .receive_connections = table / 2,
         .accept_into_free_slots = true};
-    absl::StatusOr<std::unique_ptr<net::RingEventLoop>> loop = net::RingEventLoop::Create(options);
+    absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
+        net::MakeWorkerLoop(options, plan_->tls, "");
     if (!loop.ok()) return loop.status();
     loop_ = *std::move(loop);
-    if (plan_->tls != nullptr) {  // --tls-cert: the same loop behind TLS.
-      loop_ = std::make_unique<net::TlsEventLoop>(std::move(loop_), plan_->tls, table, "");
-    }
   }
   connections_.resize(table);
   return absl::OkStatus();

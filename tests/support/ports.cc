@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -37,7 +38,21 @@ int BindAnyPort(uint16_t* port) {
 
 }  // namespace
 
+// Below the ephemeral range, so that no client connection of this machine (another test's,
+// running in parallel) can take the port between this check and the server's bind. Where the
+// range starts too low to leave room, the kernel picks one.
 uint16_t FreePort() {
+  int low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low;
+  static std::mt19937 random(std::random_device{}());
+  for (int attempt = 0; low > 11'000 && attempt < 200; ++attempt) {
+    auto port = static_cast<uint16_t>(std::uniform_int_distribution<int>(10'000, low - 1)(random));
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr = Loopback(port);
+    bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    close(fd);
+    if (free) return port;
+  }
   uint16_t port = 0;
   close(BindAnyPort(&port));
   return port;

@@ -1,0 +1,21 @@
+// MakeWorkerLoop: the event loop one worker runs on, client or server alike: a RingEventLoop,
+// behind a TlsEventLoop when the plan speaks TLS (the transport seam: the worker cannot tell).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "net/event_loop.h"
+#include "net/ring_event_loop.h"
+#include "net/tls_context.h"
+
+namespace uringload::net {
+
+// `tls`: null for plain TCP. `host`: the client's server name (SNI and verification); empty
+// for a server.
+absl::StatusOr<std::unique_ptr<EventLoop>> MakeWorkerLoop(const RingEventLoopOptions& options,
+                                                          std::shared_ptr<TlsContext> tls,
+                                                          std::string host);
+
+}  // namespace uringload::net
