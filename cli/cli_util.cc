@@ -46,6 +46,11 @@ void PrintError(const std::string& message) {
   std::cerr << "uringload: error: " << message << "\n";
 }
 
+int Fail(const absl::Status& status, int exit_code) {
+  PrintError(std::string(status.message()));
+  return exit_code;
+}
+
 absl::StatusOr<OutputFile> OutputFile::Open(const std::string& flag, const std::string& path) {
   OutputFile file;
   file.flag_ = flag;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "net/listener.h"
 
@@ -27,6 +28,9 @@ void SetRepeatPolicy(CLI::App* app, std::initializer_list<const char*> repeatabl
 
 // "uringload: error: <message>" on stderr.
 void PrintError(const std::string& message);
+// Prints `status`'s message as the command's one error line and returns `exit_code`: each step
+// of a command reads `if (!x.ok()) return Fail(x.status());`.
+int Fail(const absl::Status& status, int exit_code = kUsageError);
 
 // A file named by an output flag (--json): opened before the run, so a path that cannot be
 // written fails with exit 2 before any traffic instead of losing the result at the end, and

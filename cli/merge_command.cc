@@ -29,33 +29,20 @@ CLI::App* AddMergeCommand(CLI::App& app, MergeCommandOptions& options) {
 
 int MergeCommand(const MergeCommandOptions& options) {
   absl::StatusOr<std::vector<core::Threshold>> thresholds = core::ParseThresholds(options.fail_if);
-  if (!thresholds.ok()) {
-    PrintError(std::string(thresholds.status().message()));
-    return kUsageError;
-  }
+  if (!thresholds.ok()) return Fail(thresholds.status());
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
-  if (!json.ok()) {
-    PrintError(std::string(json.status().message()));
-    return kUsageError;
-  }
+  if (!json.ok()) return Fail(json.status());
   std::vector<exporters::RunResultFile> files;
   for (const std::string& path : options.files) {
     absl::StatusOr<std::string> text = core::ReadRegularFile("merge", path);
-    if (!text.ok()) {
-      PrintError(std::string(text.status().message()));
-      return kUsageError;
-    }
+    if (!text.ok()) return Fail(text.status());
     absl::StatusOr<exporters::RunResultFile> file = exporters::ReadRunResult(*text, path);
-    if (!file.ok()) {
-      PrintError(std::string(file.status().message()));
-      return kUsageError;
-    }
+    if (!file.ok()) return Fail(file.status());
     files.push_back(*std::move(file));
   }
   absl::StatusOr<exporters::MergedRun> merged = exporters::MergeRunResults(std::move(files));
   if (!merged.ok()) {
-    PrintError(std::string(merged.status().message()));
-    return absl::IsNotFound(merged.status()) ? kShardsMissing : kUsageError;
+    return Fail(merged.status(), absl::IsNotFound(merged.status()) ? kShardsMissing : kUsageError);
   }
   exporters::RunReport report = merged->Report();
   report.thresholds = core::EvaluateThresholds(

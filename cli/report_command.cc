@@ -43,20 +43,11 @@ CLI::App* AddReportCommand(CLI::App& app, ReportCommandOptions& options) {
 
 int ReportCommand(const ReportCommandOptions& options) {
   absl::StatusOr<OutputFile> output = OutputFile::Open("-o/--output", options.output);
-  if (!output.ok()) {
-    PrintError(std::string(output.status().message()));
-    return kUsageError;
-  }
+  if (!output.ok()) return Fail(output.status());
   absl::StatusOr<std::string> json = core::ReadRegularFile("report", options.result);
-  if (!json.ok()) {
-    PrintError(std::string(json.status().message()));
-    return kUsageError;
-  }
+  if (!json.ok()) return Fail(json.status());
   absl::StatusOr<std::string> html = Render(*json, options.result, options.timeline);
-  if (!html.ok()) {
-    PrintError(std::string(html.status().message()));
-    return kUsageError;
-  }
+  if (!html.ok()) return Fail(html.status());
   return output->Write(*html) ? 0 : kRuntimeError;
 }
 

@@ -308,40 +308,22 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
 int RunCommand(const RunCommandOptions& options) {
   core::RunOptions run = options.run;
   absl::StatusOr<std::string> run_id = ResolveShardFlags(options.shard, run);
-  if (!run_id.ok()) {
-    PrintError(std::string(run_id.status().message()));
-    return kUsageError;
-  }
+  if (!run_id.ok()) return Fail(run_id.status());
   absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(run);
-  if (!plan.ok()) {
-    PrintError(std::string(plan.status().message()));
-    return kUsageError;
-  }
+  if (!plan.ok()) return Fail(plan.status());
   absl::StatusOr<std::vector<core::Threshold>> thresholds = core::ParseThresholds(options.fail_if);
-  if (!thresholds.ok()) {
-    PrintError(std::string(thresholds.status().message()));
-    return kUsageError;
-  }
+  if (!thresholds.ok()) return Fail(thresholds.status());
   absl::StatusOr<absl::Duration> interval = core::ParseDurationFlag(
       "--interval", options.interval, absl::Milliseconds(10), absl::Hours(1));
-  if (!interval.ok()) {
-    PrintError(std::string(interval.status().message()));
-    return kUsageError;
-  }
+  if (!interval.ok()) return Fail(interval.status());
   if (options.json_path == "-" && options.timeline_path == "-") {
     PrintError("--json and --timeline cannot both write to stdout");
     return kUsageError;
   }
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
-  if (!json.ok()) {
-    PrintError(std::string(json.status().message()));
-    return kUsageError;
-  }
+  if (!json.ok()) return Fail(json.status());
   absl::StatusOr<OutputFile> timeline = OutputFile::Open("--timeline", options.timeline_path);
-  if (!timeline.ok()) {
-    PrintError(std::string(timeline.status().message()));
-    return kUsageError;
-  }
+  if (!timeline.ok()) return Fail(timeline.status());
   absl::StatusOr<OutputFile> html = OutputFile::Open("--report", options.report_path);
   if (!html.ok() || html->is_stdout()) {
     PrintError(html.ok() ? "--report needs a file, not stdout"
@@ -355,22 +337,16 @@ int RunCommand(const RunCommandOptions& options) {
   absl::StatusOr<std::unique_ptr<MetricsSession>> metrics =
       StartRunMetrics(options, *plan, *run_id, engine);
   if (!metrics.ok()) {
-    PrintError(std::string(metrics.status().message()));
-    return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;
+    return Fail(metrics.status(),
+                absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError);
   }
-  if (absl::Status s = engine.Start(); !s.ok()) {
-    PrintError(std::string(s.message()));
-    return kRuntimeError;
-  }
+  if (absl::Status s = engine.Start(); !s.ok()) return Fail(s, kRuntimeError);
   bool live = !options.quiet && isatty(STDERR_FILENO);
   RunRecorder recorder(engine, *plan, &*timeline, *interval, live);
   Supervision supervision = SuperviseRun(engine, signals, recorder);
   int stopped_by = supervision.stopped_by;
   absl::StatusOr<core::RunResult> result = engine.Wait();
-  if (!result.ok()) {
-    PrintError(std::string(result.status().message()));
-    return kRuntimeError;
-  }
+  if (!result.ok()) return Fail(result.status(), kRuntimeError);
   bool recorded = recorder.Finish(*result);
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
       *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));

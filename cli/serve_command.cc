@@ -79,10 +79,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
 
 int ServeCommand(const ServeCommandOptions& options) {
   absl::StatusOr<core::ServePlan> plan = core::MakeServePlan(options.serve);
-  if (!plan.ok()) {
-    PrintError(std::string(plan.status().message()));
-    return kUsageError;
-  }
+  if (!plan.ok()) return Fail(plan.status());
   for (const net::SocketAddress& address : plan->listen) {
     // A server that just exited can hold its port for a moment: the kernel tears its
     // io_uring down asynchronously, and the listener lives until the pending accept is gone
@@ -93,16 +90,11 @@ int ServeCommand(const ServeCommandOptions& options) {
       usleep(50'000);
       free = net::CheckAddressFree(address);
     }
-    if (!free.ok()) {
-      PrintError(std::string(free.message()));
-      return absl::IsFailedPrecondition(free) ? kUsageError : kRuntimeError;
-    }
+    if (!free.ok())
+      return Fail(free, absl::IsFailedPrecondition(free) ? kUsageError : kRuntimeError);
   }
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
-  if (!json.ok()) {
-    PrintError(std::string(json.status().message()));
-    return kUsageError;
-  }
+  if (!json.ok()) return Fail(json.status());
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   core::ServerEngine engine(*plan);
   absl::StatusOr<std::unique_ptr<MetricsSession>> metrics =
@@ -111,14 +103,11 @@ int ServeCommand(const ServeCommandOptions& options) {
                                                            std::move(labels));
       });
   if (!metrics.ok()) {
-    PrintError(std::string(metrics.status().message()));
-    return absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError;
+    return Fail(metrics.status(),
+                absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError);
   }
   if (!options.quiet) WarnAboutBacklog(plan->backlog);
-  if (absl::Status s = engine.Start(); !s.ok()) {
-    PrintError(std::string(s.message()));
-    return kRuntimeError;
-  }
+  if (absl::Status s = engine.Start(); !s.ok()) return Fail(s, kRuntimeError);
   if (!options.quiet) {
     std::fprintf(stderr, "uringload serve: listening on %s with %u threads%s\n",
                  exporters::ListenSummary(*plan).c_str(), plan->threads,
@@ -130,21 +119,14 @@ int ServeCommand(const ServeCommandOptions& options) {
   while (WaitForStopSignal(signals, 100) == 0 && !engine.Failed()) {
   }
   engine.Stop();
-  absl::Status status = engine.Wait();
-  if (!status.ok()) {
-    PrintError(std::string(status.message()));
-    return kRuntimeError;
-  }
+  if (absl::Status s = engine.Wait(); !s.ok()) return Fail(s, kRuntimeError);
   exporters::ServeReport report{
       .plan = &*plan, .stats = engine.Snapshot(), .duration = absl::Now() - started};
   if (!options.quiet && !json->is_stdout()) {
     std::cout << exporters::FormatServeSummary(report) << std::flush;
   }
   if (!json->Write(exporters::ServeReportToJson(report))) return kRuntimeError;
-  if (absl::Status pushed = (*metrics)->Finish(); !pushed.ok()) {
-    PrintError(std::string(pushed.message()));
-    return kRuntimeError;
-  }
+  if (absl::Status pushed = (*metrics)->Finish(); !pushed.ok()) return Fail(pushed, kRuntimeError);
   return 0;
 }
 
