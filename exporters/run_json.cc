@@ -2,6 +2,7 @@
 #include "absl/time/time.h"
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
+#include "exporters/run_json_keys.h"
 #include "exporters/run_report.h"
 
 namespace uringload::exporters {
@@ -24,13 +25,13 @@ Json HistogramJson(const core::HistogramSnapshot& h) {
   for (size_t i = 0; i < h.counts.size(); ++i) {
     if (h.counts[i] != 0) buckets.push_back({i, h.counts[i]});
   }
-  return {{"layout", core::HistogramBuckets::kLayout},
+  return {{run_key::kLayout, core::HistogramBuckets::kLayout},
           {"unit", "ns"},
-          {"buckets", buckets},
-          {"count", h.count},
-          {"sum", h.sum},
-          {"min", h.min},
-          {"max", h.max}};
+          {run_key::kBuckets, buckets},
+          {run_key::kCount, h.count},
+          {run_key::kSum, h.sum},
+          {run_key::kMin, h.min},
+          {run_key::kMax, h.max}};
 }
 
 // RFC 3339 in UTC with microseconds.
@@ -44,10 +45,10 @@ Json ErrorsJson(const RunStats& s) {
     for (size_t e = 0; e < core::kErrnoSlots; ++e) {
       if (s.causes[o][e] == 0) continue;
       errors.push_back(
-          {{"outcome", core::kOutcomeNames[o]},
-           {"errno", o == size_t(Outcome::kParseError) ? 0 : e},
-           {"message", o == size_t(Outcome::kParseError) || e != 0 ? CauseText(o, e) : ""},
-           {"count", s.causes[o][e]}});
+          {{run_key::kOutcome, core::kOutcomeNames[o]},
+           {run_key::kErrno, o == size_t(Outcome::kParseError) ? 0 : e},
+           {run_key::kMessage, o == size_t(Outcome::kParseError) || e != 0 ? CauseText(o, e) : ""},
+           {run_key::kCount, s.causes[o][e]}});
     }
   }
   return errors;
@@ -61,12 +62,12 @@ Json TargetsJson(const RunReport& report) {
     const core::TargetRequest& target = report.plan->targets[t];
     uint64_t ok = t < s.target_ok.size() ? s.target_ok[t] : 0;
     uint64_t failed = t < s.target_failed.size() ? s.target_failed[t] : 0;
-    targets.push_back({{"line", target.line},
-                       {"method", target.method},
-                       {"url", target.url},
-                       {"requests", ok + failed},
-                       {"ok", ok},
-                       {"failed", failed}});
+    targets.push_back({{run_key::kLine, target.line},
+                       {run_key::kMethod, target.method},
+                       {run_key::kUrl, target.url},
+                       {run_key::kRequests, ok + failed},
+                       {run_key::kOk, ok},
+                       {run_key::kFailed, failed}});
   }
   return targets;
 }
@@ -87,65 +88,67 @@ std::string RunResultToJson(const RunReport& report) {
   for (const core::ThresholdResult& t : report.thresholds) {
     thresholds.push_back({{"expr", t.expr},
                           {"value", t.value ? Json(*t.value) : Json(nullptr)},
-                          {"failed", t.failed}});
+                          {run_key::kFailed, t.failed}});
   }
   Json tls = nullptr;
   if (plan != nullptr && plan->url.tls) {  // https:// (run), or shards that were (merge).
-    tls = {{"handshakes", s.tls_handshakes},
-           {"resumed", s.tls_resumed},
-           {"version", s.tls_version},
-           {"cipher", s.tls_cipher}};
+    tls = {{run_key::kHandshakes, s.tls_handshakes},
+           {run_key::kResumed, s.tls_resumed},
+           {run_key::kVersion, s.tls_version},
+           {run_key::kCipher, s.tls_cipher}};
   }
   Json doc = {
-      {"target", report.target},
-      {"run_id", report.run_id},
-      {"shard", {{"index", report.shard.index}, {"count", report.shard.count}}},
-      {"merged_shards", report.merged_shards},
-      {"machine", report.machine.empty() ? Json(nullptr) : Json(report.machine)},
-      {"concurrency", report.concurrency},
-      {"threads", report.threads},
-      {"rate", plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
-      {"pipeline", plan ? plan->pipeline : 1},
+      {run_key::kTarget, report.target},
+      {run_key::kRunId, report.run_id},
+      {run_key::kShard,
+       {{run_key::kIndex, report.shard.index}, {run_key::kCount, report.shard.count}}},
+      {run_key::kMergedShards, report.merged_shards},
+      {run_key::kMachine, report.machine.empty() ? Json(nullptr) : Json(report.machine)},
+      {run_key::kConcurrency, report.concurrency},
+      {run_key::kThreads, report.threads},
+      {run_key::kRate, plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
+      {run_key::kPipeline, plan ? plan->pipeline : 1},
       {"batch_window_max_seconds", report.batch_window_max
                                        ? Json(absl::ToDoubleSeconds(*report.batch_window_max))
                                        : Json(nullptr)},
-      {"interrupted", report.result->interrupted},
-      {"start_at", plan && plan->start_at ? Json(Timestamp(*plan->start_at)) : Json(nullptr)},
-      {"start_skew_seconds",
+      {run_key::kInterrupted, report.result->interrupted},
+      {run_key::kStartAt,
+       plan && plan->start_at ? Json(Timestamp(*plan->start_at)) : Json(nullptr)},
+      {run_key::kStartSkewSeconds,
        plan && plan->start_at ? Json(report.result->stats.start_skew_ns / 1e9) : Json(nullptr)},
-      {"started_at", Timestamp(report.result->started_at)},
-      {"ended_at", Timestamp(report.result->ended_at)},
-      {"requests",
-       {{"planned", report.planned ? Json(*report.planned) : Json(nullptr)},
-        {"started", s.started},
+      {run_key::kStartedAt, Timestamp(report.result->started_at)},
+      {run_key::kEndedAt, Timestamp(report.result->ended_at)},
+      {run_key::kRequests,
+       {{run_key::kPlanned, report.planned ? Json(*report.planned) : Json(nullptr)},
+        {run_key::kStarted, s.started},
         {"completed", s.completed()},
-        {"late_starts", s.late_starts}}},
-      {"warmup",
-       {{"seconds", plan ? absl::ToDoubleSeconds(plan->warmup) : 0.0},
-        {"requests", s.warmup_started}}},
-      {"outcomes", outcomes},
-      {"status_codes", status_codes},
+        {run_key::kLateStarts, s.late_starts}}},
+      {run_key::kWarmup,
+       {{run_key::kSeconds, plan ? absl::ToDoubleSeconds(plan->warmup) : 0.0},
+        {run_key::kRequests, s.warmup_started}}},
+      {run_key::kOutcomes, outcomes},
+      {run_key::kStatusCodes, status_codes},
       {"duration_seconds", absl::ToDoubleSeconds(report.result->duration)},
       {"measured_seconds", absl::ToDoubleSeconds(measured)},
       {"requests_per_second", Rate(s.completed(), measured)},
       {"latency_seconds", LatencyJson(s.latency)},
       {"latency_uncorrected_seconds", LatencyJson(s.latency_uncorrected)},
-      {"bytes", {{"sent", s.bytes_sent}, {"received", s.bytes_received}}},
-      {"connections",
-       {{"opened", s.connections_opened},
-        {"peak", s.connections_peak},
-        {"ramp_seconds", s.ramp_ns / 1e9},
-        {"preconnected", s.preconnected}}},
+      {run_key::kBytes, {{run_key::kSent, s.bytes_sent}, {run_key::kReceived, s.bytes_received}}},
+      {run_key::kConnections,
+       {{run_key::kOpened, s.connections_opened},
+        {run_key::kPeak, s.connections_peak},
+        {run_key::kRampSeconds, s.ramp_ns / 1e9},
+        {run_key::kPreconnected, s.preconnected}}},
       {"connect_seconds", LatencyJson(s.connect)},
-      {"tls", tls},
+      {run_key::kTls, tls},
       {"tls_handshake_seconds", LatencyJson(s.tls_handshake)},
-      {"errors", ErrorsJson(s)},
-      {"targets", TargetsJson(report)},
+      {run_key::kErrors, ErrorsJson(s)},
+      {run_key::kTargets, TargetsJson(report)},
       {"thresholds", thresholds},
-      {"latency_histogram", HistogramJson(s.latency)},
-      {"latency_uncorrected_histogram", HistogramJson(s.latency_uncorrected)},
-      {"connect_histogram", HistogramJson(s.connect)},
-      {"tls_handshake_histogram", HistogramJson(s.tls_handshake)},
+      {run_key::kLatencyHistogram, HistogramJson(s.latency)},
+      {run_key::kLatencyUncorrectedHistogram, HistogramJson(s.latency_uncorrected)},
+      {run_key::kConnectHistogram, HistogramJson(s.connect)},
+      {run_key::kTlsHandshakeHistogram, HistogramJson(s.tls_handshake)},
   };
   return DumpJson(doc);
 }

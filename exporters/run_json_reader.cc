@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
+#include "exporters/run_json_keys.h"
 
 namespace uringload::exporters {
 namespace {
@@ -45,22 +46,22 @@ absl::Time Time(const Json& j, const char* key) {
 
 HistogramSnapshot Histogram(const Json& j, const char* key) {
   const Json& h = At(j, key);
-  if (Text(h, "layout") != HistogramBuckets::kLayout) {
-    throw BadField{absl::StrCat("\"", key, "\" has layout '", Text(h, "layout"), "', not '",
+  if (Text(h, run_key::kLayout) != HistogramBuckets::kLayout) {
+    throw BadField{absl::StrCat("\"", key, "\" has layout '", Text(h, run_key::kLayout), "', not '",
                                 HistogramBuckets::kLayout, "' (another uringload version?)")};
   }
   HistogramSnapshot s;
-  for (const Json& bucket : At(h, "buckets")) {
+  for (const Json& bucket : At(h, run_key::kBuckets)) {
     if (!bucket.is_array() || bucket.size() != 2 || !bucket[0].is_number_unsigned() ||
         !bucket[1].is_number_unsigned() || bucket[0].get<uint64_t>() >= s.counts.size()) {
       throw BadField{absl::StrCat("\"", key, "\" has a bucket that is not [index, count]")};
     }
     s.counts[bucket[0].get<size_t>()] += bucket[1].get<uint64_t>();
   }
-  s.count = Count(h, "count");
-  s.sum = Count(h, "sum");
-  s.min = Count(h, "min");
-  s.max = Count(h, "max");
+  s.count = Count(h, run_key::kCount);
+  s.sum = Count(h, run_key::kSum);
+  s.min = Count(h, run_key::kMin);
+  s.max = Count(h, run_key::kMax);
   uint64_t total = 0;
   for (uint64_t c : s.counts) total += c;
   if (total != s.count) throw BadField{absl::StrCat("\"", key, "\" buckets do not add up")};
@@ -77,12 +78,12 @@ size_t OutcomeIndex(const std::string& name) {
 // The cause slot of an "errors" entry: its errno, or for a parse error (written with errno
 // 0) the parse cause whose text is the message.
 size_t CauseSlot(size_t outcome, const Json& error) {
-  uint64_t slot = Count(error, "errno");
+  uint64_t slot = Count(error, run_key::kErrno);
   if (outcome != static_cast<size_t>(core::Outcome::kParseError)) {
     if (slot >= core::kErrnoSlots) throw BadField{"an error's errno is out of range"};
     return slot;
   }
-  std::string message = Text(error, "message");
+  std::string message = Text(error, run_key::kMessage);
   for (size_t e = 0; e < core::kErrnoSlots; ++e) {
     if (CauseText(outcome, e) == message) return e;
   }
@@ -91,52 +92,53 @@ size_t CauseSlot(size_t outcome, const Json& error) {
 
 void ReadStats(const Json& doc, RunResultFile& r) {
   core::RunStats& s = r.stats;
-  const Json& requests = At(doc, "requests");
-  s.started = Count(requests, "started");
-  s.late_starts = Count(requests, "late_starts");
-  for (const auto& [name, count] : At(doc, "outcomes").items()) {
+  const Json& requests = At(doc, run_key::kRequests);
+  s.started = Count(requests, run_key::kStarted);
+  s.late_starts = Count(requests, run_key::kLateStarts);
+  for (const auto& [name, count] : At(doc, run_key::kOutcomes).items()) {
     if (!count.is_number_unsigned()) throw BadField{"an outcome is not a count"};
     s.outcomes[OutcomeIndex(name)] = count.get<uint64_t>();
   }
-  for (const auto& [code, count] : At(doc, "status_codes").items()) {
+  for (const auto& [code, count] : At(doc, run_key::kStatusCodes).items()) {
     size_t c = 0;
     if (!absl::SimpleAtoi(code, &c) || c >= s.status_codes.size() || !count.is_number_unsigned()) {
       throw BadField{absl::StrCat("bad status code entry '", code, "'")};
     }
     s.status_codes[c] = count.get<uint64_t>();
   }
-  s.bytes_sent = Count(At(doc, "bytes"), "sent");
-  s.bytes_received = Count(At(doc, "bytes"), "received");
-  const Json& connections = At(doc, "connections");
-  s.connections_opened = Count(connections, "opened");
-  s.connections_peak = Count(connections, "peak");
-  s.ramp_ns = static_cast<uint64_t>(At(connections, "ramp_seconds").get<double>() * 1e9 + 0.5);
-  if (connections.contains("preconnected")) {  // Absent from results before --preconnect.
-    s.preconnected = Count(connections, "preconnected");
+  s.bytes_sent = Count(At(doc, run_key::kBytes), run_key::kSent);
+  s.bytes_received = Count(At(doc, run_key::kBytes), run_key::kReceived);
+  const Json& connections = At(doc, run_key::kConnections);
+  s.connections_opened = Count(connections, run_key::kOpened);
+  s.connections_peak = Count(connections, run_key::kPeak);
+  s.ramp_ns =
+      static_cast<uint64_t>(At(connections, run_key::kRampSeconds).get<double>() * 1e9 + 0.5);
+  if (connections.contains(run_key::kPreconnected)) {  // Absent from results before --preconnect.
+    s.preconnected = Count(connections, run_key::kPreconnected);
   }
-  for (const Json& error : At(doc, "errors")) {
-    size_t o = OutcomeIndex(Text(error, "outcome"));
-    s.causes[o][CauseSlot(o, error)] += Count(error, "count");
+  for (const Json& error : At(doc, run_key::kErrors)) {
+    size_t o = OutcomeIndex(Text(error, run_key::kOutcome));
+    s.causes[o][CauseSlot(o, error)] += Count(error, run_key::kCount);
   }
-  s.warmup_started = Count(At(doc, "warmup"), "requests");
-  s.latency = Histogram(doc, "latency_histogram");
-  s.latency_uncorrected = Histogram(doc, "latency_uncorrected_histogram");
-  s.connect = Histogram(doc, "connect_histogram");
-  s.tls_handshake = Histogram(doc, "tls_handshake_histogram");
-  const Json& tls = At(doc, "tls");
+  s.warmup_started = Count(At(doc, run_key::kWarmup), run_key::kRequests);
+  s.latency = Histogram(doc, run_key::kLatencyHistogram);
+  s.latency_uncorrected = Histogram(doc, run_key::kLatencyUncorrectedHistogram);
+  s.connect = Histogram(doc, run_key::kConnectHistogram);
+  s.tls_handshake = Histogram(doc, run_key::kTlsHandshakeHistogram);
+  const Json& tls = At(doc, run_key::kTls);
   r.tls = !tls.is_null();
   if (r.tls) {
-    s.tls_handshakes = Count(tls, "handshakes");
-    s.tls_resumed = Count(tls, "resumed");
-    r.tls_version = Text(tls, "version");
-    r.tls_cipher = Text(tls, "cipher");
+    s.tls_handshakes = Count(tls, run_key::kHandshakes);
+    s.tls_resumed = Count(tls, run_key::kResumed);
+    r.tls_version = Text(tls, run_key::kVersion);
+    r.tls_cipher = Text(tls, run_key::kCipher);
   }
-  for (const Json& target : At(doc, "targets")) {
-    r.targets.push_back({.line = static_cast<int>(Count(target, "line")),
-                         .method = Text(target, "method"),
-                         .url = Text(target, "url")});
-    s.target_ok.push_back(Count(target, "ok"));
-    s.target_failed.push_back(Count(target, "failed"));
+  for (const Json& target : At(doc, run_key::kTargets)) {
+    r.targets.push_back({.line = static_cast<int>(Count(target, run_key::kLine)),
+                         .method = Text(target, run_key::kMethod),
+                         .url = Text(target, run_key::kUrl)});
+    s.target_ok.push_back(Count(target, run_key::kOk));
+    s.target_failed.push_back(Count(target, run_key::kFailed));
   }
 }
 
@@ -150,33 +152,34 @@ absl::StatusOr<RunResultFile> ReadRunResult(std::string_view text, const std::st
   RunResultFile r;
   r.name = name;
   try {
-    r.target = Text(doc, "target");
-    r.run_id = Text(doc, "run_id");
-    if (doc.contains("machine") && doc["machine"].is_string()) r.machine = Text(doc, "machine");
-    if (doc.contains("merged_shards")) {
-      r.merged_shards = static_cast<uint32_t>(Count(doc, "merged_shards"));
+    r.target = Text(doc, run_key::kTarget);
+    r.run_id = Text(doc, run_key::kRunId);
+    if (doc.contains(run_key::kMachine) && doc[run_key::kMachine].is_string())
+      r.machine = Text(doc, run_key::kMachine);
+    if (doc.contains(run_key::kMergedShards)) {
+      r.merged_shards = static_cast<uint32_t>(Count(doc, run_key::kMergedShards));
     }
-    const Json& shard = At(doc, "shard");
-    uint64_t index = Count(shard, "index");
-    uint64_t count = Count(shard, "count");
+    const Json& shard = At(doc, run_key::kShard);
+    uint64_t index = Count(shard, run_key::kIndex);
+    uint64_t count = Count(shard, run_key::kCount);
     if (count < 1 || count > core::kMaxShards || index >= count) throw BadField{"bad \"shard\""};
     r.shard = {.index = static_cast<uint32_t>(index), .count = static_cast<uint32_t>(count)};
-    if (!At(doc, "start_at").is_null()) {
-      r.start_at = Time(doc, "start_at");
+    if (!At(doc, run_key::kStartAt).is_null()) {
+      r.start_at = Time(doc, run_key::kStartAt);
       r.stats.start_skew_ns =
-          static_cast<uint64_t>(At(doc, "start_skew_seconds").get<double>() * 1e9 + 0.5);
+          static_cast<uint64_t>(At(doc, run_key::kStartSkewSeconds).get<double>() * 1e9 + 0.5);
     }
-    r.started_at = Time(doc, "started_at");
-    r.ended_at = Time(doc, "ended_at");
-    r.interrupted = At(doc, "interrupted").get<bool>();
-    const Json& planned = At(At(doc, "requests"), "planned");
+    r.started_at = Time(doc, run_key::kStartedAt);
+    r.ended_at = Time(doc, run_key::kEndedAt);
+    r.interrupted = At(doc, run_key::kInterrupted).get<bool>();
+    const Json& planned = At(At(doc, run_key::kRequests), run_key::kPlanned);
     if (!planned.is_null()) r.planned = planned.get<uint64_t>();
-    r.concurrency = static_cast<uint32_t>(Count(doc, "concurrency"));
-    r.threads = static_cast<uint32_t>(Count(doc, "threads"));
-    const Json& rate = At(doc, "rate");
+    r.concurrency = static_cast<uint32_t>(Count(doc, run_key::kConcurrency));
+    r.threads = static_cast<uint32_t>(Count(doc, run_key::kThreads));
+    const Json& rate = At(doc, run_key::kRate);
     if (!rate.is_null()) r.rate = rate.get<double>();
-    r.pipeline = static_cast<uint32_t>(Count(doc, "pipeline"));
-    r.warmup_seconds = At(At(doc, "warmup"), "seconds").get<double>();
+    r.pipeline = static_cast<uint32_t>(Count(doc, run_key::kPipeline));
+    r.warmup_seconds = At(At(doc, run_key::kWarmup), run_key::kSeconds).get<double>();
     ReadStats(doc, r);
   } catch (const BadField& bad) {
     return absl::InvalidArgumentError(

@@ -1,0 +1,64 @@
+// The key names of the run result JSON (schema: docs/run.md) that are both written
+// (run_json.cc) and read back (run_json_reader.cc, for merge and report): one spelling each.
+#pragma once
+
+namespace uringload::exporters::run_key {
+
+inline constexpr char kBuckets[] = "buckets";
+inline constexpr char kBytes[] = "bytes";
+inline constexpr char kCipher[] = "cipher";
+inline constexpr char kConcurrency[] = "concurrency";
+inline constexpr char kConnectHistogram[] = "connect_histogram";
+inline constexpr char kConnections[] = "connections";
+inline constexpr char kCount[] = "count";
+inline constexpr char kEndedAt[] = "ended_at";
+inline constexpr char kErrno[] = "errno";
+inline constexpr char kErrors[] = "errors";
+inline constexpr char kFailed[] = "failed";
+inline constexpr char kHandshakes[] = "handshakes";
+inline constexpr char kIndex[] = "index";
+inline constexpr char kInterrupted[] = "interrupted";
+inline constexpr char kLateStarts[] = "late_starts";
+inline constexpr char kLatencyHistogram[] = "latency_histogram";
+inline constexpr char kLatencyUncorrectedHistogram[] = "latency_uncorrected_histogram";
+inline constexpr char kLayout[] = "layout";
+inline constexpr char kLine[] = "line";
+inline constexpr char kMachine[] = "machine";
+inline constexpr char kMax[] = "max";
+inline constexpr char kMergedShards[] = "merged_shards";
+inline constexpr char kMessage[] = "message";
+inline constexpr char kMethod[] = "method";
+inline constexpr char kMin[] = "min";
+inline constexpr char kOk[] = "ok";
+inline constexpr char kOpened[] = "opened";
+inline constexpr char kOutcome[] = "outcome";
+inline constexpr char kOutcomes[] = "outcomes";
+inline constexpr char kPeak[] = "peak";
+inline constexpr char kPipeline[] = "pipeline";
+inline constexpr char kPlanned[] = "planned";
+inline constexpr char kPreconnected[] = "preconnected";
+inline constexpr char kRampSeconds[] = "ramp_seconds";
+inline constexpr char kRate[] = "rate";
+inline constexpr char kRequests[] = "requests";
+inline constexpr char kReceived[] = "received";
+inline constexpr char kResumed[] = "resumed";
+inline constexpr char kRunId[] = "run_id";
+inline constexpr char kSeconds[] = "seconds";
+inline constexpr char kSent[] = "sent";
+inline constexpr char kShard[] = "shard";
+inline constexpr char kStartAt[] = "start_at";
+inline constexpr char kStartSkewSeconds[] = "start_skew_seconds";
+inline constexpr char kStarted[] = "started";
+inline constexpr char kStartedAt[] = "started_at";
+inline constexpr char kStatusCodes[] = "status_codes";
+inline constexpr char kSum[] = "sum";
+inline constexpr char kTarget[] = "target";
+inline constexpr char kTargets[] = "targets";
+inline constexpr char kThreads[] = "threads";
+inline constexpr char kTls[] = "tls";
+inline constexpr char kTlsHandshakeHistogram[] = "tls_handshake_histogram";
+inline constexpr char kUrl[] = "url";
+inline constexpr char kVersion[] = "version";
+inline constexpr char kWarmup[] = "warmup";
+
+}  // namespace uringload::exporters::run_key
