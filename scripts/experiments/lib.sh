@@ -56,11 +56,10 @@ experiment_init() {
 start_serve() {
   local ports=$1 port=${1%%-*}
   shift
-  "$bin" serve --listen "127.0.0.1:$ports" --quiet "$@" 2>>"$out/raw/server.log" &
-  server_pid=$!
+  start_listening "$port" "$out/raw/server.log" "$bin" serve --listen "127.0.0.1:$ports" --quiet \
+    "$@" || exit 1
+  server_pid=$started_pid
   servers+=("$server_pid")
-  wait_for_port "$port"
-  port_owned_by "$server_pid" "$port" || { echo "experiment: port $port is not ours" >&2; exit 1; }
 }
 
 # start_nginx PORT BODY [PREFIX]: nginx (1 worker, Debian's) answering BODY, started through
@@ -70,11 +69,10 @@ start_nginx() {
   work=$(mktemp -d)
   write_nginx_conf "$work" "$1" "" "$2"
   # shellcheck disable=SC2086  # PREFIX is words.
-  ${3:-} /usr/sbin/nginx -e stderr -p "$work" -c "$work/nginx.conf" 2>>"$out/raw/server.log" &
-  server_pid=$!
+  start_listening "$1" "$out/raw/server.log" ${3:-} /usr/sbin/nginx -e stderr -p "$work" \
+    -c "$work/nginx.conf" || exit 1
+  server_pid=$started_pid
   servers+=("$server_pid")
-  wait_for_port "$1"
-  port_owned_by "$server_pid" "$1" || { echo "experiment: port $1 is not nginx's" >&2; exit 1; }
 }
 
 stop_servers() {

@@ -29,3 +29,19 @@ wait_for_port() {
 port_owned_by() {
   ss -Htlnp "sport = :$2" 2>/dev/null | grep -q "pid=$1,"
 }
+
+# Starts CMD... in the background with its stderr appended to LOG (- keeps it), waits until it
+# listens on 127.0.0.1:PORT and checks that the listener is that process's own; sets
+# started_pid. A port someone else holds fails (the process is stopped), so a script never
+# measures against a stranger's server. Usage: start_listening PORT LOG CMD...
+start_listening() {
+  local port=$1 log=$2
+  shift 2
+  if [ "$log" = - ]; then "$@" & else "$@" 2>>"$log" & fi
+  started_pid=$!
+  if ! wait_for_port "$port" || ! port_owned_by "$started_pid" "$port"; then
+    echo "127.0.0.1:$port is not held by $1 (pid $started_pid)" >&2
+    kill "$started_pid" 2>/dev/null || true
+    return 1
+  fi
+}

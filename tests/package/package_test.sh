@@ -11,6 +11,8 @@ set -euo pipefail
 source_dir=$1 build_dir=$2
 # shellcheck source=/dev/null
 source "$source_dir/scripts/lib/ports.sh"
+# shellcheck source=/dev/null
+source "$source_dir/scripts/lib/json.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d /tmp/uringload-package-XXXXXX)
 pids=()
@@ -46,17 +48,18 @@ echo "$version" | grep -q "OpenSSL 3" || fail "--version names no OpenSSL: $vers
 
 # Runs `run` from $1 against `serve` from $1: exactly 2,000 answered requests on both sides.
 run_against_serve() {
-  local bin=$1 port serve_pid
+  local bin=$1 port serve_pid started_pid=""
   port=$(free_port)
-  "$bin" serve -q -t 1 --listen "127.0.0.1:$port" --json "$work/serve.json" &
-  serve_pid=$!
+  start_listening "$port" - "$bin" serve -q -t 1 --listen "127.0.0.1:$port" \
+    --json "$work/serve.json" || fail "$bin serve did not start on its own port"
+  serve_pid=$started_pid
   pids+=("$serve_pid")
-  wait_for_port "$port"
   "$bin" run -q -n 2000 -c 20 -t 1 --json "$work/run.json" "http://127.0.0.1:$port/{i}"
   kill -INT "$serve_pid"
   wait "$serve_pid" || fail "$bin serve exited with $?"
-  grep -q '"ok": 2000' "$work/run.json" || fail "$bin run: not 2000 ok: $(cat "$work/run.json")"
-  grep -q '"answered": 2000' "$work/serve.json" ||
+  [ "$(json_get "$work/run.json" outcomes.ok)" = 2000 ] ||
+    fail "$bin run: not 2000 ok: $(cat "$work/run.json")"
+  [ "$(json_get "$work/serve.json" requests.answered)" = 2000 ] ||
     fail "$bin serve: not 2000 answered: $(cat "$work/serve.json")"
 }
 run_against_serve "$bin"
