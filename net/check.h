@@ -8,8 +8,9 @@
 
 namespace uringload::net {
 
-[[noreturn]] void CheckFailed(const char* file, int line, const char* condition, const char* format,
-                              ...) __attribute__((format(printf, 4, 5)));
+[[noreturn, gnu::cold]] void CheckFailed(const char* file, int line, const char* condition,
+                                         const char* format, ...)
+    __attribute__((format(printf, 4, 5)));
 
 }  // namespace uringload::net
 
