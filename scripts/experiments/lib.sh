@@ -9,6 +9,9 @@
 #   --docs       also copy the charts and table.md to docs/ (the README shows those)
 # Environment: URINGLOAD_BIN (default build/cli/uringload; when set, scripts/setup is not run).
 
+# shellcheck source=scripts/lib/netns.sh
+source scripts/lib/netns.sh
+
 quick=0 docs=0 out=""
 
 # experiment_init NAME "$@": parses the options above, then re-runs the script in a new network
@@ -27,11 +30,11 @@ experiment_init() {
       *) echo "$name: unknown argument '$1' (options: --quick, --out DIR, --docs)" >&2; exit 2 ;;
     esac
   done
-  if [ -z "${URINGLOAD_IN_NETNS:-}" ]; then
+  if ! in_netns; then
     [ -n "${URINGLOAD_BIN:-}" ] || scripts/setup >/dev/null
-    exec env URINGLOAD_IN_NETNS=1 unshare -n "$0" "${args[@]}"
+    exec_in_new_netns "$0" "${args[@]}"
   fi
-  ip link set lo up
+  netns_loopback_up
   bin=$(realpath "${URINGLOAD_BIN:-build/cli/uringload}")
   python=/usr/bin/python3  # Debian's, with python3-aiohttp and python3-matplotlib.
   [ -n "$out" ] || out="results/experiments/$name/$(date -u +%Y%m%dT%H%M%SZ)"
