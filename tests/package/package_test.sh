@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package, end to end (issue 17): build it with scripts/package from this build
+# The Debian package, end to end: build it with scripts/package from this build
 # tree, unpack it into a scratch root and check that every library resolves against the
 # system, that the unpacked binary answers --version and runs against its own serve, that
 # lintian reports no error or warning, that the man page lists exactly the flags --help lists,
