@@ -9,6 +9,7 @@ Usage: check_docs.py ROOT BINARY
    `#anchor`, the target has a heading with that anchor (GitHub's slugs).
 3. No user-facing text (README, docs, man pages, --help) speaks of how the project is built:
    work sessions, issue numbers, "the issue".
+4. README.md has at most 400 lines, none over 100 characters outside tables and code blocks.
 Prints one line per problem and exits 1 on any; prints a count and exits 0 otherwise.
 """
 import glob
@@ -79,6 +80,18 @@ def check_links(root, pages, problems):
                     problems.append(f"{where}: link to a missing heading: {target}")
 
 
+def check_readme_shape(readme, problems):
+    lines = open(readme, encoding="utf-8").read().splitlines()
+    if len(lines) > 400:
+        problems.append(f"README.md: {len(lines)} lines (at most 400; the rest belongs in docs/)")
+    code = False
+    for number, line in enumerate(lines, 1):
+        if line.startswith("```"):
+            code = not code
+        elif not code and not line.startswith("|") and len(line) > 100:
+            problems.append(f"README.md:{number}: {len(line)} characters (at most 100)")
+
+
 def check_words(name, text, problems):
     for number, line in enumerate(text.splitlines(), 1):
         for pattern in PROCESS_WORDS:
@@ -111,6 +124,7 @@ def main():
             if not re.search(re.escape(flag) + r"(?![a-z0-9-])", docs_text):
                 problems.append(f"{command or 'uringload'} {flag}: not in README.md or docs/")
     check_links(root, pages, problems)
+    check_readme_shape(pages[0], problems)
     for page in pages:
         check_words(os.path.relpath(page, root), open(page, encoding="utf-8").read(), problems)
     for roff in [os.path.join(root, "cli", "man_page.roff")] + glob.glob(os.path.join(root, "deploy", "man", "*")):
@@ -120,7 +134,7 @@ def main():
         print(f"check-docs: {p}")
     if problems:
         return 1
-    print(f"check-docs: {checked} flags in the man page and docs, {len(pages)} pages' links resolve, no process words")
+    print(f"check-docs: {checked} flags in the man page and docs, {len(pages)} pages' links resolve, no process words, README in shape")
     return 0
 
 
