@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "net/tls_errors.h"
 #include "net/testing/tls_loopback.h"
+#include "net/tls_errors.h"
 
 namespace uringload::net {
 namespace {
