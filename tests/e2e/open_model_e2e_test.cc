@@ -19,15 +19,26 @@ double Number(const FlatJson& j, const std::string& path) {
   return it == j.end() ? -1 : std::stod(it->second);
 }
 
+// Sanitizer builds run every request several times slower: there the schedule (the count
+// started) is checked, and the measured rate and latency only in the build users run.
+#ifdef URINGLOAD_SANITIZER_BUILD
+constexpr bool kMeasuresPrecisely = false;
+#else
+constexpr bool kMeasuresPrecisely = true;
+#endif
+
 TEST(OpenModelE2ETest, HoldsTheRateWithTheServersLatency) {
   UringloadServer server({"--delay", "10ms"});
   ASSERT_TRUE(server.ok());
   RunOutput run = RunUringload({"-R", "2000", "-d", "5s", server.Url("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  EXPECT_NEAR(Number(run.json, "requests_per_second"), 2000, 20);
+  EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "requests.started")), 10'000, 2);
   EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(run.json, "requests.started"));
   EXPECT_GE(Number(run.json, "latency_seconds.p50"), 0.010);
-  EXPECT_LE(Number(run.json, "latency_seconds.p50"), 0.012);
+  if (kMeasuresPrecisely) {
+    EXPECT_NEAR(Number(run.json, "requests_per_second"), 2000, 20);
+    EXPECT_LE(Number(run.json, "latency_seconds.p50"), 0.012);
+  }
 }
 
 TEST(OpenModelE2ETest, ARateBelowTheThreadCountIsExact) {
