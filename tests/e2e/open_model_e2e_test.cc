@@ -37,7 +37,9 @@ TEST(OpenModelE2ETest, HoldsTheRateWithTheServersLatency) {
   EXPECT_GE(Number(run.json, "latency_seconds.p50"), 0.010);
   if (kMeasuresPrecisely) {
     EXPECT_NEAR(Number(run.json, "requests_per_second"), 2000, 20);
-    EXPECT_LE(Number(run.json, "latency_seconds.p50"), 0.012);
+    // The server's 10 ms and little more: a stray 40 ms delayed ACK or a delay counted twice
+    // would show (12 ms was passed by 0.6 ms on a busy 2-CPU machine).
+    EXPECT_LE(Number(run.json, "latency_seconds.p50"), 0.015);
   }
 }
 
