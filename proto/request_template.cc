@@ -64,52 +64,23 @@ bool HasHeader(const std::vector<Header>& headers, absl::string_view name) {
 
 }  // namespace
 
-absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec) {
-  if (!IsToken(spec.method)) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid method '", spec.method, "'"));
-  }
-  std::vector<Header> headers;
-  for (const std::string& line : spec.headers) {
-    absl::StatusOr<Header> header = ParseHeader(line);
-    if (!header.ok()) return header.status();
-    headers.push_back(*header);
-  }
-  std::string head = absl::StrCat(spec.method, " ", spec.target, " HTTP/1.1\r\n");
-  if (!HasHeader(headers, "host")) absl::StrAppend(&head, "Host: ", spec.host_header, "\r\n");
-  if (!HasHeader(headers, "user-agent")) absl::StrAppend(&head, "User-Agent: uringload/0.1\r\n");
-  if (!HasHeader(headers, "accept")) absl::StrAppend(&head, "Accept: */*\r\n");
-  for (const Header& h : headers) absl::StrAppend(&head, h.name, ": ", h.value, "\r\n");
-  if (!spec.body.empty() || spec.method == "POST" || spec.method == "PUT") {
-    absl::StrAppend(&head, "Content-Length: ", spec.body.size(), "\r\n");
-  }
-  if (!spec.keep_alive) absl::StrAppend(&head, "Connection: close\r\n");
-  absl::StrAppend(&head, "\r\n", spec.body);
-
-  // Cut out the placeholders (only in the request line's target) and remember the pieces.
-  RequestTemplate tmpl;
-  tmpl.is_head_ = spec.method == "HEAD";
-  size_t target_end = spec.method.size() + 1 + spec.target.size();
+IndexedText::IndexedText(std::string_view text, size_t indexed_size) {
+  segment_sizes_.clear();
   size_t pos = 0;
-  std::vector<size_t> cut_points;  // Offsets into bytes_ where an index goes.
+  size_t segment_start = 0;
   while (true) {
-    size_t found = head.find(kIndexPlaceholder, pos);
-    if (found == std::string::npos || found >= target_end) break;
-    cut_points.push_back(tmpl.bytes_.size() + (found - pos));
-    tmpl.bytes_.append(head, pos, found - pos);
-    pos = found + kIndexPlaceholder.size();
+    size_t found = text.find(kPlaceholder, pos);
+    if (found == std::string_view::npos || found >= indexed_size) break;
+    bytes_.append(text.substr(pos, found - pos));
+    segment_sizes_.push_back(bytes_.size() - segment_start);
+    segment_start = bytes_.size();
+    pos = found + kPlaceholder.size();
   }
-  tmpl.bytes_.append(head, pos, std::string::npos);
-  tmpl.fixed_size_ = tmpl.bytes_.size();
-  size_t start = 0;
-  for (size_t cut : cut_points) {
-    tmpl.segment_sizes_.push_back(cut - start);
-    start = cut;
-  }
-  tmpl.segment_sizes_.push_back(tmpl.bytes_.size() - start);
-  return tmpl;
+  bytes_.append(text.substr(pos));
+  segment_sizes_.push_back(bytes_.size() - segment_start);
 }
 
-std::string_view RequestTemplate::RenderInto(uint64_t index, std::span<char> out) const {
+std::string_view IndexedText::RenderInto(uint64_t index, std::span<char> out) const {
   char digits[kMaxIndexDigits];
   size_t width =
       has_index() ? std::to_chars(digits, digits + sizeof(digits), index).ptr - digits : 0;
@@ -125,6 +96,48 @@ std::string_view RequestTemplate::RenderInto(uint64_t index, std::span<char> out
     offset += segment_sizes_[k];
   }
   return std::string_view(out.data(), offset);
+}
+
+absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec) {
+  if (!IsToken(spec.method)) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid method '", spec.method, "'"));
+  }
+  std::vector<Header> headers;
+  for (const std::string& line : spec.headers) {
+    absl::StatusOr<Header> header = ParseHeader(line);
+    if (!header.ok()) return header.status();
+    headers.push_back(*header);
+  }
+  bool has_body = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT";
+  std::string head = absl::StrCat(spec.method, " ", spec.target, " HTTP/1.1\r\n");
+  if (!HasHeader(headers, "host")) absl::StrAppend(&head, "Host: ", spec.host_header, "\r\n");
+  if (!HasHeader(headers, "user-agent")) absl::StrAppend(&head, "User-Agent: uringload/0.1\r\n");
+  if (!HasHeader(headers, "accept")) absl::StrAppend(&head, "Accept: */*\r\n");
+  for (const Header& h : headers) absl::StrAppend(&head, h.name, ": ", h.value, "\r\n");
+  if (has_body) absl::StrAppend(&head, "Content-Length: ", spec.body.size(), "\r\n");
+  if (!spec.keep_alive) absl::StrAppend(&head, "Connection: close\r\n");
+  absl::StrAppend(&head, "\r\n", spec.body);
+
+  RequestTemplate tmpl;
+  tmpl.is_head_ = spec.method == "HEAD";
+  tmpl.request_ = IndexedText(head, spec.method.size() + 1 + spec.target.size());
+  tmpl.path_ = IndexedText(spec.target, spec.target.size());
+  tmpl.body_ = spec.body;
+  // HTTP/2 (RFC 9113 8.3.1): Host becomes :authority; names go in lower case.
+  std::string authority = spec.host_header;
+  for (const Header& h : headers) {
+    if (absl::EqualsIgnoreCase(h.name, "host")) authority = std::string(h.value);
+  }
+  std::vector<Field>& fields = tmpl.http2_fields_;
+  fields = {{":method", spec.method}, {":scheme", spec.scheme}, {":authority", authority}};
+  if (!HasHeader(headers, "user-agent")) fields.push_back({"user-agent", "uringload/0.1"});
+  if (!HasHeader(headers, "accept")) fields.push_back({"accept", "*/*"});
+  for (const Header& h : headers) {
+    if (absl::EqualsIgnoreCase(h.name, "host")) continue;
+    fields.push_back({absl::AsciiStrToLower(h.name), std::string(h.value)});
+  }
+  if (has_body) fields.push_back({"content-length", absl::StrCat(spec.body.size())});
+  return tmpl;
 }
 
 }  // namespace uringload::proto

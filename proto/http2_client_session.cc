@@ -1,0 +1,258 @@
+#include "proto/http2_client_session.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::proto {
+namespace {
+
+// The client's receive windows, per stream and for the connection: large, since every byte
+// received is consumed at once (nothing is buffered), so the window only throttles the server.
+constexpr int32_t kWindow = 1 << 24;
+// Small frames (HEADERS, WINDOW_UPDATE, SETTINGS) gather here to go out in one send; a frame
+// this size or larger (DATA of an upload) is sent from nghttp2's own buffer, uncopied.
+constexpr size_t kOutputBytes = 4096;
+
+// Tags travel as nghttp2's stream user data, plus one so that no tag is a null pointer.
+void* TagData(uint32_t tag) { return reinterpret_cast<void*>(uintptr_t{tag} + 1); }
+uint32_t TagOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
+
+nghttp2_nv Nv(std::string_view name, std::string_view value) {
+  // nghttp2 copies the fields when the request is submitted.
+  return {reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+          reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
+          NGHTTP2_NV_FLAG_NONE};
+}
+
+}  // namespace
+
+Http2ClientSession::Http2ClientSession(uint32_t streams) : streams_(streams), out_(kOutputBytes) {
+  nghttp2_session_callbacks_new(&callbacks_);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks_, &OnHeader);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks_, &OnFrameReceived);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks_, &OnStreamClose);
+  nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks_, &OnFrameNotSent);
+  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks_, &OnFrameSent);
+  nghttp2_session_callbacks_set_error_callback2(callbacks_, &OnError);
+  nghttp2_option_new(&option_);
+  // Only what the caller opens: no pushed streams to keep.
+  nghttp2_option_set_max_reserved_remote_streams(option_, 0);
+}
+
+Http2ClientSession::~Http2ClientSession() {
+  Stop();
+  nghttp2_option_del(option_);
+  nghttp2_session_callbacks_del(callbacks_);
+}
+
+absl::Status Http2ClientSession::Start(Events* events) {
+  Stop();
+  events_ = events;
+  int rv = nghttp2_session_client_new2(&session_, callbacks_, this, option_);
+  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
+  nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+                                       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, kWindow}};
+  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+  if (rv == 0) {
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kWindow);
+  }
+  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
+  return absl::OkStatus();
+}
+
+void Http2ClientSession::Stop() {
+  if (session_ != nullptr) nghttp2_session_del(session_);
+  session_ = nullptr;
+  out_size_ = 0;
+  chunk_ = nullptr;
+  chunk_size_ = 0;
+  sending_chunk_ = false;
+  open_streams_ = 0;
+  going_away_ = false;
+  goaway_last_stream_ = 0;
+  failure_.clear();
+  last_error_.clear();
+  failed_in_hpack_ = false;
+}
+
+absl::Status Http2ClientSession::Submit(const RequestTemplate& request, uint64_t index,
+                                        uint32_t tag) {
+  Stream& stream = streams_.at(tag);
+  stream = Stream{.request = &request};
+  std::span<const RequestTemplate::Field> fields = request.http2_fields();
+  fields_.clear();
+  for (const RequestTemplate::Field& f : fields) fields_.push_back(Nv(f.name, f.value));
+  path_.resize(std::max(path_.size(), request.path().max_size()));
+  std::string_view path = request.path().RenderInto(index, path_);
+  fields_.insert(fields_.begin() + 3, Nv(":path", path));  // Pseudo-headers come first.
+  nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
+  bool has_body = !request.body().empty();
+  int32_t id = nghttp2_submit_request(session_, nullptr, fields_.data(), fields_.size(),
+                                      has_body ? &body : nullptr, TagData(tag));
+  if (id < 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(id)));
+  stream.id = id;
+  ++open_streams_;
+  return absl::OkStatus();
+}
+
+absl::Status Http2ClientSession::Receive(std::string_view data) {
+  ssize_t rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(data.data()),
+                                        data.size());
+  if (rv < 0) return absl::InternalError(nghttp2_strerror(static_cast<int>(rv)));
+  return absl::OkStatus();
+}
+
+std::string_view Http2ClientSession::Output() {
+  while (out_size_ < out_.size()) {
+    if (chunk_size_ == 0) {
+      ssize_t n = nghttp2_session_mem_send(session_, &chunk_);
+      if (n <= 0) break;  // Nothing more (or a fatal error, which the next receive reports).
+      chunk_size_ = static_cast<size_t>(n);
+    }
+    if (out_size_ == 0 && chunk_size_ >= out_.size()) {
+      sending_chunk_ = true;  // Valid until the next mem_send, which waits for Sent().
+      return std::string_view(reinterpret_cast<const char*>(chunk_), chunk_size_);
+    }
+    size_t take = std::min(chunk_size_, out_.size() - out_size_);
+    std::memcpy(out_.data() + out_size_, chunk_, take);
+    out_size_ += take;
+    chunk_ += take;
+    chunk_size_ -= take;
+  }
+  return std::string_view(out_.data(), out_size_);
+}
+
+void Http2ClientSession::Sent(uint32_t bytes) {
+  if (sending_chunk_) {
+    sending_chunk_ = false;
+    chunk_ += bytes;
+    chunk_size_ -= bytes;
+    return;
+  }
+  out_size_ -= bytes;
+  std::memmove(out_.data(), out_.data() + bytes, out_size_);
+}
+
+uint32_t Http2ClientSession::peer_max_streams() const {
+  return nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+}
+
+bool Http2ClientSession::can_open() const {
+  // Client stream ids are odd and below 2^31 (RFC 9113 5.1.1).
+  return !going_away_ && nghttp2_session_get_next_stream_id(session_) < (1u << 31) - 1;
+}
+
+bool Http2ClientSession::MayHaveProcessed(uint32_t tag) const {
+  const Stream& stream = streams_[tag];
+  return stream.sent && !(going_away_ && stream.id > goaway_last_stream_);
+}
+
+uint32_t Http2ClientSession::streams_opened() const {
+  return (nghttp2_session_get_next_stream_id(session_) - 1) / 2;
+}
+
+Http2ClientSession::Stream* Http2ClientSession::StreamOf(int32_t stream_id) {
+  void* data = nghttp2_session_get_stream_user_data(session_, stream_id);
+  if (data == nullptr) return nullptr;
+  Stream& stream = streams_[TagOf(data)];
+  return stream.id == stream_id ? &stream : nullptr;
+}
+
+int Http2ClientSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                                 size_t namelen, const uint8_t* value, size_t valuelen, uint8_t,
+                                 void* user_data) {
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_RESPONSE) return 0;
+  Stream* stream = self->StreamOf(frame->hd.stream_id);
+  std::string_view field(reinterpret_cast<const char*>(name), namelen);
+  if (stream == nullptr || field != ":status") return 0;
+  int status = 0;
+  for (size_t i = 0; i < valuelen; ++i) status = status * 10 + (value[i] - '0');
+  stream->status = status;  // nghttp2 checked it is three digits.
+  return 0;
+}
+
+int Http2ClientSession::OnFrameReceived(nghttp2_session*, const nghttp2_frame* frame,
+                                        void* user_data) {
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (frame->hd.type == NGHTTP2_GOAWAY) {
+    self->going_away_ = true;
+    self->goaway_last_stream_ = frame->goaway.last_stream_id;
+    return 0;
+  }
+  if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
+      (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
+    // An interim (1xx) response never ends the stream, so this is the final one's end.
+    if (Stream* stream = self->StreamOf(frame->hd.stream_id)) stream->complete = true;
+  }
+  return 0;
+}
+
+int Http2ClientSession::OnStreamClose(nghttp2_session* session, int32_t stream_id,
+                                      uint32_t error_code, void* user_data) {
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (self->StreamOf(stream_id) != nullptr) {
+    self->End(TagOf(nghttp2_session_get_stream_user_data(session, stream_id)), error_code);
+  }
+  return 0;
+}
+
+// A request's HEADERS went out; the client sends GOAWAY only to end a connection whose server
+// broke the protocol.
+int Http2ClientSession::OnFrameSent(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (frame->hd.type == NGHTTP2_HEADERS) {
+    if (Stream* stream = self->StreamOf(frame->hd.stream_id)) stream->sent = true;
+  }
+  if (frame->hd.type == NGHTTP2_GOAWAY && self->failure_.empty()) {
+    self->failure_ = self->last_error_.empty()
+                         ? std::string(nghttp2_http2_strerror(frame->goaway.error_code))
+                         : self->last_error_;
+    self->failed_in_hpack_ = frame->goaway.error_code == NGHTTP2_COMPRESSION_ERROR;
+  }
+  return 0;
+}
+
+int Http2ClientSession::OnError(nghttp2_session*, int, const char* message, size_t size,
+                                void* user_data) {
+  static_cast<Http2ClientSession*>(user_data)->last_error_.assign(message, size);
+  return 0;
+}
+
+// A request whose HEADERS never left (a GOAWAY came first): the server never saw it.
+int Http2ClientSession::OnFrameNotSent(nghttp2_session*, const nghttp2_frame* frame, int,
+                                       void* user_data) {
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  for (uint32_t tag = 0; tag < self->streams_.size(); ++tag) {
+    if (self->streams_[tag].id == frame->hd.stream_id) self->End(tag, NGHTTP2_REFUSED_STREAM);
+  }
+  return 0;
+}
+
+void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
+  Stream& stream = streams_[tag];
+  if (stream.id == 0) return;  // Ended already.
+  stream.id = 0;
+  --open_streams_;
+  events_->OnStreamEnd({.tag = tag,
+                        .status = stream.status,
+                        .error_code = error_code,
+                        .complete = stream.complete,
+                        .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM});
+}
+
+ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+                                     uint32_t* data_flags, nghttp2_data_source* source, void*) {
+  auto* stream = static_cast<Stream*>(source->ptr);
+  std::string_view body = stream->request->body();
+  size_t n = std::min(length, body.size() - stream->body_sent);
+  std::memcpy(buf, body.data() + stream->body_sent, n);
+  stream->body_sent += n;
+  if (stream->body_sent == body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+  return static_cast<ssize_t>(n);
+}
+
+}  // namespace uringload::proto

@@ -1,0 +1,128 @@
+// Http2ClientSession: one client connection's HTTP/2 (RFC 9113) over nghttp2's in-memory
+// session: requests go in as streams, the bytes the transport received go in, the frames to
+// send come out into the session's own buffer. nghttp2 never touches a socket, a thread or a
+// timer; HPACK, flow control and SETTINGS are its business. A stream carries a tag (the
+// caller's slot for the request) and ends exactly once through Events::OnStreamEnd.
+#pragma once
+
+#include <nghttp2/nghttp2.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/request_template.h"
+
+namespace uringload::proto {
+
+// How one stream ended.
+struct Http2StreamEnd {
+  uint32_t tag = 0;
+  int status = 0;           // The response's :status (0: no response header came).
+  uint32_t error_code = 0;  // NGHTTP2_NO_ERROR, or the RST_STREAM/GOAWAY code that ended it.
+  bool complete = false;    // The response ended with END_STREAM.
+  // The server never processed it (REFUSED_STREAM, or above a GOAWAY's last stream id): it may
+  // be sent again.
+  bool unprocessed = false;
+};
+
+class Http2ClientSession {
+ public:
+  class Events {
+   public:
+    virtual ~Events() = default;
+    virtual void OnStreamEnd(const Http2StreamEnd& end) = 0;
+  };
+
+  // `streams`: the most streams the caller will have open (tags are below it).
+  explicit Http2ClientSession(uint32_t streams);
+  ~Http2ClientSession();
+  Http2ClientSession(const Http2ClientSession&) = delete;
+  Http2ClientSession& operator=(const Http2ClientSession&) = delete;
+
+  // A new connection: a fresh nghttp2 session, the preface and SETTINGS queued to send.
+  absl::Status Start(Events* events);
+  // The connection ended: frees the nghttp2 session (streams still open are not reported).
+  void Stop();
+  bool started() const { return session_ != nullptr; }
+
+  // Opens a stream for request `index` of `request` (its body flows as flow control allows).
+  absl::Status Submit(const RequestTemplate& request, uint64_t index, uint32_t tag);
+  // Feeds received bytes; ended streams are reported during the call. An error is nghttp2's
+  // fatal one (out of memory); a protocol error found in the bytes shows in failed().
+  absl::Status Receive(std::string_view data);
+  // The server broke the protocol (a frame, HPACK or flow-control error): the session ends
+  // the connection with a GOAWAY of its own. The reason is nghttp2's.
+  bool failed() const { return !failure_.empty(); }
+  std::string_view failure() const { return failure_; }
+  bool failed_in_hpack() const { return failed_in_hpack_; }
+  // The bytes to send next: frames ready to go (small ones gathered into one buffer). They
+  // stay valid until Sent(); call again only after it.
+  std::string_view Output();
+  // `bytes` (at most all) of the last Output() were sent.
+  void Sent(uint32_t bytes);
+
+  // Streams the server allows at once (its SETTINGS_MAX_CONCURRENT_STREAMS; 100 until its
+  // SETTINGS arrive, as nghttp2 assumes).
+  uint32_t peer_max_streams() const;
+  // A new stream may open: no GOAWAY came, and stream ids are left (2^30 per connection).
+  bool can_open() const;
+  // Streams opened on the session so far.
+  uint32_t streams_opened() const;
+  // Streams open on the session.
+  uint32_t open_streams() const { return open_streams_; }
+  // Whether the server may have processed stream `tag`, which has not ended: its HEADERS went
+  // out, and no GOAWAY said it was above the last stream processed. When the connection ends,
+  // a stream it may not have processed can be sent again.
+  bool MayHaveProcessed(uint32_t tag) const;
+
+ private:
+  struct Stream {
+    const RequestTemplate* request = nullptr;
+    int32_t id = 0;     // 0: not open (never submitted, or ended).
+    bool sent = false;  // Its HEADERS went out.
+    size_t body_sent = 0;
+    int status = 0;
+    bool complete = false;
+  };
+
+  static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                      size_t namelen, const uint8_t* value, size_t valuelen, uint8_t flags,
+                      void* user_data);
+  static int OnFrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user_data);
+  static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
+                           void* user_data);
+  static int OnFrameSent(nghttp2_session*, const nghttp2_frame* frame, void* user_data);
+  static int OnError(nghttp2_session*, int lib_error_code, const char* message, size_t size,
+                     void* user_data);
+  static int OnFrameNotSent(nghttp2_session*, const nghttp2_frame* frame, int error,
+                            void* user_data);
+  void End(uint32_t tag, uint32_t error_code);
+  static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
+                          uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
+  Stream* StreamOf(int32_t stream_id);
+
+  nghttp2_session_callbacks* callbacks_ = nullptr;
+  nghttp2_option* option_ = nullptr;
+  nghttp2_session* session_ = nullptr;
+  Events* events_ = nullptr;
+  std::vector<Stream> streams_;  // By tag.
+  std::vector<nghttp2_nv> fields_;
+  std::vector<char> path_;  // The rendered :path of the stream being submitted.
+  std::vector<char> out_;   // Frames to send.
+  size_t out_size_ = 0;
+  const uint8_t* chunk_ = nullptr;  // nghttp2's output not yet copied (valid until next call).
+  size_t chunk_size_ = 0;
+  bool sending_chunk_ = false;  // Output() handed out chunk_ itself.
+  uint32_t open_streams_ = 0;
+  bool going_away_ = false;
+  int32_t goaway_last_stream_ = 0;  // Of the latest GOAWAY received.
+  std::string failure_;             // Why the session ended the connection (its GOAWAY went out).
+  std::string last_error_;          // nghttp2's last error message.
+  bool failed_in_hpack_ = false;
+};
+
+}  // namespace uringload::proto
