@@ -258,11 +258,16 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "Open model: start R requests per second in total (fractional allowed), on a "
                   "schedule; latency counts from each request's intended start");
   run->add_option("--ramp", o.ramp, "With -R: rise linearly from 0 to R over this (e.g. 30s)");
-  run->add_option("-p,--pipeline", o.pipeline,
-                  absl::StrCat("Requests written back-to-back per connection (HTTP/1.1 "
-                               "pipelining, at most ",
-                               core::kMaxPipeline, ")"))
+  run->add_option("-p,--pipeline,--streams", o.pipeline,
+                  absl::StrCat("Requests in flight per connection, at most ", core::kMaxPipeline,
+                               ": pipelined over HTTP/1.1, concurrent streams over HTTP/2 "
+                               "(capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS)"))
       ->capture_default_str();
+  run->add_flag("--http2", o.http2,
+                "HTTP/2 only: https:// must agree on h2 by ALPN; http:// speaks h2c with prior "
+                "knowledge (default: h2 or HTTP/1.1 as an https:// server picks, HTTP/1.1 over "
+                "http://)");
+  run->add_flag("--http1.1", o.http1, "HTTP/1.1 only (https:// offers only http/1.1 by ALPN)");
   run->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
                   "all on the first line's host and port; instead of a URL")

@@ -1,8 +1,12 @@
 // Outcome: the one way each started request ends. Every started request gets exactly one.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
+
+#include "net/tls_errors.h"
 
 namespace uringload::core {
 
@@ -25,7 +29,15 @@ inline constexpr const char* OutcomeName(Outcome o) {
 
 // Why a response was a parse_error. The error details keep it where other failures keep their
 // errno (a parse error has none), so the summary and the JSON can say what was wrong.
-enum class ParseFailure : int { kUnknown = 0, kMalformed, kHeadersTooLarge, kTruncated };
+enum class ParseFailure : int {
+  kUnknown = 0,
+  kMalformed,
+  kHeadersTooLarge,
+  kTruncated,
+  kHttp2Protocol,     // nghttp2 found a frame or protocol error on the connection.
+  kHttp2Compression,  // An HPACK block that does not decode.
+  kHttp2Incomplete,   // A stream closed without error before its response ended.
+};
 inline constexpr const char* ParseFailureText(int code) {
   switch (static_cast<ParseFailure>(code)) {
     case ParseFailure::kMalformed:
@@ -34,9 +46,46 @@ inline constexpr const char* ParseFailureText(int code) {
       return "header block over 65536 bytes";
     case ParseFailure::kTruncated:
       return "response cut short by a close";
+    case ParseFailure::kHttp2Protocol:
+      return "HTTP/2 protocol error";
+    case ParseFailure::kHttp2Compression:
+      return "HTTP/2 header compression error";
+    case ParseFailure::kHttp2Incomplete:
+      return "HTTP/2 stream closed before its response ended";
     default:
       return "malformed or truncated response";
   }
+}
+
+// A stream's HTTP/2 error code (RFC 9113 section 7: RST_STREAM, or GOAWAY for a stream the
+// server processed) is the cause of its `reset`: kHttp2CauseBase + code, above the TLS causes.
+inline constexpr int kHttp2CauseBase = net::kTlsCauseEnd;
+// By code; the last entry stands for every code above the ones RFC 9113 names (extensions).
+inline constexpr std::array<const char*, 15> kHttp2ResetTexts = {
+    "HTTP/2 stream reset: NO_ERROR",
+    "HTTP/2 stream reset: PROTOCOL_ERROR",
+    "HTTP/2 stream reset: INTERNAL_ERROR",
+    "HTTP/2 stream reset: FLOW_CONTROL_ERROR",
+    "HTTP/2 stream reset: SETTINGS_TIMEOUT",
+    "HTTP/2 stream reset: STREAM_CLOSED",
+    "HTTP/2 stream reset: FRAME_SIZE_ERROR",
+    "HTTP/2 stream reset: REFUSED_STREAM",
+    "HTTP/2 stream reset: CANCEL",
+    "HTTP/2 stream reset: COMPRESSION_ERROR",
+    "HTTP/2 stream reset: CONNECT_ERROR",
+    "HTTP/2 stream reset: ENHANCE_YOUR_CALM",
+    "HTTP/2 stream reset: INADEQUATE_SECURITY",
+    "HTTP/2 stream reset: HTTP_1_1_REQUIRED",
+    "HTTP/2 stream reset: an extension's error code"};
+inline constexpr int kCauseEnd = kHttp2CauseBase + static_cast<int>(kHttp2ResetTexts.size());
+inline constexpr int Http2Cause(uint32_t code) {
+  return kHttp2CauseBase + static_cast<int>(std::min<size_t>(code, kHttp2ResetTexts.size() - 1));
+}
+inline constexpr bool IsHttp2Cause(int cause) {
+  return cause >= kHttp2CauseBase && cause < kCauseEnd;
+}
+inline constexpr const char* Http2CauseText(int cause) {
+  return kHttp2ResetTexts[static_cast<size_t>(cause - kHttp2CauseBase)];
 }
 
 }  // namespace uringload::core

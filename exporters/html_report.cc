@@ -40,7 +40,9 @@ std::string PlanTable(const RunResultFile& run) {
   absl::StrAppend(&out,
                   Row("connections, threads", absl::StrCat(run.concurrency, ", ", run.threads)));
   if (run.rate) absl::StrAppend(&out, Row("rate (-R)", absl::StrFormat("%g/s", *run.rate)));
-  if (run.pipeline > 1) absl::StrAppend(&out, Row("pipeline (-p)", absl::StrCat(run.pipeline)));
+  if (run.pipeline > 1) {
+    absl::StrAppend(&out, Row("in flight per connection (-p)", absl::StrCat(run.pipeline)));
+  }
   absl::StrAppend(&out, Row("started", absl::FormatTime(absl::RFC3339_full, run.started_at,
                                                         absl::UTCTimeZone())));
   absl::StrAppend(&out, Row("duration", FormatSeconds(absl::ToDoubleSeconds(d))));
@@ -50,6 +52,11 @@ std::string PlanTable(const RunResultFile& run) {
     absl::StrAppend(
         &out, Row("TLS", absl::StrCat(run.tls_version, " ", run.tls_cipher, ", ", s.tls_handshakes,
                                       " handshakes (", s.tls_resumed, " resumed)")));
+  }
+  if (s.connections_http2 > 0) {
+    absl::StrAppend(&out, Row("connections HTTP/1.1 / HTTP/2",
+                              absl::StrCat(s.connections_opened - s.connections_http2, " / ",
+                                           s.connections_http2)));
   }
   if (s.latency.count > 0) {
     absl::StrAppend(&out, Row("latency p50 / p90 / p99 / max",

@@ -124,10 +124,16 @@ std::vector<MetricFamily> RunCollector::Collect() const {
             "Open model: requests due while every connection was busy", s.late_starts);
   b.Counter("uringload_warmup_requests_total", "Requests started during --warmup (not measured)",
             s.warmup_started);
+  b.Counter("uringload_requests_retried_total",
+            "HTTP/2: requests the server refused unprocessed, sent again", s.retried);
   b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet", s.in_flight());
   b.Gauge("uringload_connections_open", "Client connections open", s.connections_open);
-  b.Counter("uringload_connections_opened_total", "Client connections established",
-            s.connections_opened);
+  MetricFamily& opened =
+      b.Family("uringload_connections_opened_total",
+               "Client connections established, by the protocol they spoke", MetricType::Counter);
+  b.Metric(opened, {{"protocol", "http/1.1"}}).counter.value =
+      static_cast<double>(s.connections_opened - s.connections_http2);
+  b.Metric(opened, {{"protocol", "h2"}}).counter.value = static_cast<double>(s.connections_http2);
   b.Counter("uringload_bytes_sent_total", "HTTP bytes sent", s.bytes_sent);
   b.Counter("uringload_bytes_received_total", "HTTP bytes received", s.bytes_received);
   if (info_.planned.has_value()) {

@@ -38,6 +38,9 @@ std::string CauseText(size_t outcome, size_t cause) {
     return core::ParseFailureText(static_cast<int>(cause));
   }
   if (net::IsTlsCause(static_cast<int>(cause))) return net::TlsCauseText(static_cast<int>(cause));
+  if (core::IsHttp2Cause(static_cast<int>(cause))) {
+    return core::Http2CauseText(static_cast<int>(cause));
+  }
   if (cause != 0) return strerror(static_cast<int>(cause));
   return outcome == size_t(core::Outcome::kTimeout) ? "no complete response in time" : "unknown";
 }

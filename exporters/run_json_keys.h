@@ -60,5 +60,10 @@ inline constexpr char kTlsHandshakeHistogram[] = "tls_handshake_histogram";
 inline constexpr char kUrl[] = "url";
 inline constexpr char kVersion[] = "version";
 inline constexpr char kWarmup[] = "warmup";
+inline constexpr char kH2[] = "h2";
+inline constexpr char kHttp1[] = "http/1.1";
+inline constexpr char kProtocols[] = "protocols";
+inline constexpr char kRetried[] = "retried";
+inline constexpr char kStreamsCappedAt[] = "streams_capped_at";
 
 }  // namespace uringload::exporters::run_key

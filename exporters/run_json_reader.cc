@@ -116,6 +116,12 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   if (connections.contains(run_key::kPreconnected)) {  // Absent from results before --preconnect.
     s.preconnected = Count(connections, run_key::kPreconnected);
   }
+  if (connections.contains(run_key::kProtocols)) {  // Absent from results before HTTP/2.
+    s.connections_http2 = Count(At(connections, run_key::kProtocols), run_key::kH2);
+    const Json& capped = At(connections, run_key::kStreamsCappedAt);
+    s.streams_capped_at = capped.is_null() ? 0 : Count(connections, run_key::kStreamsCappedAt);
+    s.retried = Count(requests, run_key::kRetried);
+  }
   for (const Json& error : At(doc, run_key::kErrors)) {
     size_t o = OutcomeIndex(Text(error, run_key::kOutcome));
     s.causes[o][CauseSlot(o, error)] += Count(error, run_key::kCount);

@@ -199,6 +199,16 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.connect.Quantile(0.99) / 1e9));
   }
   absl::StrAppend(&out, "\n");
+  if (s.connections_http2 > 0) {
+    absl::StrAppend(&out, "Protocols:   HTTP/1.1 ", s.connections_opened - s.connections_http2,
+                    ", HTTP/2 ", s.connections_http2, " connections");
+    if (s.streams_capped_at > 0) {
+      absl::StrAppend(&out, "; streams capped at ", s.streams_capped_at,
+                      " by the server's SETTINGS_MAX_CONCURRENT_STREAMS");
+    }
+    if (s.retried > 0) absl::StrAppend(&out, "; ", s.retried, " requests refused and sent again");
+    absl::StrAppend(&out, "\n");
+  }
   if (s.tls_handshakes > 0) {
     absl::StrAppend(&out, "TLS:         ", s.tls_version, " ", s.tls_cipher, ", ", s.tls_handshakes,
                     " handshakes (", s.tls_resumed, " resumed), handshake p50 ",

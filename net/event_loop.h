@@ -30,6 +30,7 @@ struct TlsHandshake {
   bool resumed = false;      // A session was resumed (no full handshake).
   const char* version = "";  // "TLSv1.3" (static strings of OpenSSL's).
   const char* cipher = "";
+  bool http2 = false;  // ALPN agreed on h2.
 };
 
 // One completion of a current operation.

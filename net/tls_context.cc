@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "net/tls_errors.h"
@@ -55,6 +56,8 @@ std::string TlsCauseText(int code) {
       return "TLS connection closed without close_notify";
     case kTlsRecordError:
       return "TLS record error";
+    case kTlsNoHttp2:
+      return "the server did not agree to h2 by ALPN (--http2)";
     default:
       return "TLS error";
   }
@@ -97,7 +100,12 @@ absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Client(const TlsClientOp
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   }
-  SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof(kAlpn) - 1);
+  std::string_view alpn = options.alpn == Alpn::kHttp1   ? std::string_view("\x08http/1.1")
+                          : options.alpn == Alpn::kHttp2 ? std::string_view("\x02h2")
+                                                         : std::string_view("\x02h2\x08http/1.1");
+  SSL_CTX_set_alpn_protos(ctx, reinterpret_cast<const unsigned char*>(alpn.data()),
+                          static_cast<unsigned>(alpn.size()));
+  tls->requires_http2_ = options.alpn == Alpn::kHttp2;
   SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
   // Sessions are kept by each TlsEventLoop (one per worker), not in OpenSSL's shared cache.
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);

@@ -15,7 +15,8 @@ inline constexpr int kTlsVerifyCodes = 96;  // X509_V_ERR_* codes of OpenSSL 3.0
 inline constexpr int kTlsHandshakeFailed = kTlsVerifyBase + kTlsVerifyCodes;  // Alert, protocol.
 inline constexpr int kTlsNoCloseNotify = kTlsHandshakeFailed + 1;  // EOF without close_notify.
 inline constexpr int kTlsRecordError = kTlsNoCloseNotify + 1;      // Bad record after handshake.
-inline constexpr int kTlsCauseEnd = kTlsRecordError + 1;           // One past the last code.
+inline constexpr int kTlsNoHttp2 = kTlsRecordError + 1;            // --http2, and ALPN chose none.
+inline constexpr int kTlsCauseEnd = kTlsNoHttp2 + 1;               // One past the last code.
 
 inline bool IsTlsCause(int code) { return code >= kTlsCauseBase && code < kTlsCauseEnd; }
 // "certificate verify failed: self-signed certificate", "TLS handshake failed", …

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string_view>
 
 #include "net/check.h"
 #include "net/tls_errors.h"
@@ -263,11 +264,26 @@ void TlsEventLoop::Handshake(uint32_t slot) {
     Flush(slot);
     int error = SSL_get_error(s.ssl, r);
     if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) return;
+    // A server that speaks none of the protocols offered by ALPN answers with an alert.
+    bool no_protocol =
+        ERR_GET_REASON(ERR_peek_last_error()) == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL;
     ERR_clear_error();
     long verify = SSL_get_verify_result(s.ssl);
-    HandshakeFailed(slot, verify != X509_V_OK ? kTlsVerifyBase + static_cast<int>(std::min<long>(
-                                                                     verify, kTlsVerifyCodes - 1))
-                                              : kTlsHandshakeFailed);
+    if (verify != X509_V_OK) {
+      HandshakeFailed(
+          slot, kTlsVerifyBase + static_cast<int>(std::min<long>(verify, kTlsVerifyCodes - 1)));
+    } else {
+      HandshakeFailed(
+          slot, no_protocol && context_->requires_http2() ? kTlsNoHttp2 : kTlsHandshakeFailed);
+    }
+    return;
+  }
+  const unsigned char* alpn = nullptr;
+  unsigned alpn_size = 0;
+  SSL_get0_alpn_selected(s.ssl, &alpn, &alpn_size);
+  bool http2 = std::string_view(reinterpret_cast<const char*>(alpn), alpn_size) == "h2";
+  if (context_->requires_http2() && !http2) {
+    HandshakeFailed(slot, kTlsNoHttp2);
     return;
   }
   s.state = State::kOpen;
@@ -275,7 +291,8 @@ void TlsEventLoop::Handshake(uint32_t slot) {
                     .handshake_ns = inner_->Now() - s.started_ns,
                     .resumed = SSL_session_reused(s.ssl) == 1,
                     .version = SSL_get_version(s.ssl),
-                    .cipher = SSL_get_cipher_name(s.ssl)};
+                    .cipher = SSL_get_cipher_name(s.ssl),
+                    .http2 = http2};
   Completion done = context_->server()
                         ? MakeCompletion(s.listener, Op::kAccept, static_cast<int>(slot), true)
                         : MakeCompletion(slot, Op::kConnect, 0);

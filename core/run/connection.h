@@ -4,8 +4,10 @@
 // kActive is exactly the time it counts in connections_open. A connection waiting for a
 // place in the connect ramp stays kIdle with its request (Worker::Queued).
 // With pipelining (-p D) up to D requests are in flight on it, answered in order; `pending`
-// holds them oldest first. All memory is allocated once per worker; nothing here grows with
-// the request count. Which I/O is pending on the slot is the event loop's to know.
+// holds them oldest first. Over HTTP/2 the D entries are streams answered in any order:
+// `pending` is a pool there (entries marked in_use), and `head` stays 0. All memory is
+// allocated once per worker; nothing here grows with the request count. Which I/O is pending
+// on the slot is the event loop's to know.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,9 @@ namespace uringload::core {
 
 enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
 
+// What the connection speaks, chosen when it opens: ALPN over TLS, --http2 over http://.
+enum class Protocol : uint8_t { kHttp1, kHttp2 };
+
 // Where the connection's first connect attempt is, for the ramp (connections.ramp_seconds):
 // it moves forward only, and the ramp ends when every asked one has ended.
 enum class FirstConnect : uint8_t { kNotAsked, kAsked, kEnded };
@@ -29,6 +34,8 @@ struct PendingRequest {
   int64_t sent_ns = 0;      // Just before the submit that carried it (0: not yet).
   uint32_t target = 0;      // Index into the plan's targets.
   bool warmup = false;      // Started during --warmup: kept out of the statistics.
+  bool in_use = false;      // HTTP/2: the entry is an open stream's.
+  uint8_t retries = 0;      // HTTP/2: times the server refused it unprocessed.
 };
 
 struct Connection {
@@ -43,13 +50,16 @@ struct Connection {
   uint32_t slot = 0;                  // Direct descriptor slot, fixed for the connection's life.
   uint16_t head = 0;                  // Oldest pending request.
   uint16_t count = 0;                 // Pending requests.
-  uint16_t submitted = 0;             // Of them (oldest first), handed to a send.
-  uint16_t stamped = 0;               // Of those, with sent_ns set.
-  uint16_t address = 0;               // Index into the plan's addresses.
-  int16_t source = -1;                // Index into the plan's sources; -1: the kernel chooses.
+  // HTTP/1.1: of them (oldest first), handed to a send, and of those, with sent_ns set.
+  // HTTP/2: streams opened since the last send, and 1 while the slot waits for its stamp.
+  uint16_t submitted = 0;
+  uint16_t stamped = 0;
+  uint16_t address = 0;  // Index into the plan's addresses.
+  int16_t source = -1;   // Index into the plan's sources; -1: the kernel chooses.
   // -p: responses ended by receives since the socket was last drained (Worker::CountReceiveYield).
   uint16_t undrained_responses = 0;
   ConnState state = ConnState::kIdle;
+  Protocol protocol = Protocol::kHttp1;
   FirstConnect first_connect = FirstConnect::kNotAsked;
   // A flag beside the state, not a state: true exactly while the slot is in Worker::listed_
   // (open model: it may take a request), whatever its state; it keeps the list free of twins.

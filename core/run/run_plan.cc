@@ -111,6 +111,7 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
     target.spec.method = line.method;
     target.spec.target = url->target;
     target.spec.host_header = url->HostHeader();
+    target.spec.scheme = url->tls ? "https" : "http";
     target.spec.headers = options.headers;
     target.spec.keep_alive = !options.no_keepalive;
     if (line.body.has_value()) {
@@ -134,8 +135,16 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
-// https:// gets one TLS context, checked now (--cacert, --ciphers) so a mistake exits 2.
+// https:// gets one TLS context, checked now (--cacert, --ciphers) so a mistake exits 2. It
+// offers h2 and http/1.1 by ALPN, or only the one --http2 or --http1.1 asks for; http:// with
+// --http2 speaks h2c with prior knowledge (RFC 9113 3.3).
 absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
+  if (options.http1 && options.http2) {
+    return absl::InvalidArgumentError("--http1.1 and --http2 exclude each other");
+  }
+  plan.http = options.http2   ? HttpVersion::kHttp2
+              : options.http1 ? HttpVersion::kHttp1
+                              : HttpVersion::kAuto;
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
   if (!plan.url.tls) {
@@ -152,6 +161,9 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
                             .max_version = options.tls_max_version,
                             .ciphers = options.ciphers,
                             .ciphersuites = options.ciphersuites};
+  tls.alpn = plan.http == HttpVersion::kHttp2   ? net::Alpn::kHttp2
+             : plan.http == HttpVersion::kHttp1 ? net::Alpn::kHttp1
+                                                : net::Alpn::kHttp2OrHttp1;
   absl::StatusOr<std::shared_ptr<net::TlsContext>> context = net::TlsContext::Client(tls);
   if (!context.ok()) return context.status();
   plan.tls = *std::move(context);

@@ -64,7 +64,13 @@ struct RunOptions {
   std::optional<std::string> shard;
   std::optional<std::string> start_at;  // --start-at
   bool preconnect = false;              // --preconnect
+  bool http1 = false;                   // --http1.1
+  bool http2 = false;                   // --http2
 };
+
+// Which HTTP the connections speak: kAuto is HTTP/1.1 over http://, and over https:// what
+// the server picks by ALPN (h2 or http/1.1).
+enum class HttpVersion : uint8_t { kAuto, kHttp1, kHttp2 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
 struct TargetRequest {
@@ -108,7 +114,9 @@ struct RunPlan {
   // none: closed model, each connection sends its next request when the last one ended.
   std::optional<double> rate;
   absl::Duration ramp = absl::ZeroDuration();
-  uint32_t pipeline = 1;                         // Requests in flight per connection.
+  HttpVersion http = HttpVersion::kAuto;
+  // Requests in flight per connection: pipelined over HTTP/1.1, concurrent streams over HTTP/2.
+  uint32_t pipeline = 1;
   absl::Duration warmup = absl::ZeroDuration();  // Requests started before this are unmeasured.
   // This process's part of a sharded run: -n, -c and -R above are already its shares. Its
   // local request k is the fleet's request index_base + k * index_stride: a contiguous range

@@ -107,6 +107,10 @@ unsigned Worker::StampQueuedSends(int64_t now) {
   for (uint32_t slot : unstamped_sends_) {
     Connection& c = connections_[slot];
     if (c.state != ConnState::kActive) continue;  // Ended before the submit.
+    if (c.protocol == Protocol::kHttp2) {
+      StampStreams(c, now);
+      continue;
+    }
     URINGLOAD_CHECK(c.stamped <= c.submitted && c.submitted <= c.count,
                     "slot %u stamped %u submitted %u count %u", c.slot, c.stamped, c.submitted,
                     c.count);
@@ -216,6 +220,14 @@ void Worker::OnConnect(Connection& c, const net::Completion& completion) {
     stats_->Connected(completions_at_ns_ - c.connect_started_ns);
   }
   loop_->Receive(c.slot);
+  if (completion.tls != nullptr ? completion.tls->http2
+                                : config_.plan->http == HttpVersion::kHttp2) {
+    stats_->Http2Connected();
+    if (absl::Status s = StartSession(c); !s.ok()) {
+      Fail(c, Outcome::kConnectError, ENOMEM);  // nghttp2 fails only when out of memory.
+      return;
+    }
+  }
   if (c.count == 0) {  // --preconnect: open before its first request.
     if (preconnecting_) return;
     if (pacer_.open() && !retired_) {
@@ -236,11 +248,19 @@ void Worker::OnSend(Connection& c, int res) {
       c.state == ConnState::kActive && c.send_size > 0 && res <= static_cast<int>(c.send_size),
       "slot %u state %d send %u res %d", c.slot, static_cast<int>(c.state), c.send_size, res);
   if (res < 0) {
-    Fail(c, Outcome::kReset, -res);
+    if (c.protocol == Protocol::kHttp2) {
+      LoseConnection(c, -res);
+    } else {
+      Fail(c, Outcome::kReset, -res);
+    }
     return;
   }
   stats_->BytesSent(res);
   auto sent = static_cast<uint32_t>(res);
+  if (c.protocol == Protocol::kHttp2) {
+    OnStreamsSent(c, sent);
+    return;
+  }
   c.out_size -= sent;
   c.send_size = 0;
   if (c.out.empty()) {
@@ -265,6 +285,8 @@ void Worker::OnReceive(Connection& c, const net::Completion& completion) {
     }
   } else if (completion.res == 0) {
     OnPeerClosed(c);
+  } else if (c.protocol == Protocol::kHttp2) {
+    LoseConnection(c, -completion.res);
   } else {
     Fail(c, Outcome::kReset, -completion.res);
   }
@@ -272,6 +294,10 @@ void Worker::OnReceive(Connection& c, const net::Completion& completion) {
 
 // Responses arrive in request order; one receive may end several of them.
 void Worker::OnData(Connection& c, std::string_view data) {
+  if (c.protocol == Protocol::kHttp2) {
+    OnStreamData(c, data);
+    return;
+  }
   while (!data.empty()) {
     if (c.count == 0) {  // Bytes nobody asked for: the connection cannot be trusted.
       Close(c);
@@ -307,6 +333,10 @@ void Worker::OnData(Connection& c, std::string_view data) {
 }
 
 void Worker::OnPeerClosed(Connection& c) {
+  if (c.protocol == Protocol::kHttp2) {
+    LoseConnection(c, ECONNRESET);
+    return;
+  }
   if (c.count > 0) {
     proto::ResponseParser::Result r = c.parser.Finish();
     if (r.state == proto::ResponseParser::State::kComplete) {
@@ -329,6 +359,10 @@ void Worker::OnClosed(Connection& c) {
   c.state = ConnState::kIdle;
   c.head = c.submitted = c.stamped = c.undrained_responses = 0;
   c.out_size = c.send_size = 0;
+  if (c.protocol == Protocol::kHttp2) {
+    Session(c).Stop();  // Its memory goes back while the slot has no connection.
+    c.protocol = Protocol::kHttp1;
+  }
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
   PendingRequest request;
   if (NextRequest(&request)) {

@@ -21,6 +21,7 @@
 #include "core/run/run_plan.h"
 #include "core/run/worker_stats.h"
 #include "net/event_loop.h"
+#include "proto/http2_client_session.h"
 
 namespace uringload::core {
 
@@ -38,7 +39,7 @@ struct WorkerConfig {
   uint64_t block_size = 1;  // Indexes claimed from the source at a time.
 };
 
-class Worker : public net::CompletionHandler {
+class Worker : public net::CompletionHandler, private proto::Http2ClientSession::Events {
  public:
   // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
@@ -93,6 +94,25 @@ class Worker : public net::CompletionHandler {
   void OnPeerClosed(Connection& c);
   void OnClosed(Connection& c);
   void OnTimeout(Connection& c);
+  // Records the outcome of request `r` (its stats; the connection's bookkeeping is the
+  // caller's).
+  void Record(const PendingRequest& r, Outcome outcome, int error, int status);
+
+  // HTTP/2 (worker_http2.cc): the same steps for a connection whose requests are streams.
+  uint32_t Capacity(const Connection& c) const;
+  proto::Http2ClientSession& Session(const Connection& c) { return *sessions_[c.slot]; }
+  absl::Status StartSession(Connection& c);
+  void AddStream(Connection& c, const PendingRequest& request);
+  void FlushStreams(Connection& c);
+  void RefillStreams(Connection& c);
+  void FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status);
+  void RetryStream(Connection& c, uint32_t k);
+  void LoseConnection(Connection& c, int error);
+  void ScheduleStreamTimeout(Connection& c);
+  void StampStreams(Connection& c, int64_t now);
+  void OnStreamsSent(Connection& c, uint32_t bytes);
+  void OnStreamData(Connection& c, std::string_view data);
+  void OnStreamEnd(const proto::Http2StreamEnd& end) override;
 
   const WorkerConfig config_;
   RequestPacer pacer_;
@@ -110,7 +130,10 @@ class Worker : public net::CompletionHandler {
   std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
   std::vector<PendingRequest> retry_;  // Sent behind a response that closed the connection.
   std::vector<uint32_t> listed_;       // Open model: connections that may take requests.
-  int64_t late_since_ns_ = -1;         // Requests due by then found every connection busy.
+  // HTTP/2 connections' sessions by slot, made when a slot first speaks h2 and reused.
+  std::vector<std::unique_ptr<proto::Http2ClientSession>> sessions_;
+  Connection* session_connection_ = nullptr;  // Whose session is reporting (OnStreamEnd).
+  int64_t late_since_ns_ = -1;                // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;

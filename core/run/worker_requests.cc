@@ -47,6 +47,10 @@ const proto::RequestTemplate& Worker::TemplateFor(const Connection& c,
 
 // Renders `request` behind what the connection has not sent yet.
 void Worker::AddRequest(Connection& c, const PendingRequest& request) {
+  if (c.protocol == Protocol::kHttp2) {
+    AddStream(c, request);
+    return;
+  }
   URINGLOAD_CHECK(c.count < c.pending.size(), "slot %u count %u", c.slot, c.count);
   c.at(c.count) = request;
   ++c.count;
@@ -64,11 +68,16 @@ void Worker::AddRequest(Connection& c, const PendingRequest& request) {
 // Takes as many requests as are due and fit (-p).
 void Worker::Fill(Connection& c) {
   PendingRequest request;
-  while (c.count < c.pending.size() && NextRequest(&request)) AddRequest(c, request);
+  uint32_t capacity = Capacity(c);
+  while (c.count < capacity && NextRequest(&request)) AddRequest(c, request);
 }
 
 // Sends what waits, unless a send is in flight (its completion sends the rest).
 void Worker::Flush(Connection& c) {
+  if (c.protocol == Protocol::kHttp2) {
+    FlushStreams(c);
+    return;
+  }
   if (c.send_size != 0 || c.out_size == 0) return;
   c.send_size = c.out_size;
   loop_->Send(c.slot, c.out.empty() ? c.static_out : c.out.data(), c.send_size);
@@ -81,6 +90,10 @@ void Worker::Flush(Connection& c) {
 // the server can answer with one send (14% more requests against `serve`: docs/performance.md,
 // "Measurements behind the code").
 void Worker::Refill(Connection& c) {
+  if (c.protocol == Protocol::kHttp2) {
+    RefillStreams(c);
+    return;
+  }
   if (!pacer_.open() && c.count > 0 && 2 * c.count > c.pending.size()) return;
   Fill(c);
   if (c.count == 0 && !MoreToCome()) {
@@ -91,11 +104,7 @@ void Worker::Refill(Connection& c) {
   Flush(c);
 }
 
-// Ends the oldest request in flight on `c`.
-void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
-  URINGLOAD_CHECK(c.count > 0 && in_flight_ > 0, "slot %u state %d count %u in flight %u", c.slot,
-                  static_cast<int>(c.state), c.count, in_flight_);
-  const PendingRequest& r = c.oldest();
+void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int status) {
   --in_flight_;
   if (outcome == Outcome::kOk && config_.plan->pipeline > 1) {
     batch_.CountLatency(completions_at_ns_ - r.sent_ns);
@@ -105,10 +114,23 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   } else if (outcome == Outcome::kOk) {
     uint64_t uncorrected = completions_at_ns_ - r.sent_ns;
     uint64_t latency = pacer_.open() ? completions_at_ns_ - r.intended_ns : uncorrected;
-    stats_->RequestSucceeded(c.parser.status_code(), latency, uncorrected, r.target);
+    stats_->RequestSucceeded(status, latency, uncorrected, r.target);
   } else {
     stats_->RequestFailed(outcome, error, r.target);
   }
+}
+
+// Ends the oldest request in flight on `c` (over HTTP/2, any one of its streams).
+void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
+  URINGLOAD_CHECK(c.count > 0 && in_flight_ > 0, "slot %u state %d count %u in flight %u", c.slot,
+                  static_cast<int>(c.state), c.count, in_flight_);
+  if (c.protocol == Protocol::kHttp2) {
+    uint32_t k = 0;
+    while (!c.pending[k].in_use) ++k;  // count > 0: one is in use.
+    FinishStream(c, k, outcome, error, 0);
+    return;
+  }
+  Record(c.oldest(), outcome, error, c.parser.status_code());
   c.PopOldest();
   if (c.submitted > 0) --c.submitted;
   if (c.stamped > 0) --c.stamped;
@@ -150,9 +172,9 @@ void Worker::StartDue(int64_t now) {
     Connection& c = connections_[listed_.back()];
     listed_.pop_back();
     c.listed = false;
-    if (c.state == ConnState::kActive && c.count < c.pending.size()) {
+    if (c.state == ConnState::kActive && c.count < Capacity(c)) {
       Fill(c);
-      if (c.count < c.pending.size()) List(c);
+      if (c.count < Capacity(c)) List(c);
       Flush(c);
     } else if (c.state == ConnState::kIdle && c.count == 0) {
       PendingRequest request;

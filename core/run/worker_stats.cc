@@ -22,6 +22,12 @@ void RunStats::Merge(const RunStats& other) {
   ramp_ns = std::max(ramp_ns, other.ramp_ns);
   start_skew_ns = std::max(start_skew_ns, other.start_skew_ns);
   preconnected += other.preconnected;
+  connections_http2 += other.connections_http2;
+  retried += other.retried;
+  if (other.streams_capped_at != 0 &&
+      (streams_capped_at == 0 || other.streams_capped_at < streams_capped_at)) {
+    streams_capped_at = other.streams_capped_at;
+  }
   for (size_t o = 0; o < causes.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) causes[o][e] += other.causes[o][e];
   }
@@ -94,6 +100,9 @@ RunStats WorkerStats::Snapshot() const {
   s.ramp_ns = Read(ramp_ns_);
   s.start_skew_ns = Read(start_skew_ns_);
   s.preconnected = Read(preconnected_);
+  s.connections_http2 = Read(connections_http2_);
+  s.retried = Read(retried_);
+  s.streams_capped_at = Read(streams_capped_at_);
   s.late_starts = Read(late_starts_);
   s.connect = connect_.Snapshot();
   s.tls_handshake = handshake_.Snapshot();

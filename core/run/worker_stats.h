@@ -18,8 +18,8 @@ namespace uringload::core {
 
 inline constexpr size_t kStatusCodeSlots = 1000;  // Codes 0-999; llhttp accepts 3 digits.
 // Causes of failed requests, by errno (0 = no errno: a parse error or a request timeout), or
-// a TLS cause (net/tls_errors.h) above every errno.
-inline constexpr size_t kErrnoSlots = net::kTlsCauseEnd;
+// a TLS cause (net/tls_errors.h) above every errno, or an HTTP/2 error code above those.
+inline constexpr size_t kErrnoSlots = kCauseEnd;
 using CauseCounts = std::array<std::array<uint64_t, kErrnoSlots>, kOutcomeCount>;
 
 struct RunStats {
@@ -49,6 +49,13 @@ struct RunStats {
   uint64_t tls_resumed = 0;      // Of them, resumed sessions.
   const char* tls_version = "";  // Of the last handshake (OpenSSL's static strings).
   const char* tls_cipher = "";
+  uint64_t connections_http2 = 0;  // Of connections_opened, those that spoke HTTP/2.
+  // HTTP/2: requests the server refused unprocessed (REFUSED_STREAM, above a GOAWAY's last
+  // stream), sent again; each still ends in one outcome.
+  uint64_t retried = 0;
+  // HTTP/2: the fewest concurrent streams a server's SETTINGS allowed when below -p (0: -p
+  // was never capped).
+  uint64_t streams_capped_at = 0;
   std::vector<uint64_t> target_ok;      // Per target request (--targets line).
   std::vector<uint64_t> target_failed;  // Ended with any outcome but ok.
 
@@ -92,6 +99,13 @@ class WorkerStats {
   void BytesSent(uint64_t n) { Add(bytes_sent_, n); }
   void BytesReceived(uint64_t n) { Add(bytes_received_, n); }
   void ConnectionOpened();
+  void Http2Connected() { Add(connections_http2_); }
+  void RequestRetried() { Add(retried_); }
+  void StreamsCapped(uint32_t cap) {
+    if (Read(streams_capped_at_) == 0 || cap < Read(streams_capped_at_)) {
+      Write(streams_capped_at_, cap);
+    }
+  }
   void ConnectionClosed() { Write(connections_open_, Read(connections_open_) - 1); }
 
   void RampFinished(uint64_t ns) { Write(ramp_ns_, ns); }
@@ -112,6 +126,9 @@ class WorkerStats {
   SingleWriterCounter ramp_ns_{0};
   SingleWriterCounter start_skew_ns_{0};
   SingleWriterCounter preconnected_{0};
+  SingleWriterCounter connections_http2_{0};
+  SingleWriterCounter retried_{0};
+  SingleWriterCounter streams_capped_at_{0};
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   SingleWriterCounter late_starts_{0};
   SingleWriterCounter warmup_started_{0};

@@ -24,13 +24,14 @@ NginxServer::NginxServer(const NginxOptions& options) {
       ";\n  fastcgi_temp_path ", prefix_, ";\n", "  uwsgi_temp_path ", prefix_,
       ";\n  scgi_temp_path ", prefix_, ";\n", "  keepalive_requests ", options.keepalive_requests,
       ";\n", "  server {\n    listen ", options.ipv6 ? "[::1]:" : "127.0.0.1:", port_,
-      " backlog=4096", options.tls_cert.empty() ? "" : " ssl", ";\n",
+      " backlog=4096", options.tls_cert.empty() ? "" : " ssl", options.http2 ? " http2" : "", ";\n",
       options.tls_cert.empty()
           ? ""
           : absl::StrCat("    ssl_certificate ", options.tls_cert, ";\n    ssl_certificate_key ",
                          options.tls_key, ";\n    ssl_protocols TLSv1.2 TLSv1.3;\n"),
       "    location / { default_type text/plain; return 200 \"", options.body, "\"; }\n",
-      "  }\n}\n");
+      "    location /put/ { root ", prefix_, "; dav_methods PUT; create_full_put_path on; ",
+      "client_max_body_size 64m; }\n", "  }\n}\n");
   std::ofstream(prefix_ + "/nginx.conf") << conf;
   process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
       "/usr/sbin/nginx", "-e", "stderr", "-p", prefix_, "-c", prefix_ + "/nginx.conf"});
@@ -66,6 +67,25 @@ std::vector<std::string> NginxServer::PathsLogged() const {
     paths.push_back(line.substr(path + 1, end - path - 1));
   }
   return paths;
+}
+
+std::vector<uint64_t> NginxServer::PutFileSizes() const {
+  std::vector<uint64_t> sizes;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator(prefix_ + "/put", ignored)) {
+    sizes.push_back(entry.file_size());
+  }
+  return sizes;
+}
+
+uint64_t NginxServer::RequestsLoggedWith(const std::string& protocol) const {
+  std::ifstream in(prefix_ + "/access.log");
+  uint64_t lines = 0;
+  // The combined format's request line ends with the protocol: "GET /path HTTP/2.0".
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(" " + protocol + "\" ") != std::string::npos) ++lines;
+  }
+  return lines;
 }
 
 NginxServer::~NginxServer() {

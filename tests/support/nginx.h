@@ -17,6 +17,8 @@ struct NginxOptions {
   bool ipv6 = false;          // Listen on [::1] instead of 127.0.0.1.
   std::string tls_cert = {};  // With tls_key: HTTPS (ssl) on the port.
   std::string tls_key = {};
+  // HTTP/2 on the port: by ALPN beside HTTP/1.1 with TLS, else h2c with prior knowledge only.
+  bool http2 = false;
 };
 
 class NginxServer {
@@ -30,6 +32,10 @@ class NginxServer {
   uint64_t RequestsLogged() const;
   // The request target (path and query) of every logged request, in log order.
   std::vector<std::string> PathsLogged() const;
+  // The sizes of the files PUT under /put/ (nginx's WebDAV PUT stores each request's body).
+  std::vector<uint64_t> PutFileSizes() const;
+  // Logged requests whose protocol was `protocol` ("HTTP/2.0", "HTTP/1.1").
+  uint64_t RequestsLoggedWith(const std::string& protocol) const;
 
  private:
   std::string prefix_;

@@ -1,0 +1,210 @@
+// A worker's HTTP/2 connections: the same connection state machine, with requests as streams
+// of the connection's Http2ClientSession. Streams end in any order, so the connection's -p
+// entries are a pool (in_use) instead of a ring; a stream's tag is its entry. The session's
+// frames go out through the same loop's Send, one send in flight at a time, and its received
+// bytes come from the same multishot receive.
+#include <algorithm>
+
+#include "core/run/worker.h"
+#include "net/check.h"
+
+namespace uringload::core {
+namespace {
+
+// A request the server refused unprocessed goes out again, at most this many times: a server
+// that refuses every stream ends each request as a reset instead of keeping it forever.
+constexpr uint8_t kMaxRetries = 3;
+// A stream's sent_ns between the send that carries its HEADERS and the submit that stamps it.
+constexpr int64_t kStampDue = -1;
+
+}  // namespace
+
+// Streams the connection may have open now: -p, capped by the server's
+// SETTINGS_MAX_CONCURRENT_STREAMS; none after a GOAWAY, and with --no-keepalive one stream
+// per connection.
+uint32_t Worker::Capacity(const Connection& c) const {
+  if (c.protocol == Protocol::kHttp1) return static_cast<uint32_t>(c.pending.size());
+  const proto::Http2ClientSession& session = *sessions_[c.slot];
+  if (!session.can_open()) return 0;
+  if (!config_.plan->keep_alive) return session.streams_opened() == 0 ? 1 : 0;
+  return std::min<uint32_t>(static_cast<uint32_t>(c.pending.size()), session.peer_max_streams());
+}
+
+absl::Status Worker::StartSession(Connection& c) {
+  if (sessions_.empty()) sessions_.resize(connections_.size());
+  if (sessions_[c.slot] == nullptr) {
+    sessions_[c.slot] = std::make_unique<proto::Http2ClientSession>(c.pending.size());
+  }
+  if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
+  c.protocol = Protocol::kHttp2;
+  // The requests it was opened for were laid out as HTTP/1.1 (the protocol was not known):
+  // they become its first streams.
+  uint16_t waiting = c.count;
+  c.count = c.submitted = c.stamped = 0;
+  c.out_size = 0;
+  c.static_out = nullptr;
+  for (uint16_t k = 0; k < waiting; ++k) {
+    PendingRequest r = c.pending[k];
+    AddStream(c, r);
+  }
+  return absl::OkStatus();
+}
+
+// Opens a stream for `request` in a free entry (Capacity said there is one).
+void Worker::AddStream(Connection& c, const PendingRequest& request) {
+  uint32_t k = 0;
+  while (k < c.pending.size() && c.pending[k].in_use) ++k;
+  URINGLOAD_CHECK(k < c.pending.size() && c.count < c.pending.size(), "slot %u count %u", c.slot,
+                  c.count);
+  c.pending[k] = request;
+  c.pending[k].in_use = true;
+  ++c.count;
+  ++c.submitted;
+  absl::Status s = Session(c).Submit(TemplateFor(c, request), request.index, k);
+  // nghttp2 refuses a stream only when it is out of memory or of stream ids, which
+  // can_open() rules out.
+  URINGLOAD_CHECK(s.ok(), "slot %u: %s", c.slot, std::string(s.message()).c_str());
+}
+
+// Sends the frames the session has ready, unless a send is in flight (its completion sends the
+// rest). Streams opened since the last submit are stamped by the next one.
+void Worker::FlushStreams(Connection& c) {
+  if (c.send_size != 0) return;
+  session_connection_ = &c;  // Serializing may end streams (a GOAWAY came first).
+  std::string_view out = Session(c).Output();
+  session_connection_ = nullptr;
+  if (c.state != ConnState::kActive) return;
+  if (Session(c).failed()) {  // Its GOAWAY is ready: the server broke the protocol.
+    Fail(c, Outcome::kParseError,
+         static_cast<int>(Session(c).failed_in_hpack() ? ParseFailure::kHttp2Compression
+                                                       : ParseFailure::kHttp2Protocol));
+    return;
+  }
+  if (out.empty()) return;
+  c.send_size = static_cast<uint32_t>(out.size());
+  loop_->Send(c.slot, out.data(), c.send_size);
+  if (c.submitted == 0) return;
+  // The streams opened since the last send go out with this one: the next submit stamps them.
+  for (PendingRequest& r : c.pending) {
+    if (r.in_use && r.sent_ns == 0) r.sent_ns = kStampDue;
+  }
+  c.submitted = 0;
+  if (c.stamped == 0) {
+    c.stamped = 1;
+    unstamped_sends_.push_back(c.slot);
+  }
+}
+
+void Worker::StampStreams(Connection& c, int64_t now) {
+  for (PendingRequest& r : c.pending) {
+    if (r.in_use && r.sent_ns == kStampDue) r.sent_ns = now;
+  }
+  c.stamped = 0;
+  if (!c.timer.scheduled()) ScheduleStreamTimeout(c);
+}
+
+// After streams ended: new ones in their place, or the connection waits (open model), or it
+// closes (no request will come, or it may open no stream any more).
+void Worker::RefillStreams(Connection& c) {
+  uint32_t capacity = Capacity(c);
+  if (capacity < c.pending.size() && config_.plan->keep_alive) stats_->StreamsCapped(capacity);
+  PendingRequest request;
+  while (c.count < capacity && NextRequest(&request)) AddStream(c, request);
+  if (c.count == 0 && (!MoreToCome() || Capacity(c) == 0)) {
+    Close(c);
+    return;
+  }
+  if (c.count < Capacity(c) && pacer_.open()) List(c);
+  FlushStreams(c);
+}
+
+// Ends the request in entry `k`.
+void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status) {
+  PendingRequest& r = c.pending[k];
+  URINGLOAD_CHECK(r.in_use && c.count > 0 && in_flight_ > 0, "slot %u entry %u count %u", c.slot, k,
+                  c.count);
+  Record(r, outcome, error, status);
+  r.in_use = false;
+  --c.count;
+  ScheduleStreamTimeout(c);
+}
+
+// The request in entry `k` was not processed: it goes out again (it stays started, once).
+void Worker::RetryStream(Connection& c, uint32_t k) {
+  PendingRequest& r = c.pending[k];
+  r.in_use = false;
+  --c.count;
+  ++r.retries;
+  retry_.push_back(r);
+  stats_->RequestRetried();
+  ScheduleStreamTimeout(c);
+}
+
+// The connection closed or failed under its streams: each the server may have processed ends
+// as a reset with `error`; the others (their HEADERS never left, or a GOAWAY said they were
+// not processed) go out again.
+void Worker::LoseConnection(Connection& c, int error) {
+  for (uint32_t k = 0; k < c.pending.size() && c.count > 0; ++k) {
+    if (!c.pending[k].in_use) continue;
+    if (!Session(c).MayHaveProcessed(k) && c.pending[k].retries < kMaxRetries) {
+      RetryStream(c, k);
+    } else {
+      FinishStream(c, k, Outcome::kReset, error, 0);
+    }
+  }
+  Close(c);
+}
+
+// The timeout runs from the send of the oldest stream in flight.
+void Worker::ScheduleStreamTimeout(Connection& c) {
+  int64_t oldest = 0;
+  for (const PendingRequest& r : c.pending) {
+    if (r.in_use && r.sent_ns > 0 && (oldest == 0 || r.sent_ns < oldest)) oldest = r.sent_ns;
+  }
+  if (oldest == 0) {
+    loop_->timers().Cancel(&c.timer);
+  } else {
+    loop_->timers().Schedule(&c.timer, oldest + timeout_ns_);
+  }
+}
+
+void Worker::OnStreamsSent(Connection& c, uint32_t bytes) {
+  Session(c).Sent(bytes);
+  c.send_size = 0;
+  FlushStreams(c);
+}
+
+// Received bytes end streams (OnStreamEnd) as the session decodes them.
+void Worker::OnStreamData(Connection& c, std::string_view data) {
+  uint32_t before = responses_parsed_;
+  session_connection_ = &c;
+  absl::Status s = Session(c).Receive(data);
+  session_connection_ = nullptr;
+  if (c.state != ConnState::kActive) return;
+  if (!s.ok()) {  // nghttp2 ran out of memory.
+    Fail(c, Outcome::kReset, ENOMEM);
+    return;
+  }
+  if (responses_parsed_ != before && !config_.plan->keep_alive && c.count == 0) {
+    Close(c);
+    return;
+  }
+  RefillStreams(c);
+}
+
+void Worker::OnStreamEnd(const proto::Http2StreamEnd& end) {
+  Connection& c = *session_connection_;
+  if (end.complete) {
+    ++responses_parsed_;
+    FinishStream(c, end.tag, Outcome::kOk, 0, end.status);
+  } else if (end.unprocessed && c.pending[end.tag].retries < kMaxRetries) {
+    RetryStream(c, end.tag);
+  } else if (end.error_code != 0) {
+    FinishStream(c, end.tag, Outcome::kReset, Http2Cause(end.error_code), 0);
+  } else {
+    FinishStream(c, end.tag, Outcome::kParseError, static_cast<int>(ParseFailure::kHttp2Incomplete),
+                 0);
+  }
+}
+
+}  // namespace uringload::core

@@ -1,0 +1,176 @@
+// End-to-end HTTP/2: the real `uringload run` against nginx with `http2`, h2c (prior
+// knowledge, --http2) and over TLS (ALPN): exact counts against nginx's access log, where each
+// request names its protocol; GOAWAY after nginx's keepalive_requests; the protocol choice
+// flags; the open model; bad input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/support/nginx.h"
+#include "tests/support/tls_certs.h"
+
+namespace uringload::testing {
+namespace {
+
+const SelfSignedCert& Cert() {
+  static const SelfSignedCert* cert = new SelfSignedCert();
+  return *cert;
+}
+
+NginxOptions Http2Nginx(bool tls, int keepalive_requests = 1'000'000) {
+  NginxOptions options{.keepalive_requests = keepalive_requests, .http2 = true};
+  if (tls) {
+    options.tls_cert = Cert().cert();
+    options.tls_key = Cert().key();
+  }
+  return options;
+}
+
+// The flags that trust nginx's certificate (none for h2c), then `rest`.
+std::vector<std::string> Args(bool tls, std::vector<std::string> rest) {
+  std::vector<std::string> args;
+  if (tls) args = {"--cacert", Cert().cert()};
+  args.insert(args.end(), rest.begin(), rest.end());
+  return args;
+}
+
+void ExpectEveryConnectionHttp2(const RunOutput& run) {
+  EXPECT_GT(JsonCount(run.json, "connections.opened"), 0u);
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.h2"),
+            JsonCount(run.json, "connections.opened"));
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.http/1.1"), 0u);
+}
+
+// -c, -p (streams), TLS.
+class Http2Counts : public ::testing::TestWithParam<std::tuple<int, int, bool>> {};
+
+TEST_P(Http2Counts, NginxLogsExactlyTheOkRequestsAsHttp2) {
+  auto [connections, streams, tls] = GetParam();
+  ASSERT_TRUE(Cert().ok());
+  NginxServer nginx(Http2Nginx(tls));
+  ASSERT_TRUE(nginx.ok());
+  constexpr uint64_t kRequests = 3'000;
+  RunOutput run = RunUringload(
+      Args(tls, {"--http2", "-n", std::to_string(kRequests), "-c", std::to_string(connections),
+                 "-p", std::to_string(streams), "-t", "2", nginx.Url("/{i}")}));
+  ExpectAllOk(run, kRequests);
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), kRequests);
+  EXPECT_EQ(nginx.RequestsLogged(), kRequests);
+  ExpectEveryConnectionHttp2(run);
+}
+
+std::string PointName(const ::testing::TestParamInfo<Http2Counts::ParamType>& info) {
+  return "c" + std::to_string(std::get<0>(info.param)) + "_p" +
+         std::to_string(std::get<1>(info.param)) + (std::get<2>(info.param) ? "_tls" : "_h2c");
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, Http2Counts,
+                         ::testing::Combine(::testing::Values(1, 10), ::testing::Values(1, 16),
+                                            ::testing::Bool()),
+                         PointName);
+
+// Without a flag, https:// offers h2 and http/1.1 and nginx picks h2; --http1.1 offers only
+// http/1.1.
+TEST(Http2E2ETest, AlpnPicksHttp2UnlessHttp1IsAskedFor) {
+  ASSERT_TRUE(Cert().ok());
+  NginxServer nginx(Http2Nginx(/*tls=*/true));
+  ASSERT_TRUE(nginx.ok());
+  RunOutput h2 = RunUringload(Args(true, {"-n", "200", "-c", "4", nginx.Url("/")}));
+  ExpectAllOk(h2, 200);
+  ExpectEveryConnectionHttp2(h2);
+  RunOutput h1 = RunUringload(Args(true, {"--http1.1", "-n", "300", "-c", "4", nginx.Url("/")}));
+  ExpectAllOk(h1, 300);
+  EXPECT_EQ(JsonCount(h1.json, "connections.protocols.h2"), 0u);
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), 200u);
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/1.1"), 300u);
+}
+
+// --http2 to a server that offers no h2: every connect fails with that reason, no request
+// reaches it.
+TEST(Http2E2ETest, Http2AgainstAServerWithoutItIsAConnectErrorWithTheReason) {
+  ASSERT_TRUE(Cert().ok());
+  NginxServer nginx({.tls_cert = Cert().cert(), .tls_key = Cert().key()});
+  ASSERT_TRUE(nginx.ok());
+  RunOutput run = RunUringload(Args(true, {"--http2", "-n", "20", "-c", "2", nginx.Url("/")}));
+  EXPECT_EQ(JsonCount(run.json, "outcomes.connect_error"), 20u) << run.process.err;
+  EXPECT_EQ(run.json["errors.0.message"], "the server did not agree to h2 by ALPN (--http2)");
+  EXPECT_EQ(nginx.RequestsLogged(), 0u);
+}
+
+// nginx ends each connection with GOAWAY after 50 requests: the streams it did not process go
+// out again on a new connection; every request is logged exactly once.
+TEST(Http2E2ETest, GoawayResendsWhatTheServerDidNotProcessExactlyOnce) {
+  NginxServer nginx(Http2Nginx(/*tls=*/false, /*keepalive_requests=*/50));
+  ASSERT_TRUE(nginx.ok());
+  RunOutput run = RunUringload({"--http2", "-n", "2000", "-c", "4", "-p", "16", nginx.Url("/{i}")});
+  ExpectAllOk(run, 2000);
+  EXPECT_EQ(nginx.RequestsLogged(), 2000u);
+  std::vector<std::string> paths = nginx.PathsLogged();
+  std::sort(paths.begin(), paths.end());
+  EXPECT_EQ(std::adjacent_find(paths.begin(), paths.end()), paths.end()) << "a request twice";
+  EXPECT_GE(JsonCount(run.json, "connections.opened"), 2000u / 50);
+}
+
+TEST(Http2E2ETest, WithoutKeepAliveEachRequestHasItsConnection) {
+  NginxServer nginx(Http2Nginx(/*tls=*/false));
+  ASSERT_TRUE(nginx.ok());
+  RunOutput run =
+      RunUringload({"--http2", "--no-keepalive", "-n", "100", "-c", "4", nginx.Url("/")});
+  ExpectAllOk(run, 100);
+  EXPECT_EQ(JsonCount(run.json, "connections.opened"), 100u);
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), 100u);
+}
+
+// The open model over streams: the schedule holds, every request is ok.
+TEST(Http2E2ETest, TheOpenModelHoldsItsScheduleOverStreams) {
+  NginxServer nginx(Http2Nginx(/*tls=*/false));
+  ASSERT_TRUE(nginx.ok());
+  RunOutput run =
+      RunUringload({"--http2", "-R", "500", "-d", "2s", "-c", "2", "-p", "8", nginx.Url("/")});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "requests.started")), 1000, 2);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(run.json, "requests.started"));
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), JsonCount(run.json, "outcomes.ok"));
+}
+
+// Uploads of 256 KiB flow through nginx's 64 KiB stream windows as it reads them: nginx stores
+// each body (WebDAV PUT), every byte of each.
+TEST(Http2E2ETest, UploadsFlowThroughTheWindowsWhole) {
+  NginxServer nginx(Http2Nginx(/*tls=*/false));
+  ASSERT_TRUE(nginx.ok());
+  char path[] = "/tmp/uringload-body-XXXXXX";
+  int fd = mkstemp(path);
+  std::string body(256 * 1024, 'u');
+  ASSERT_EQ(write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
+  close(fd);
+  RunOutput run = RunUringload({"--http2", "-m", "PUT", "--body-file", path, "-n", "20", "-c", "2",
+                                "-p", "4", nginx.Url("/put/{i}")});
+  unlink(path);
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 20u) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "status_codes.201"), 20u);
+  std::vector<uint64_t> sizes = nginx.PutFileSizes();
+  ASSERT_EQ(sizes.size(), 20u);
+  for (uint64_t size : sizes) EXPECT_EQ(size, body.size());
+  EXPECT_GT(JsonCount(run.json, "bytes.sent"), 20u * body.size());
+}
+
+TEST(Http2E2ETest, BadProtocolFlagsExitTwoBeforeAnyTraffic) {
+  NginxServer nginx(Http2Nginx(/*tls=*/false));
+  ASSERT_TRUE(nginx.ok());
+  RunOutput both = RunUringload({"--http2", "--http1.1", "-n", "10", nginx.Url("/")});
+  EXPECT_EQ(both.process.exit_code, 2);
+  EXPECT_NE(both.process.err.find("--http1.1 and --http2 exclude each other"), std::string::npos)
+      << both.process.err;
+  RunOutput zero = RunUringload({"--http2", "--streams", "0", "-n", "10", nginx.Url("/")});
+  EXPECT_EQ(zero.process.exit_code, 2);
+  EXPECT_EQ(nginx.RequestsLogged(), 0u);
+}
+
+}  // namespace
+}  // namespace uringload::testing
