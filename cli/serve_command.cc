@@ -30,7 +30,8 @@ void WarnAboutBacklog(int backlog) {
 }  // namespace
 
 CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
-  CLI::App* serve = app.add_subcommand("serve", "A target HTTP/1.1 server with delays and faults");
+  CLI::App* serve =
+      app.add_subcommand("serve", "A target HTTP/1.1 and HTTP/2 server with delays and faults");
   core::ServeOptions& o = options.serve;
   serve->add_option("--listen", o.listen, "ADDR:PORT or ADDR:PORT-PORT (repeatable)")
       ->capture_default_str();
@@ -62,6 +63,24 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "Probability: answer --fault-status instead of 200");
   serve->add_option("--fault-no-close-notify", o.fault_no_close_notify,
                     "Probability: close without answering and, over TLS, without close_notify");
+  serve->add_flag("--http2", o.http2,
+                  "HTTP/2: h2c with prior knowledge on plain listeners (instead of HTTP/1.1); "
+                  "over TLS, h2 or HTTP/1.1 as the client's ALPN allows");
+  serve
+      ->add_option("--http2-max-streams", o.http2_max_streams,
+                   "HTTP/2: the SETTINGS_MAX_CONCURRENT_STREAMS it announces")
+      ->capture_default_str();
+  serve
+      ->add_option("--http2-window", o.http2_window,
+                   "HTTP/2: the SETTINGS_INITIAL_WINDOW_SIZE it announces (bytes a client may "
+                   "send on a stream ahead of its reading)")
+      ->capture_default_str();
+  serve
+      ->add_option("--http2-goaway-after", o.http2_goaway_after,
+                   "HTTP/2: GOAWAY after this many streams of a connection (0: never)")
+      ->capture_default_str();
+  serve->add_option("--fault-rst-stream", o.fault_rst_stream,
+                    "Probability (HTTP/2): RST_STREAM(INTERNAL_ERROR) instead of the response");
   serve->add_option("--tls-cert", o.tls_cert, "Serve HTTPS with this PEM certificate (chain)")
       ->type_name(kFileValue);
   serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert")
@@ -72,7 +91,8 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_flag("-q,--quiet", options.quiet, "Print nothing but errors");
   AddMetricsFlags(serve, options.metrics, /*with_linger=*/false);
   RequireWholeNumbers(serve,
-                      {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status"});
+                      {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status",
+                       "--http2-max-streams", "--http2-window", "--http2-goaway-after"});
   SetRepeatPolicy(serve, {"--listen", "--metrics-label"});
   return serve;
 }

@@ -29,14 +29,18 @@ absl::Status Fail(const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(what, ": ", LastError()));
 }
 
-constexpr unsigned char kAlpn[] = "\x08http/1.1";
+// The server's ALPN choices, in its order of preference.
+constexpr std::string_view kServerAlpn = "\x08http/1.1";
+constexpr std::string_view kServerAlpnHttp2 = "\x02h2\x08http/1.1";
 
 int SelectAlpn(SSL*, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
-               unsigned int in_len, void*) {
+               unsigned int in_len, void* arg) {
+  const auto* ours = static_cast<const std::string_view*>(arg);
   unsigned char* selected = nullptr;
-  if (SSL_select_next_proto(&selected, out_len, kAlpn, sizeof(kAlpn) - 1, in, in_len) !=
-      OPENSSL_NPN_NEGOTIATED) {
-    return SSL_TLSEXT_ERR_NOACK;  // No http/1.1 offered: go on without ALPN.
+  if (SSL_select_next_proto(
+          &selected, out_len, reinterpret_cast<const unsigned char*>(ours->data()),
+          static_cast<unsigned>(ours->size()), in, in_len) != OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_NOACK;  // None of ours offered: go on without ALPN.
   }
   *out = selected;
   return SSL_TLSEXT_ERR_OK;
@@ -137,7 +141,9 @@ absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Server(const TlsServerOp
   if (SSL_CTX_check_private_key(ctx) != 1) {
     return Fail("--tls-key does not match --tls-cert");
   }
-  SSL_CTX_set_alpn_select_cb(ctx, &SelectAlpn, nullptr);
+  SSL_CTX_set_alpn_select_cb(
+      ctx, &SelectAlpn,
+      const_cast<std::string_view*>(options.http2 ? &kServerAlpnHttp2 : &kServerAlpn));
   SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
   return tls;
 }

@@ -35,6 +35,7 @@ struct TlsClientOptions {
 struct TlsServerOptions {
   std::string cert_file;  // PEM chain.
   std::string key_file;   // PEM private key.
+  bool http2 = false;     // ALPN: h2 when the client offers it, else http/1.1.
 };
 
 class TlsContext {

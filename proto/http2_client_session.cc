@@ -11,9 +11,6 @@ namespace {
 // The client's receive windows, per stream and for the connection: large, since every byte
 // received is consumed at once (nothing is buffered), so the window only throttles the server.
 constexpr int32_t kWindow = 1 << 24;
-// Small frames (HEADERS, WINDOW_UPDATE, SETTINGS) gather here to go out in one send; a frame
-// this size or larger (DATA of an upload) is sent from nghttp2's own buffer, uncopied.
-constexpr size_t kOutputBytes = 4096;
 
 // Tags travel as nghttp2's stream user data, plus one so that no tag is a null pointer.
 void* TagData(uint32_t tag) { return reinterpret_cast<void*>(uintptr_t{tag} + 1); }
@@ -28,7 +25,7 @@ nghttp2_nv Nv(std::string_view name, std::string_view value) {
 
 }  // namespace
 
-Http2ClientSession::Http2ClientSession(uint32_t streams) : streams_(streams), out_(kOutputBytes) {
+Http2ClientSession::Http2ClientSession(uint32_t streams) : streams_(streams) {
   nghttp2_session_callbacks_new(&callbacks_);
   nghttp2_session_callbacks_set_on_header_callback(callbacks_, &OnHeader);
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks_, &OnFrameReceived);
@@ -65,10 +62,7 @@ absl::Status Http2ClientSession::Start(Events* events) {
 void Http2ClientSession::Stop() {
   if (session_ != nullptr) nghttp2_session_del(session_);
   session_ = nullptr;
-  out_size_ = 0;
-  chunk_ = nullptr;
-  chunk_size_ = 0;
-  sending_chunk_ = false;
+  output_.Clear();
   open_streams_ = 0;
   going_away_ = false;
   goaway_last_stream_ = 0;
@@ -104,36 +98,9 @@ absl::Status Http2ClientSession::Receive(std::string_view data) {
   return absl::OkStatus();
 }
 
-std::string_view Http2ClientSession::Output() {
-  while (out_size_ < out_.size()) {
-    if (chunk_size_ == 0) {
-      ssize_t n = nghttp2_session_mem_send(session_, &chunk_);
-      if (n <= 0) break;  // Nothing more (or a fatal error, which the next receive reports).
-      chunk_size_ = static_cast<size_t>(n);
-    }
-    if (out_size_ == 0 && chunk_size_ >= out_.size()) {
-      sending_chunk_ = true;  // Valid until the next mem_send, which waits for Sent().
-      return std::string_view(reinterpret_cast<const char*>(chunk_), chunk_size_);
-    }
-    size_t take = std::min(chunk_size_, out_.size() - out_size_);
-    std::memcpy(out_.data() + out_size_, chunk_, take);
-    out_size_ += take;
-    chunk_ += take;
-    chunk_size_ -= take;
-  }
-  return std::string_view(out_.data(), out_size_);
-}
+std::string_view Http2ClientSession::Output() { return output_.Next(session_); }
 
-void Http2ClientSession::Sent(uint32_t bytes) {
-  if (sending_chunk_) {
-    sending_chunk_ = false;
-    chunk_ += bytes;
-    chunk_size_ -= bytes;
-    return;
-  }
-  out_size_ -= bytes;
-  std::memmove(out_.data(), out_.data() + bytes, out_size_);
-}
+void Http2ClientSession::Sent(uint32_t bytes) { output_.Sent(bytes); }
 
 uint32_t Http2ClientSession::peer_max_streams() const {
   return nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);

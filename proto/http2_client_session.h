@@ -1,6 +1,6 @@
 // Http2ClientSession: one client connection's HTTP/2 (RFC 9113) over nghttp2's in-memory
 // session: requests go in as streams, the bytes the transport received go in, the frames to
-// send come out into the session's own buffer. nghttp2 never touches a socket, a thread or a
+// send come out through its Http2Output. nghttp2 never touches a socket, a thread or a
 // timer; HPACK, flow control and SETTINGS are its business. A stream carries a tag (the
 // caller's slot for the request) and ends exactly once through Events::OnStreamEnd.
 #pragma once
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "proto/http2_output.h"
 #include "proto/request_template.h"
 
 namespace uringload::proto {
@@ -112,11 +113,7 @@ class Http2ClientSession {
   std::vector<Stream> streams_;  // By tag.
   std::vector<nghttp2_nv> fields_;
   std::vector<char> path_;  // The rendered :path of the stream being submitted.
-  std::vector<char> out_;   // Frames to send.
-  size_t out_size_ = 0;
-  const uint8_t* chunk_ = nullptr;  // nghttp2's output not yet copied (valid until next call).
-  size_t chunk_size_ = 0;
-  bool sending_chunk_ = false;  // Output() handed out chunk_ itself.
+  Http2Output output_;
   uint32_t open_streams_ = 0;
   bool going_away_ = false;
   int32_t goaway_last_stream_ = 0;  // Of the latest GOAWAY received.

@@ -112,6 +112,7 @@ int RequestParser::OnHeadersComplete(llhttp_t* parser) {
 int RequestParser::OnMessageComplete(llhttp_t* parser) {
   auto* self = static_cast<RequestParser*>(parser->data);
   self->keep_alive_ = llhttp_should_keep_alive(parser) != 0;
+  self->head_ = llhttp_get_method(parser) == HTTP_HEAD;
   self->MessageDone();
   return HPE_PAUSED;
 }

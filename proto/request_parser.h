@@ -24,6 +24,8 @@ class RequestParser : public MessageFeeder {
 
   // Facts of the request just completed (or, for expects_continue, whose headers are).
   bool keep_alive() const { return keep_alive_; }
+  // A HEAD request: its response has the headers a GET's would, and no body (RFC 9110 9.3.2).
+  bool head() const { return head_; }
   std::string_view last_segment() const { return {echo_, echo_size_}; }
   // The headers said `Expect: 100-continue` and a body follows (RFC 9110 10.1.1).
   bool expects_continue() const { return expect_continue_ && headers_complete_ && !complete_; }
@@ -47,6 +49,7 @@ class RequestParser : public MessageFeeder {
   bool in_value_ = false;
   bool url_done_ = false;  // Past '?' or '#': the rest of the URL is not the path.
   bool keep_alive_ = false;
+  bool head_ = false;
   bool expect_continue_ = false;
 };
 

@@ -59,7 +59,10 @@ absl::Status Worker::Setup() {
     stride = std::max(stride, t.max_size());
     rendered = rendered || t.has_index();
   }
-  size_t out_bytes = rendered ? stride * plan.pipeline : 0;
+  // h2c connections never send HTTP/1.1 bytes: their requests become streams (at most one
+  // waits for the connect, and its bytes are not used), so they need no buffer.
+  bool h2c_only = plan.http == HttpVersion::kHttp2 && !plan.url.tls;
+  size_t out_bytes = rendered && !h2c_only ? stride * plan.pipeline : 0;
   request_storage_.resize(n * out_bytes);
   pending_storage_.resize(static_cast<size_t>(n) * plan.pipeline);
   for (uint32_t i = 0; i < n; ++i) {

@@ -32,19 +32,21 @@ absl::Status CheckProbability(const char* flag, double p) {
 }
 
 absl::StatusOr<FaultPlan> MakeFaultPlan(const ServeOptions& o) {
-  FaultPlan f{o.fault_reset,          o.fault_partial,
-              o.fault_malformed,      o.fault_stall,
-              o.fault_status_rate,    static_cast<int>(o.fault_status.value_or(500)),
-              o.fault_no_close_notify};
+  FaultPlan f{o.fault_reset,           o.fault_partial,
+              o.fault_malformed,       o.fault_stall,
+              o.fault_status_rate,     static_cast<int>(o.fault_status.value_or(500)),
+              o.fault_no_close_notify, o.fault_rst_stream};
   for (auto [flag, p] : {std::pair{"--fault-reset", f.reset},
                          {"--fault-partial", f.partial},
                          {"--fault-malformed", f.malformed},
                          {"--fault-stall", f.stall},
                          {"--fault-status-rate", f.status},
-                         {"--fault-no-close-notify", f.no_close_notify}}) {
+                         {"--fault-no-close-notify", f.no_close_notify},
+                         {"--fault-rst-stream", f.rst_stream}}) {
     if (absl::Status s = CheckProbability(flag, p); !s.ok()) return s;
   }
-  if (f.reset + f.partial + f.malformed + f.stall + f.status + f.no_close_notify > 1.0 + 1e-9) {
+  if (f.reset + f.partial + f.malformed + f.stall + f.status + f.no_close_notify + f.rst_stream >
+      1.0 + 1e-9) {
     return absl::InvalidArgumentError("fault probabilities add up to more than 1");
   }
   if (o.fault_status.has_value() && (*o.fault_status < 100 || *o.fault_status > 999)) {
@@ -98,6 +100,36 @@ absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
   return absl::OkStatus();
 }
 
+// --http2 and its settings; the HTTP/2 flags and fault need it.
+absl::Status PlanHttp2(const ServeOptions& o, ServePlan& plan) {
+  bool h2_flags = o.fault_rst_stream > 0 || o.http2_max_streams != 128 || o.http2_window != 65535 ||
+                  o.http2_goaway_after != 0;
+  if (h2_flags && !o.http2) {
+    return absl::InvalidArgumentError(
+        "--fault-rst-stream, --http2-max-streams, --http2-window and --http2-goaway-after need "
+        "--http2");
+  }
+  // RFC 9113 6.5.2: a window above 2^31-1 is an error; 0 streams would refuse every request.
+  if (absl::Status s = CheckRange("--http2-max-streams", o.http2_max_streams, 1, 1'000'000);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckRange("--http2-window", o.http2_window, 1, (int64_t{1} << 31) - 1);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          CheckRange("--http2-goaway-after", o.http2_goaway_after, 0, int64_t{1} << 30);
+      !s.ok()) {
+    return s;
+  }
+  plan.http2 = o.http2;
+  plan.http2_max_streams = static_cast<uint32_t>(o.http2_max_streams);
+  plan.http2_window = static_cast<uint32_t>(o.http2_window);
+  plan.http2_goaway_after = static_cast<uint32_t>(o.http2_goaway_after);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<DelaySpec> DelaySpec::Parse(const std::string& text) {
@@ -148,7 +180,8 @@ Fault FaultPlan::Draw(Rng& rng) const {
                           {Fault::kMalformed, malformed},
                           {Fault::kStall, stall},
                           {Fault::kStatus, status},
-                          {Fault::kNoCloseNotify, no_close_notify}}) {
+                          {Fault::kNoCloseNotify, no_close_notify},
+                          {Fault::kRstStream, rst_stream}}) {
     if (u < p) return fault;
     u -= p;
   }
@@ -205,9 +238,10 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   if (options.tls_cert.has_value() != options.tls_key.has_value()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }
+  if (absl::Status s = PlanHttp2(options, plan); !s.ok()) return s;
   if (options.tls_cert.has_value()) {
-    absl::StatusOr<std::shared_ptr<net::TlsContext>> tls =
-        net::TlsContext::Server({.cert_file = *options.tls_cert, .key_file = *options.tls_key});
+    absl::StatusOr<std::shared_ptr<net::TlsContext>> tls = net::TlsContext::Server(
+        {.cert_file = *options.tls_cert, .key_file = *options.tls_key, .http2 = plan.http2});
     if (!tls.ok()) return tls.status();
     plan.tls = *std::move(tls);
   }

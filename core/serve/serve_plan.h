@@ -34,17 +34,21 @@ enum class Fault : uint8_t {
   kMalformed,
   kStall,
   kStatus,
-  kNoCloseNotify
+  kNoCloseNotify,
+  kRstStream,  // HTTP/2: RST_STREAM(INTERNAL_ERROR) instead of the response.
 };
-inline constexpr size_t kFaultKinds = 7;
+inline constexpr size_t kFaultKinds = 8;
 inline constexpr const char* kFaultNames[kFaultKinds] = {
-    "none", "reset", "partial", "malformed", "stall", "status", "no_close_notify"};
+    "none", "reset", "partial", "malformed", "stall", "status", "no_close_notify", "rst_stream"};
 
 struct FaultPlan {
   double reset = 0, partial = 0, malformed = 0, stall = 0, status = 0;
   int status_code = 500;
   double no_close_notify = 0;
-  bool any() const { return reset + partial + malformed + stall + status + no_close_notify > 0; }
+  double rst_stream = 0;
+  bool any() const {
+    return reset + partial + malformed + stall + status + no_close_notify + rst_stream > 0;
+  }
   // One draw decides a request's fate; probabilities are disjoint slices of [0, 1).
   Fault Draw(Rng& rng) const;
 };
@@ -62,6 +66,11 @@ struct ServeOptions {
   std::optional<int64_t> fault_status;
   double fault_status_rate = 0;
   double fault_no_close_notify = 0;
+  double fault_rst_stream = 0;
+  bool http2 = false;  // --http2
+  int64_t http2_max_streams = 128;
+  int64_t http2_window = 65535;
+  int64_t http2_goaway_after = 0;  // 0: never
   uint64_t seed = 1;
   std::optional<std::string> tls_cert;  // PEM; with tls_key, every listener speaks TLS.
   std::optional<std::string> tls_key;
@@ -81,6 +90,11 @@ struct ServePlan {
   FaultPlan faults;
   uint64_t seed = 1;
   std::shared_ptr<net::TlsContext> tls;  // --tls-cert/--tls-key: one context for all.
+  // --http2: h2c with prior knowledge on plain listeners; over TLS h2 or HTTP/1.1 by ALPN.
+  bool http2 = false;
+  uint32_t http2_max_streams = 128;  // SETTINGS_MAX_CONCURRENT_STREAMS
+  uint32_t http2_window = 65535;     // SETTINGS_INITIAL_WINDOW_SIZE
+  uint32_t http2_goaway_after = 0;   // GOAWAY after this many streams of a connection (0: never)
 };
 
 absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options);

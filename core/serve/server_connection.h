@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/serve/serve_plan.h"
 #include "net/check.h"
 #include "net/timer_wheel.h"
+#include "proto/http2_server_session.h"
 #include "proto/request_parser.h"
 #include "proto/response_builder.h"
 
@@ -19,8 +21,33 @@ struct PendingResponse {
   Fault fault = Fault::kNone;
   uint16_t reject_status = 0;  // 400 or 431: the request could not be parsed; close after.
   bool keep_alive = true;
+  bool head = false;  // A HEAD request: the response without its body.
   uint8_t echo_size = 0;
   char echo[proto::RequestParser::kMaxEcho];
+};
+
+// HTTP/2 (core/serve/server_http2.cc): a stream's response waiting for its moment. Streams
+// are answered in the order their delays end, not the order they came.
+struct Http2Response {
+  int64_t ready_at_ns = 0;
+  int32_t stream_id = 0;
+  Fault fault = Fault::kNone;
+  uint8_t echo_size = 0;
+  char echo[proto::RequestParser::kMaxEcho];
+};
+
+// An HTTP/2 connection's session and its waiting responses: made on a slot's first HTTP/2
+// connection and kept for the slot's later ones.
+struct ServerHttp2 {
+  proto::Http2ServerSession session;
+  std::vector<Http2Response> waiting;
+  uint32_t requests = 0;           // Processed on this connection (for --http2-goaway-after).
+  int32_t goaway_last_stream = 0;  // The GOAWAY sent named this stream (0: none sent).
+  // A connection fault (reset, no close_notify, malformed frame): no stream is answered any
+  // more, what is queued goes out, then the connection closes (with close_notify or not).
+  bool closing = false;
+  bool close_notify = true;
+  bool malformed_due = false;  // The malformed frame goes out last.
 };
 
 // A server connection's state. Allowed transitions:
@@ -69,6 +96,9 @@ struct ServerConnection {
   std::unique_ptr<PendingResponse[]> deep_pending;
   std::unique_ptr<char[]> burst;
   char out[proto::kMaxResponseHead + proto::RequestParser::kMaxEcho];  // Echo responses.
+  // The connection speaks HTTP/2 (serve --http2: h2c, or h2 chosen by ALPN); h2 holds it.
+  bool http2 = false;
+  std::unique_ptr<ServerHttp2> h2;
 
   bool Full() const { return count == kMaxPipelined; }
   PendingResponse& Head() { return pending[head]; }

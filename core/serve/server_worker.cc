@@ -127,6 +127,10 @@ void ServerWorker::OnAccept(const net::Completion& completion) {
     stats_->ConnectionAccepted();
     if (completion.tls != nullptr) stats_->TlsHandshake();
     loop_->Receive(slot);
+    // --http2: h2c on a plain listener; over TLS what ALPN chose.
+    if (plan_->http2 && (completion.tls == nullptr || completion.tls->http2)) {
+      StartHttp2(slot, c);
+    }
   } else if (completion.res == -ENFILE) {
     stats_->TableFull();
     if (!warned_table_full_) {
@@ -160,6 +164,10 @@ void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
 void ServerWorker::OnData(uint32_t slot, std::string_view data) {
   ServerConnection& c = Conn(slot);
   if (c.state != ServerConnState::kOpen) return;  // Stalled or rejected: nothing more is read.
+  if (c.http2) {
+    OnHttp2Data(slot, c, data);
+    return;
+  }
   int64_t now = loop_->Now();
   while (!data.empty() && c.state == ServerConnState::kOpen) {
     proto::RequestParser::Result r = c.parser.Feed(data);
@@ -213,6 +221,7 @@ void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
   p.ready_at_ns = now + plan_->delay.SampleNanos(rng_);
   p.fault = plan_->faults.Draw(rng_);
   p.keep_alive = c.parser.keep_alive();
+  p.head = c.parser.head();
   std::string_view echo = c.parser.last_segment();
   p.echo_size = static_cast<uint8_t>(echo.size());
   std::copy(echo.begin(), echo.end(), p.echo);
@@ -221,6 +230,10 @@ void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
 // Answers the head of the queue if it is due; otherwise sets the timer for it.
 void ServerWorker::Pump(uint32_t slot) {
   ServerConnection& c = Conn(slot);
+  if (c.in_use() && c.http2) {
+    PumpHttp2(slot, c);
+    return;
+  }
   if (!c.in_use() || c.send_pending || c.state == ServerConnState::kStalled) return;
   if (c.count == 0) {
     if (c.continue_due) {  // Every earlier response is out: the interim one may go.
@@ -274,17 +287,23 @@ void ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
 }
 
 // The whole response to `p` (a 200 or the status fault's code): prebuilt, or written into
-// c.out when the body echoes the request.
+// c.out when the body echoes the request; for HEAD, its head alone.
 std::string_view ServerWorker::ResponseBytes(ServerConnection& c, const PendingResponse& p) {
   int status = p.fault == Fault::kStatus ? plan_->faults.status_code : 200;
+  std::string_view bytes;
+  size_t body = 0;
   if (plan_->body_mode == ServePlan::BodyMode::kFixed) {
     bool keep = p.keep_alive || p.fault == Fault::kPartial;
-    return status == 200 ? (keep ? fixed_->ok_keep_alive : fixed_->ok_close)
-                         : (keep ? fixed_->status_keep_alive : fixed_->status_close);
+    bytes = status == 200 ? (keep ? fixed_->ok_keep_alive : fixed_->ok_close)
+                          : (keep ? fixed_->status_keep_alive : fixed_->status_close);
+    body = plan_->body.size();
+  } else {
+    size_t n =
+        proto::WriteResponse(c.out, status, p.keep_alive, std::string_view(p.echo, p.echo_size));
+    bytes = std::string_view(c.out, n);
+    body = p.echo_size;
   }
-  size_t n =
-      proto::WriteResponse(c.out, status, p.keep_alive, std::string_view(p.echo, p.echo_size));
-  return std::string_view(c.out, n);
+  return p.head ? bytes.substr(0, bytes.size() - body) : bytes;
 }
 
 // Whether the next queued response can join the send being built: it is due, and it is a
@@ -343,6 +362,7 @@ void ServerWorker::OnSend(uint32_t slot, int res) {
     Close(slot);
     return;
   }
+  if (c.http2) c.h2->session.Sent(static_cast<uint32_t>(res));
   Pump(slot);
 }
 
@@ -351,6 +371,11 @@ void ServerWorker::Close(uint32_t slot, bool notify) {
   if (!c.in_use()) return;
   c.state = ServerConnState::kFree;
   c.send_pending = false;
+  if (c.http2) {  // Its memory goes back while the slot has no connection.
+    c.h2->session.Stop();
+    c.h2->waiting.clear();
+    c.http2 = false;
+  }
   loop_->timers().Cancel(&c.timer);
   stats_->ConnectionClosed();
   if (notify) {

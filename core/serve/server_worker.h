@@ -27,7 +27,7 @@ struct FixedResponses {
 // The plan's prebuilt responses (all empty when the body echoes the request).
 FixedResponses MakeFixedResponses(const ServePlan& plan);
 
-class ServerWorker : public net::CompletionHandler {
+class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSession::Events {
  public:
   // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   ServerWorker(const ServePlan* plan, const FixedResponses* fixed, uint32_t index,
@@ -59,6 +59,13 @@ class ServerWorker : public net::CompletionHandler {
   // `notify`: over TLS, send close_notify first (not for the no_close_notify fault).
   void Close(uint32_t slot, bool notify = true);
   ServerConnection& Conn(uint32_t slot);
+  // HTTP/2 connections (server_http2.cc).
+  void StartHttp2(uint32_t slot, ServerConnection& c);
+  void OnHttp2Data(uint32_t slot, ServerConnection& c, std::string_view data);
+  void OnRequest(const proto::Http2ServerSession::Request& request) override;
+  void PumpHttp2(uint32_t slot, ServerConnection& c);
+  void AnswerStream(ServerConnection& c, const Http2Response& r);
+  void FlushHttp2(uint32_t slot, ServerConnection& c);
 
   const ServePlan* plan_;
   const FixedResponses* fixed_;
@@ -71,6 +78,7 @@ class ServerWorker : public net::CompletionHandler {
   // Indexed by direct-descriptor slot; allocated on a slot's first use and reused after.
   std::vector<std::unique_ptr<ServerConnection>> connections_;
   bool warned_table_full_ = false;
+  uint32_t session_slot_ = 0;  // Whose HTTP/2 session is reporting (OnRequest).
 };
 
 }  // namespace uringload::core

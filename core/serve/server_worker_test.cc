@@ -78,6 +78,24 @@ TEST(ServerConnectionTest, AnswersARequestWithTheEchoBodyAndKeepsTheConnection) 
   EXPECT_FALSE(server.Closed());
 }
 
+// RFC 9110 9.3.2: a HEAD response has the headers of the GET's and no body. (With the echo's
+// byte after the blank line, a client that had sent its next request read "2HTTP/1.1 ...".)
+TEST(ServerConnectionTest, HeadIsAnsweredWithoutABody) {
+  for (bool fixed : {false, true}) {
+    ServeOptions options = Options();
+    if (fixed) options.body = "fixed";
+    Server server(options);
+    server.Arrive("HEAD /item/42 HTTP/1.1\r\nHost: x\r\n\r\nGET /item/7 HTTP/1.1\r\n\r\n");
+    server.Run();
+    std::string length = fixed ? "5" : "2";
+    EXPECT_EQ(server.Sent(),
+              absl::StrCat("HTTP/1.1 200 OK\r\nContent-Length: ", length,
+                           "\r\nConnection: keep-alive\r\n\r\n",
+                           "HTTP/1.1 200 OK\r\nContent-Length: ", fixed ? "5" : "1",
+                           "\r\nConnection: keep-alive\r\n\r\n", fixed ? "fixed" : "7"));
+  }
+}
+
 TEST(ServerConnectionTest, PipelinedRequestsAreAnsweredInOrder) {
   Server server(Options());
   server.Arrive("GET /a HTTP/1.1\r\n\r\nGET /bb HTTP/1.1\r\n\r\nGET /ccc HTTP/1.1\r\n\r\n");

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/h2o.h"
 #include "tests/support/nginx.h"
 #include "tests/support/tls_certs.h"
 
@@ -73,6 +75,23 @@ INSTANTIATE_TEST_SUITE_P(Matrix, Http2Counts,
                          ::testing::Combine(::testing::Values(1, 10), ::testing::Values(1, 16),
                                             ::testing::Bool()),
                          PointName);
+
+// h2o (the other server with HTTP/2 in Debian), h2c and TLS: its access log has every request,
+// each as HTTP/2.
+TEST(Http2E2ETest, H2oLogsExactlyTheOkRequestsAsHttp2) {
+  ASSERT_TRUE(Cert().ok());
+  for (bool tls : {false, true}) {
+    H2oServer h2o(tls ? H2oOptions{.tls_cert = Cert().cert(), .tls_key = Cert().key()}
+                      : H2oOptions{});
+    ASSERT_TRUE(h2o.ok()) << (tls ? "tls" : "h2c");
+    RunOutput run =
+        RunUringload(Args(tls, {"--http2", "-n", "2000", "-c", "4", "-p", "8", h2o.Url("/?{i}")}));
+    ExpectAllOk(run, 2000);
+    ExpectEveryConnectionHttp2(run);
+    EXPECT_EQ(h2o.RequestsLoggedWith("HTTP/2"), 2000u) << (tls ? "tls" : "h2c");
+    EXPECT_EQ(h2o.RequestsLogged(), 2000u);
+  }
+}
 
 // Without a flag, https:// offers h2 and http/1.1 and nginx picks h2; --http1.1 offers only
 // http/1.1.
@@ -158,6 +177,110 @@ TEST(Http2E2ETest, UploadsFlowThroughTheWindowsWhole) {
   ASSERT_EQ(sizes.size(), 20u);
   for (uint64_t size : sizes) EXPECT_EQ(size, body.size());
   EXPECT_GT(JsonCount(run.json, "bytes.sent"), 20u * body.size());
+}
+
+// `serve --http2`, h2c and TLS (ALPN): every request answered once, HTTP/2 on every
+// connection of the client's.
+TEST(ServeHttp2E2ETest, AnswersEveryStreamOnce) {
+  ASSERT_TRUE(Cert().ok());
+  for (bool tls : {false, true}) {
+    std::vector<std::string> flags = {"--http2"};
+    if (tls) flags.insert(flags.end(), {"--tls-cert", Cert().cert(), "--tls-key", Cert().key()});
+    UringloadServer server(flags);
+    ASSERT_TRUE(server.ok());
+    std::string url = std::string(tls ? "https" : "http") +
+                      "://127.0.0.1:" + std::to_string(server.port()) + "/{i}";
+    RunOutput run =
+        RunUringload(Args(tls, {"--http2", "-n", "3000", "-c", "4", "-p", "16", "-t", "2", url}));
+    ExpectAllOk(run, 3000);
+    ExpectEveryConnectionHttp2(run);
+    FlatJson summary;
+    ASSERT_EQ(server.Stop(&summary), 0);
+    EXPECT_EQ(JsonCount(summary, "requests.received"), 3000u) << (tls ? "tls" : "h2c");
+    EXPECT_EQ(JsonCount(summary, "requests.answered"), 3000u);
+  }
+}
+
+// Streams reset (RST_STREAM), cut short (half a body, then RST_STREAM) and a malformed frame:
+// each request ends once, the client's counts match the server's faults.
+TEST(ServeHttp2E2ETest, StreamFaultsAreCountedOnBothSides) {
+  UringloadServer server({"--http2", "--fault-rst-stream", "0.05", "--fault-partial", "0.05",
+                          "--body-size", "100", "--seed", "3"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"--http2", "-n", "2000", "-c", "4", "-p", "8",
+                                "http://127.0.0.1:" + std::to_string(server.port()) + "/"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  uint64_t resets = JsonCount(summary, "faults.rst_stream") + JsonCount(summary, "faults.partial");
+  EXPECT_GT(resets, 0u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.reset"), resets) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(summary, "requests.answered"));
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok") + resets, 2000u);
+  EXPECT_EQ(run.json["errors.0.message"], "HTTP/2 stream reset: INTERNAL_ERROR");
+}
+
+// GOAWAY after 30 streams per connection: the streams above it go again on a new connection,
+// and the server processes every request exactly once.
+TEST(ServeHttp2E2ETest, GoawayResendsLandExactlyOnce) {
+  UringloadServer server({"--http2", "--http2-goaway-after", "30"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"--http2", "-n", "3000", "-c", "4", "-p", "16",
+                                "http://127.0.0.1:" + std::to_string(server.port()) + "/{i}"});
+  ExpectAllOk(run, 3000);
+  EXPECT_GE(JsonCount(run.json, "connections.opened"), 3000u / 30);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.received"), 3000u);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 3000u);
+}
+
+// SETTINGS_MAX_CONCURRENT_STREAMS 1 caps -p 8, and the summary says so; a 1 KiB window still
+// carries 64 KiB uploads whole.
+TEST(ServeHttp2E2ETest, TheServersSettingsAreHonoured) {
+  UringloadServer server({"--http2", "--http2-max-streams", "1", "--http2-window", "1024"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"--http2", "-n", "200", "-c", "2", "-p", "8", "-m", "POST",
+                                "--body", std::string(64 * 1024, 'b'),
+                                "http://127.0.0.1:" + std::to_string(server.port()) + "/"});
+  ExpectAllOk(run, 200);
+  EXPECT_EQ(JsonCount(run.json, "connections.streams_capped_at"), 1u);
+  EXPECT_GT(JsonCount(run.json, "bytes.sent"), 200u * 64 * 1024);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_GT(JsonCount(summary, "bytes.received"), 200u * 64 * 1024);
+}
+
+// A stalled stream is never answered: the client's timeout ends it (and the others in flight
+// on its connection); every request still ends once.
+TEST(ServeHttp2E2ETest, StalledStreamsTimeOut) {
+  UringloadServer server({"--http2", "--fault-stall", "0.02", "--seed", "5"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"--http2", "-n", "300", "-c", "2", "-p", "4", "--timeout", "300ms",
+                                "http://127.0.0.1:" + std::to_string(server.port()) + "/"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_GT(JsonCount(summary, "faults.stall"), 0u);
+  EXPECT_GE(JsonCount(run.json, "outcomes.timeout"), JsonCount(summary, "faults.stall"));
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok") + JsonCount(run.json, "outcomes.timeout"), 300u)
+      << ErrorsOf(run.json);
+}
+
+// Connections reset mid-stream (--fault-reset) and malformed frames: each request ends once.
+TEST(ServeHttp2E2ETest, ConnectionFaultsEndEachStreamOnce) {
+  UringloadServer server(
+      {"--http2", "--fault-reset", "0.01", "--fault-malformed", "0.01", "--seed", "9"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"--http2", "-n", "2000", "-c", "4", "-p", "8",
+                                "http://127.0.0.1:" + std::to_string(server.port()) + "/"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 2000u);
+  EXPECT_GT(JsonCount(run.json, "outcomes.reset"), 0u) << ErrorsOf(run.json);
+  EXPECT_GT(JsonCount(run.json, "outcomes.parse_error"), 0u) << ErrorsOf(run.json);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(summary, "requests.answered"));
 }
 
 TEST(Http2E2ETest, BadProtocolFlagsExitTwoBeforeAnyTraffic) {

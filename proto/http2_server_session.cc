@@ -1,0 +1,182 @@
+#include "proto/http2_server_session.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::proto {
+namespace {
+
+// Stream indexes travel as nghttp2's stream user data, plus one so that none is null.
+void* IndexData(uint32_t index) { return reinterpret_cast<void*>(uintptr_t{index} + 1); }
+uint32_t IndexOf(void* data) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1);
+}
+
+// What serve echoes: the last segment of the path, without the query, at most `max` bytes.
+std::string_view LastSegment(std::string_view path, size_t max) {
+  path = path.substr(0, path.find_first_of("?#"));
+  size_t slash = path.rfind('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  return path.substr(0, max);
+}
+
+}  // namespace
+
+Http2ServerSession::~Http2ServerSession() { Stop(); }
+
+absl::Status Http2ServerSession::Start(Events* events, const Settings& settings) {
+  Stop();
+  events_ = events;
+  // Room for every stream the client may open, and a few it opens before our SETTINGS reach it
+  // (those above get REFUSED_STREAM).
+  streams_.resize(settings.max_streams + 16);
+  free_streams_.clear();
+  for (uint32_t i = static_cast<uint32_t>(streams_.size()); i > 0; --i)
+    free_streams_.push_back(i - 1);
+  nghttp2_session_callbacks* callbacks;
+  nghttp2_session_callbacks_new(&callbacks);
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &OnBeginHeaders);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, &OnHeader);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &OnFrameReceived);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &OnStreamClose);
+  int rv = nghttp2_session_server_new(&session_, callbacks, this);
+  nghttp2_session_callbacks_del(callbacks);
+  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
+  nghttp2_settings_entry entries[] = {
+      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.max_streams},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, settings.window}};
+  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries));
+  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
+  return absl::OkStatus();
+}
+
+void Http2ServerSession::Stop() {
+  if (session_ != nullptr) nghttp2_session_del(session_);
+  session_ = nullptr;
+  output_.Clear();
+}
+
+absl::Status Http2ServerSession::Receive(std::string_view data) {
+  ssize_t rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(data.data()),
+                                        data.size());
+  if (rv < 0) return absl::InternalError(nghttp2_strerror(static_cast<int>(rv)));
+  return absl::OkStatus();
+}
+
+void Http2ServerSession::Respond(int32_t stream_id, int status, std::string_view body,
+                                 bool partial) {
+  Stream* stream = StreamOf(stream_id);
+  if (stream == nullptr) return;  // The client reset it meanwhile.
+  if (body.size() <= kMaxCopiedBody) {
+    std::copy(body.begin(), body.end(), stream->copy);
+    body = std::string_view(stream->copy, body.size());
+  }
+  stream->body = body;
+  stream->sent = 0;
+  stream->stop_at = partial ? body.size() / 2 : body.size();
+  std::string code = std::to_string(status);
+  std::string length = std::to_string(body.size());
+  nghttp2_nv fields[] = {
+      {reinterpret_cast<uint8_t*>(const_cast<char*>(":status")),
+       reinterpret_cast<uint8_t*>(code.data()), 7, code.size(), NGHTTP2_NV_FLAG_NONE},
+      {reinterpret_cast<uint8_t*>(const_cast<char*>("content-length")),
+       reinterpret_cast<uint8_t*>(length.data()), 14, length.size(), NGHTTP2_NV_FLAG_NONE}};
+  nghttp2_data_provider provider{.source = {.ptr = stream}, .read_callback = &ReadBody};
+  nghttp2_submit_response(session_, stream_id, fields, std::size(fields), &provider);
+}
+
+void Http2ServerSession::Reset(int32_t stream_id, uint32_t error_code) {
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, error_code);
+}
+
+void Http2ServerSession::GoAway() {
+  nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
+                        nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_NO_ERROR,
+                        nullptr, 0);
+}
+
+void Http2ServerSession::InjectMalformedFrame() {
+  // WINDOW_UPDATE on stream 0 with a 1-byte payload: a FRAME_SIZE_ERROR (RFC 9113 6.9).
+  constexpr char kFrame[] = {0, 0, 1, NGHTTP2_WINDOW_UPDATE, 0, 0, 0, 0, 0, 1};
+  output_.Inject(std::string_view(kFrame, sizeof(kFrame)));
+}
+
+bool Http2ServerSession::finished() const {
+  return nghttp2_session_want_read(session_) == 0 && nghttp2_session_want_write(session_) == 0;
+}
+
+Http2ServerSession::Stream* Http2ServerSession::StreamOf(int32_t stream_id) {
+  void* data = nghttp2_session_get_stream_user_data(session_, stream_id);
+  return data == nullptr ? nullptr : &streams_[IndexOf(data)];
+}
+
+int Http2ServerSession::OnBeginHeaders(nghttp2_session* session, const nghttp2_frame* frame,
+                                       void* user_data) {
+  auto* self = static_cast<Http2ServerSession*>(user_data);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  if (self->free_streams_.empty()) {
+    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+                              NGHTTP2_REFUSED_STREAM);
+    return 0;
+  }
+  uint32_t index = self->free_streams_.back();
+  self->free_streams_.pop_back();
+  self->streams_[index] = Stream{};
+  nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, IndexData(index));
+  return 0;
+}
+
+int Http2ServerSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                                 size_t namelen, const uint8_t* value, size_t valuelen, uint8_t,
+                                 void* user_data) {
+  auto* self = static_cast<Http2ServerSession*>(user_data);
+  if (frame->hd.type != NGHTTP2_HEADERS ||
+      std::string_view(reinterpret_cast<const char*>(name), namelen) != ":path") {
+    return 0;
+  }
+  Stream* stream = self->StreamOf(frame->hd.stream_id);
+  if (stream == nullptr) return 0;
+  std::string_view echo =
+      LastSegment(std::string_view(reinterpret_cast<const char*>(value), valuelen), kMaxEcho);
+  std::copy(echo.begin(), echo.end(), stream->echo);
+  stream->echo_size = static_cast<uint8_t>(echo.size());
+  return 0;
+}
+
+int Http2ServerSession::OnFrameReceived(nghttp2_session*, const nghttp2_frame* frame,
+                                        void* user_data) {
+  auto* self = static_cast<Http2ServerSession*>(user_data);
+  bool request_ends = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
+                      (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+  if (!request_ends) return 0;
+  Stream* stream = self->StreamOf(frame->hd.stream_id);
+  if (stream == nullptr) return 0;  // Refused: no room.
+  self->events_->OnRequest({.stream_id = frame->hd.stream_id,
+                            .echo = std::string_view(stream->echo, stream->echo_size)});
+  return 0;
+}
+
+int Http2ServerSession::OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t,
+                                      void* user_data) {
+  auto* self = static_cast<Http2ServerSession*>(user_data);
+  void* data = nghttp2_session_get_stream_user_data(session, stream_id);
+  if (data != nullptr) self->free_streams_.push_back(IndexOf(data));
+  return 0;
+}
+
+ssize_t Http2ServerSession::ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+                                     uint32_t* data_flags, nghttp2_data_source* source, void*) {
+  auto* stream = static_cast<Stream*>(source->ptr);
+  if (stream->sent == stream->stop_at && stream->stop_at < stream->body.size()) {
+    return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // Partial: the stream is reset here.
+  }
+  size_t n = std::min(length, stream->stop_at - stream->sent);
+  std::memcpy(buf, stream->body.data() + stream->sent, n);
+  stream->sent += n;
+  if (stream->sent == stream->body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+  return static_cast<ssize_t>(n);
+}
+
+}  // namespace uringload::proto
