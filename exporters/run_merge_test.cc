@@ -26,6 +26,14 @@ core::RunResult ShardResult(int fast, int slow, uint32_t seed) {
                       static_cast<int>(core::ParseFailure::kHeadersTooLarge), 1);
   stats.BytesSent(100 * seed);
   stats.Connected(50'000 * seed);
+  // HTTP/2: a connection of the two, a stream reset with its code, a resend, the server's cap.
+  stats.ConnectionOpened();
+  stats.ConnectionOpened();
+  stats.Http2Connected();
+  stats.RequestStarted();
+  stats.RequestFailed(core::Outcome::kReset, core::Http2Cause(7), 0);
+  stats.RequestRetried();
+  stats.StreamsCapped(4 + seed);
   core::RunResult result;
   result.stats = stats.Snapshot();
   result.started_at = absl::FromUnixSeconds(1'000'000 + seed);
@@ -82,6 +90,11 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(m.latency.min, one.latency.min);
   EXPECT_EQ(m.latency.max, one.latency.max);
   EXPECT_EQ(m.connect.counts, one.connect.counts);
+  EXPECT_EQ(m.connections_opened, 4u);
+  EXPECT_EQ(m.connections_http2, 2u);
+  EXPECT_EQ(m.retried, 2u);
+  EXPECT_EQ(m.streams_capped_at, 5u);  // The fewer of the shards' caps.
+  EXPECT_EQ(m.causes[size_t(core::Outcome::kReset)][core::Http2Cause(7)], 2u);
   for (double q : {0.5, 0.9, 0.99, 0.999})
     EXPECT_EQ(m.latency.Quantile(q), one.latency.Quantile(q));
   double mean_of_p99s = (a.stats.latency.Quantile(0.99) + b.stats.latency.Quantile(0.99)) / 2.0;

@@ -81,7 +81,8 @@ TEST(Http2ServerSessionTest, APartialAnswerAndAResetAreResets) {
   ASSERT_TRUE(pair.client.Submit(pair.request, 1, 1).ok());
   pair.Pump();
   ASSERT_EQ(pair.requests.size(), 2u);
-  pair.server.Respond(pair.requests[0].stream_id, 200, std::string(100, 'x'), /*partial=*/true);
+  std::string body(100, 'x');  // Longer than what Respond copies: it must outlive the stream.
+  pair.server.Respond(pair.requests[0].stream_id, 200, body, /*partial=*/true);
   pair.server.Reset(pair.requests[1].stream_id, NGHTTP2_INTERNAL_ERROR);
   pair.Pump();
   ASSERT_EQ(pair.ends.size(), 2u);
