@@ -16,13 +16,6 @@ constexpr int32_t kWindow = 1 << 24;
 void* TagData(uint32_t tag) { return reinterpret_cast<void*>(uintptr_t{tag} + 1); }
 uint32_t TagOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
 
-nghttp2_nv Nv(std::string_view name, std::string_view value) {
-  // nghttp2 copies the fields when the request is submitted.
-  return {reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
-          reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
-          NGHTTP2_NV_FLAG_NONE};
-}
-
 }  // namespace
 
 Http2ClientSession::Http2ClientSession(uint32_t streams) : streams_(streams) {
@@ -77,10 +70,10 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request, uint64_t
   stream = Stream{.request = &request};
   std::span<const RequestTemplate::Field> fields = request.http2_fields();
   fields_.clear();
-  for (const RequestTemplate::Field& f : fields) fields_.push_back(Nv(f.name, f.value));
+  for (const RequestTemplate::Field& f : fields) fields_.push_back(Http2Field(f.name, f.value));
   path_.resize(std::max(path_.size(), request.path().max_size()));
   std::string_view path = request.path().RenderInto(index, path_);
-  fields_.insert(fields_.begin() + 3, Nv(":path", path));  // Pseudo-headers come first.
+  fields_.insert(fields_.begin() + 3, Http2Field(":path", path));  // Pseudo-headers come first.
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
   bool has_body = !request.body().empty();
   int32_t id = nghttp2_submit_request(session_, nullptr, fields_.data(), fields_.size(),

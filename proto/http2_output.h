@@ -12,6 +12,13 @@
 
 namespace uringload::proto {
 
+// A header field for nghttp2's submit calls, which copy it (no flags needed).
+inline nghttp2_nv Http2Field(std::string_view name, std::string_view value) {
+  return {reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+          reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
+          NGHTTP2_NV_FLAG_NONE};
+}
+
 class Http2Output {
  public:
   Http2Output();

@@ -78,11 +78,7 @@ void Http2ServerSession::Respond(int32_t stream_id, int status, std::string_view
   stream->stop_at = partial ? body.size() / 2 : body.size();
   std::string code = std::to_string(status);
   std::string length = std::to_string(body.size());
-  nghttp2_nv fields[] = {
-      {reinterpret_cast<uint8_t*>(const_cast<char*>(":status")),
-       reinterpret_cast<uint8_t*>(code.data()), 7, code.size(), NGHTTP2_NV_FLAG_NONE},
-      {reinterpret_cast<uint8_t*>(const_cast<char*>("content-length")),
-       reinterpret_cast<uint8_t*>(length.data()), 14, length.size(), NGHTTP2_NV_FLAG_NONE}};
+  nghttp2_nv fields[] = {Http2Field(":status", code), Http2Field("content-length", length)};
   nghttp2_data_provider provider{.source = {.ptr = stream}, .read_callback = &ReadBody};
   nghttp2_submit_response(session_, stream_id, fields, std::size(fields), &provider);
 }

@@ -123,8 +123,8 @@ class Http2TestServer {
     nghttp2_submit_response(session, request.stream_id, fields, 1, &provider);
     return 0;
   }
-  static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
-                          uint32_t* flags, nghttp2_data_source* source, void*) {
+  static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
+                          nghttp2_data_source* source, void*) {
     auto* body = static_cast<Body*>(source->ptr);
     size_t n = std::min(length, body->bytes.size() - body->sent);
     std::memcpy(buf, body->bytes.data() + body->sent, n);
