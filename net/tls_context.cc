@@ -3,6 +3,7 @@
 #include <openssl/err.h>
 #include <openssl/opensslv.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include <fstream>
 #include <sstream>
@@ -27,6 +28,17 @@ std::string LastError() {
 
 absl::Status Fail(const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(what, ": ", LastError()));
+}
+
+// OpenSSL parses a certificate's extensions on first use, behind an unlocked "done" check;
+// doing it here for every trusted certificate keeps the workers' verifications read-only
+// on the store they share (TSan saw two workers race on a CA's key id).
+void CacheTrustedCertificateExtensions(SSL_CTX* ctx) {
+  STACK_OF(X509_OBJECT)* objects = X509_STORE_get0_objects(SSL_CTX_get_cert_store(ctx));
+  for (int i = 0; i < sk_X509_OBJECT_num(objects); ++i) {
+    X509* cert = X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objects, i));
+    if (cert != nullptr) X509_check_purpose(cert, -1, 0);
+  }
 }
 
 // The server's ALPN choices, in its order of preference.
@@ -101,6 +113,7 @@ absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Client(const TlsClientOp
     } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
       return Fail("the system's CA store");
     }
+    CacheTrustedCertificateExtensions(ctx);
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   }
