@@ -104,6 +104,16 @@ bool Http2ClientSession::can_open() const {
   return !going_away_ && nghttp2_session_get_next_stream_id(session_) < (1u << 31) - 1;
 }
 
+void Http2ClientSession::Cancel(uint32_t tag) {
+  Stream& stream = streams_[tag];
+  if (stream.id == 0) return;
+  // The stream's later frames and its close find no stream of theirs (StreamOf), so a new
+  // stream may take the tag before the RST_STREAM leaves.
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream.id, NGHTTP2_CANCEL);
+  stream.id = 0;
+  --open_streams_;
+}
+
 bool Http2ClientSession::MayHaveProcessed(uint32_t tag) const {
   const Stream& stream = streams_[tag];
   return stream.sent && !(going_away_ && stream.id > goaway_last_stream_);
@@ -204,9 +214,12 @@ void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
                         .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM});
 }
 
-ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
-                                     uint32_t* data_flags, nghttp2_data_source* source, void*) {
+ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf,
+                                     size_t length, uint32_t* data_flags,
+                                     nghttp2_data_source* source, void*) {
   auto* stream = static_cast<Stream*>(source->ptr);
+  // A cancelled stream whose tag went to a new one: its body is not this stream's to send.
+  if (stream->id != stream_id) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
   std::string_view body = stream->request->body();
   size_t n = std::min(length, body.size() - stream->body_sent);
   std::memcpy(buf, body.data() + stream->body_sent, n);

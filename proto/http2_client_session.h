@@ -75,6 +75,9 @@ class Http2ClientSession {
   uint32_t streams_opened() const;
   // Streams open on the session.
   uint32_t open_streams() const { return open_streams_; }
+  // Ends stream `tag` from the client's side (it timed out): an RST_STREAM CANCEL goes to the
+  // server, and the stream is not reported; the tag is free at once.
+  void Cancel(uint32_t tag);
   // Whether the server may have processed stream `tag`, which has not ended: its HEADERS went
   // out, and no GOAWAY said it was above the last stream processed. When the connection ends,
   // a stream it may not have processed can be sent again.

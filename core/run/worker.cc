@@ -94,8 +94,8 @@ absl::Status Worker::Run() {
     CheckStop(now);
     if (pacer_.open()) StartDue(now);
     unsigned sends = StampQueuedSends(now);
-    loop_->timers().Advance(now,
-                            [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
+    loop_->timers().Advance(
+        now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
     if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
     loop_->Drain(*this);
     AdmitQueuedConnects();
@@ -379,11 +379,15 @@ void Worker::OnClosed(Connection& c) {
   }
 }
 
-void Worker::OnTimeout(Connection& c) {
+void Worker::OnTimeout(Connection& c, int64_t now) {
   if (c.state == ConnState::kConnecting) {
     Fail(c, Outcome::kConnectError, ETIMEDOUT);
   } else if (c.state == ConnState::kActive && c.count > 0) {
-    Fail(c, Outcome::kTimeout, 0);
+    if (c.protocol == Protocol::kHttp2) {
+      TimeOutStreams(c, now);
+    } else {
+      Fail(c, Outcome::kTimeout, 0);
+    }
   }
 }
 

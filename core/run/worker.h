@@ -93,7 +93,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void OnData(Connection& c, std::string_view data);
   void OnPeerClosed(Connection& c);
   void OnClosed(Connection& c);
-  void OnTimeout(Connection& c);
+  void OnTimeout(Connection& c, int64_t now);
   // Records the outcome of request `r` (its stats; the connection's bookkeeping is the
   // caller's).
   void Record(const PendingRequest& r, Outcome outcome, int error, int status);
@@ -109,6 +109,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void RetryStream(Connection& c, uint32_t k);
   void LoseConnection(Connection& c, int error);
   void ScheduleStreamTimeout(Connection& c);
+  void TimeOutStreams(Connection& c, int64_t now);
   void StampStreams(Connection& c, int64_t now);
   void OnStreamsSent(Connection& c, uint32_t bytes);
   void OnStreamData(Connection& c, std::string_view data);
@@ -132,6 +133,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::vector<uint32_t> listed_;       // Open model: connections that may take requests.
   // HTTP/2 connections' sessions by slot, made when a slot first speaks h2 and reused.
   std::vector<std::unique_ptr<proto::Http2ClientSession>> sessions_;
+  // HTTP/2, by slot: the clock after the wait that brought the connection's latest receive. A
+  // stream that times out with nothing received since its send means the connection is dead.
+  std::vector<int64_t> received_ns_;
   Connection* session_connection_ = nullptr;  // Whose session is reporting (OnStreamEnd).
   int64_t late_since_ns_ = -1;                // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;

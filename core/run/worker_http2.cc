@@ -31,7 +31,10 @@ uint32_t Worker::Capacity(const Connection& c) const {
 }
 
 absl::Status Worker::StartSession(Connection& c) {
-  if (sessions_.empty()) sessions_.resize(connections_.size());
+  if (sessions_.empty()) {
+    sessions_.resize(connections_.size());
+    received_ns_.resize(connections_.size());
+  }
   if (sessions_[c.slot] == nullptr) {
     sessions_[c.slot] = std::make_unique<proto::Http2ClientSession>(c.pending.size());
   }
@@ -168,6 +171,35 @@ void Worker::ScheduleStreamTimeout(Connection& c) {
   }
 }
 
+// Streams past their timeout end as timeouts. When the connection received anything since the
+// oldest of them was sent, it lives on without them (RST_STREAM CANCEL tells the server);
+// otherwise it is dead, and it fails as an HTTP/1.1 connection does.
+void Worker::TimeOutStreams(Connection& c, int64_t now) {
+  int64_t oldest = 0;
+  for (const PendingRequest& r : c.pending) {
+    if (r.in_use && r.sent_ns > 0 && r.sent_ns + timeout_ns_ <= now &&
+        (oldest == 0 || r.sent_ns < oldest)) {
+      oldest = r.sent_ns;
+    }
+  }
+  if (oldest == 0) {
+    ScheduleStreamTimeout(c);
+    return;
+  }
+  if (received_ns_[c.slot] <= oldest) {  // Received before that send (post-wait clock vs stamp).
+    Fail(c, Outcome::kTimeout, 0);
+    return;
+  }
+  for (uint32_t k = 0; k < c.pending.size(); ++k) {
+    const PendingRequest& r = c.pending[k];
+    if (r.in_use && r.sent_ns > 0 && r.sent_ns + timeout_ns_ <= now) {
+      Session(c).Cancel(k);
+      FinishStream(c, k, Outcome::kTimeout, 0, 0);
+    }
+  }
+  RefillStreams(c);
+}
+
 void Worker::OnStreamsSent(Connection& c, uint32_t bytes) {
   Session(c).Sent(bytes);
   c.send_size = 0;
@@ -177,6 +209,7 @@ void Worker::OnStreamsSent(Connection& c, uint32_t bytes) {
 // Received bytes end streams (OnStreamEnd) as the session decodes them.
 void Worker::OnStreamData(Connection& c, std::string_view data) {
   uint32_t before = responses_parsed_;
+  received_ns_[c.slot] = completions_at_ns_;
   session_connection_ = &c;
   absl::Status s = Session(c).Receive(data);
   session_connection_ = nullptr;

@@ -61,6 +61,14 @@ class Servers {
     return paths;
   }
   size_t connections() const { return all_.size(); }
+  // The error codes of the RST_STREAMs the client sent, over all connections.
+  std::vector<uint32_t> ResetsReceived() const {
+    std::vector<uint32_t> codes;
+    for (const auto& server : all_) {
+      codes.insert(codes.end(), server->resets_received().begin(), server->resets_received().end());
+    }
+    return codes;
+  }
 
  private:
   Make make_;
@@ -127,9 +135,30 @@ TEST(WorkerHttp2Test, TheServersStreamLimitCapsStreamsInFlight) {
   EXPECT_EQ(s.streams_capped_at, 2u);
 }
 
-// A stalled stream times out; with it, the others in flight on its connection end too.
+// A stalled stream on a connection that answers the others times out alone: the client
+// cancels it (RST_STREAM CANCEL) and the connection carries the rest.
+TEST(WorkerHttp2Test, AStalledStreamTimesOutAloneAndIsCancelled) {
+  Client client(Http2Options(200, 1, 4));
+  client.loop().on_wait = [](FakeEventLoop& l) { l.Advance(50'000'000); };  // 1s: 20 waits.
+  Servers servers(client.loop(), [] {
+    auto server = std::make_unique<Http2TestServer>();
+    server->answer = [](const Http2TestServer::Request& r) {
+      return Http2TestServer::Answer{.stall = r.path == "/3" || r.path == "/11"};
+    };
+    return server;
+  });
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 198u);
+  EXPECT_EQ(Count(s, Outcome::kTimeout), 2u);
+  EXPECT_EQ(s.connections_opened, 1u);
+  EXPECT_EQ(servers.ResetsReceived(), (std::vector<uint32_t>{NGHTTP2_CANCEL, NGHTTP2_CANCEL}));
+}
+
+// A stream that times out with nothing received since its send: the connection is dead, it
+// closes, and the next request goes on a new one.
 TEST(WorkerHttp2Test, AStalledStreamTimesOut) {
   Client client(Http2Options(10, 1, 1));
+  client.loop().on_wait = [](FakeEventLoop& l) { l.Advance(50'000'000); };
   Servers servers(client.loop(), [] {
     auto server = std::make_unique<Http2TestServer>();
     server->answer = [](const Http2TestServer::Request& r) {

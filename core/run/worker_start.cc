@@ -30,7 +30,7 @@ void Worker::WaitForStart() {
     if (preconnect) {
       completions_at_ns_ = now;
       loop_->timers().Advance(
-          now, [this](net::TimerNode* node) { OnTimeout(connections_[node->owner]); });
+          now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
       if (absl::Status s = loop_->SubmitAndWait(step, 1); !s.ok()) break;  // Run reports it.
       completions_at_ns_ = loop_->Now();
       loop_->Drain(*this);

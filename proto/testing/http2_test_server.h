@@ -68,6 +68,8 @@ class Http2TestServer {
   }
   // The requests it processed (answered, reset or stalled), not those above its GOAWAY.
   const std::vector<Request>& requests() const { return requests_; }
+  // The error code of each RST_STREAM the client sent.
+  const std::vector<uint32_t>& resets_received() const { return resets_received_; }
 
  private:
   struct Body {
@@ -94,6 +96,9 @@ class Http2TestServer {
   }
   static int OnFrame(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
     auto* server = static_cast<Http2TestServer*>(self);
+    if (frame->hd.type == NGHTTP2_RST_STREAM) {
+      server->resets_received_.push_back(frame->rst_stream.error_code);
+    }
     bool request_ends = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
                         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
     if (!request_ends) return 0;
@@ -137,6 +142,7 @@ class Http2TestServer {
   std::map<int32_t, Request> open_;
   std::map<int32_t, Body> bodies_;
   std::vector<Request> requests_;
+  std::vector<uint32_t> resets_received_;
 };
 
 }  // namespace uringload::proto::testing
