@@ -267,6 +267,10 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                 "HTTP/2 only: https:// must agree on h2 by ALPN; http:// speaks h2c with prior "
                 "knowledge (default: h2 or HTTP/1.1 as an https:// server picks, HTTP/1.1 over "
                 "http://)");
+  run->add_option("--http2-window", o.http2_window,
+                  absl::StrCat("HTTP/2: the receive window the client announces per stream and "
+                               "for the connection, in bytes (default ",
+                               proto::kHttp2DefaultWindow, "; HTTP/2's own initial one is 65535)"));
   run->add_flag("--http1.1", o.http1, "HTTP/1.1 only (https:// offers only http/1.1 by ALPN)");
   run->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
@@ -305,7 +309,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddShardFlags(run, options.shard);
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
-  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards"});
+  RequireWholeNumbers(
+      run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards", "--http2-window"});
   SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }

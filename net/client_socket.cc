@@ -1,13 +1,14 @@
 #include "net/client_socket.h"
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 
 namespace uringload::net {
 
-UniqueFd OpenBoundClientSocket(const SocketAddress& source, int* error) {
+UniqueFd OpenBoundClientSocket(const SocketAddress& source, bool no_delay, int* error) {
   UniqueFd fd(socket(source.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) {
     *error = errno;
@@ -15,6 +16,7 @@ UniqueFd OpenBoundClientSocket(const SocketAddress& source, int* error) {
   }
   int one = 1;
   setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+  if (no_delay) setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   if (bind(fd.get(), source.get(), source.length) != 0) {
     *error = errno;
     return UniqueFd();

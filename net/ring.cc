@@ -1,11 +1,14 @@
 #include "net/ring.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <cstring>
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
+#include "net/listener.h"
 
 namespace uringload::net {
 namespace {
@@ -13,6 +16,11 @@ namespace {
 absl::Status ErrnoStatus(int negative_errno, const char* what) {
   return absl::UnavailableError(absl::StrCat(what, ": ", strerror(-negative_errno)));
 }
+
+// Linux 6.7's SOCKET_URING_OP_SETSOCKOPT, which Debian 12's headers and liburing 2.3 predate;
+// the SQE is laid out as liburing 2.5's io_uring_prep_cmd_sock lays it out.
+constexpr uint32_t kSocketUringOpSetsockopt = 3;
+constexpr int kOne = 1;
 
 }  // namespace
 
@@ -52,6 +60,31 @@ io_uring_sqe* Ring::GetSqe() {
     sqe = io_uring_get_sqe(&ring_);
   }
   return sqe;
+}
+
+void Ring::PrepNoDelay(io_uring_sqe* sqe, int fd) {
+  io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, nullptr, 0, 0);
+  sqe->cmd_op = kSocketUringOpSetsockopt;
+  sqe->addr = IPPROTO_TCP | (uint64_t{TCP_NODELAY} << 32);  // level, then optname.
+  sqe->file_index = sizeof(kOne);                           // optlen
+  sqe->addr3 = reinterpret_cast<uintptr_t>(&kOne);          // optval
+}
+
+bool Ring::CanSetSocketOptions() {
+  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return false;
+  io_uring_sqe* sqe = GetSqe();
+  PrepNoDelay(sqe, fd.get());
+  io_uring_sqe_set_data64(sqe, 0);
+  io_uring_cqe* cqe = nullptr;
+  if (io_uring_submit_and_wait(&ring_, 1) < 0 || io_uring_peek_cqe(&ring_, &cqe) != 0) {
+    return false;
+  }
+  bool ok = cqe->res == 0;
+  io_uring_cqe_seen(&ring_, cqe);
+  int value = 0;
+  socklen_t length = sizeof(value);
+  return ok && getsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &value, &length) == 0 && value == 1;
 }
 
 void Ring::RecvMultishot(uint32_t slot, uint16_t group, uint64_t user_data) {

@@ -65,6 +65,13 @@ class Ring {
   void CancelThenClose(uint32_t slot, std::span<const uint64_t> pending, uint64_t cancel_data,
                        uint64_t close_data);
 
+  // TCP_NODELAY on `fd` (a direct descriptor when the caller adds IOSQE_FIXED_FILE) from the
+  // ring: a socket command (IORING_OP_URING_CMD, Linux 6.7).
+  static void PrepNoDelay(io_uring_sqe* sqe, int fd);
+  // Whether this kernel runs PrepNoDelay: tried once on a plain socket (call before any other
+  // operation is in flight).
+  bool CanSetSocketOptions();
+
   // Puts a normal socket into direct descriptor `slot` (the ring keeps its own reference;
   // the caller may close `fd` afterwards). Returns 0 or -errno.
   int InstallFile(uint32_t slot, int fd);

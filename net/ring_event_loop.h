@@ -23,6 +23,8 @@ struct RingEventLoopOptions {
   // Incremental buffers when the kernel has them (6.12); false: classic 1 KiB ones.
   bool incremental_buffers = true;
   bool accept_into_free_slots = false;  // A server: accepted connections take free slots.
+  // Client sockets get TCP_NODELAY, when the kernel can set it from the ring (Linux 6.7).
+  bool no_delay = false;
 };
 
 class RingEventLoop final : public EventLoop {
@@ -63,6 +65,7 @@ class RingEventLoop final : public EventLoop {
   void DropBuffer(const io_uring_cqe& cqe);
 
   std::unique_ptr<Ring> ring_;
+  bool no_delay_ = false;
   std::unique_ptr<ProvidedBufferRing> buffers_;
   std::unique_ptr<TimerWheel> wheel_;
   std::vector<SlotState> slots_;

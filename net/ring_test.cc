@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -30,6 +32,23 @@ TEST(RingTest, RunsNopsPastTheSubmissionQueueSize) {
   }
   EXPECT_EQ(sum, 190u);
   EXPECT_EQ((*ring)->direct_descriptors(), 16u);
+}
+
+// The hand-laid socket command (TCP_NODELAY) works wherever the kernel has socket commands
+// (Linux 6.7): a wrong layout would fail here, not only make HTTP/2 slow.
+TEST(RingTest, SetsTcpNoDelayOnKernelsWithSocketCommands) {
+  utsname name{};
+  ASSERT_EQ(uname(&name), 0);
+  int major = 0;
+  int minor = 0;
+  ASSERT_EQ(sscanf(name.release, "%d.%d", &major, &minor), 2);
+  absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create({});
+  ASSERT_TRUE(ring.ok());
+  if (major < 6 || (major == 6 && minor < 7)) {
+    EXPECT_FALSE((*ring)->CanSetSocketOptions());
+    GTEST_SKIP() << "Linux " << name.release << " has no socket commands";
+  }
+  EXPECT_TRUE((*ring)->CanSetSocketOptions());
 }
 
 TEST(RingTest, WaitTimesOut) {

@@ -8,17 +8,14 @@
 namespace uringload::proto {
 namespace {
 
-// The client's receive windows, per stream and for the connection: large, since every byte
-// received is consumed at once (nothing is buffered), so the window only throttles the server.
-constexpr int32_t kWindow = 1 << 24;
-
 // Tags travel as nghttp2's stream user data, plus one so that no tag is a null pointer.
 void* TagData(uint32_t tag) { return reinterpret_cast<void*>(uintptr_t{tag} + 1); }
 uint32_t TagOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
 
 }  // namespace
 
-Http2ClientSession::Http2ClientSession(uint32_t streams) : streams_(streams) {
+Http2ClientSession::Http2ClientSession(uint32_t streams, int32_t window)
+    : window_(window), streams_(streams) {
   nghttp2_session_callbacks_new(&callbacks_);
   nghttp2_session_callbacks_set_on_header_callback(callbacks_, &OnHeader);
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks_, &OnFrameReceived);
@@ -42,11 +39,12 @@ absl::Status Http2ClientSession::Start(Events* events) {
   events_ = events;
   int rv = nghttp2_session_client_new2(&session_, callbacks_, this, option_);
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
-  nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-                                       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, kWindow}};
+  nghttp2_settings_entry settings[] = {
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(window_)}};
   rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings));
   if (rv == 0) {
-    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kWindow);
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, window_);
   }
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   return absl::OkStatus();

@@ -19,6 +19,10 @@
 
 namespace uringload::proto {
 
+// The client's receive window by default: large, since every byte received is consumed at
+// once (nothing is buffered), so the window only throttles the server.
+inline constexpr int32_t kHttp2DefaultWindow = 1 << 24;
+
 // How one stream ended.
 struct Http2StreamEnd {
   uint32_t tag = 0;
@@ -38,8 +42,9 @@ class Http2ClientSession {
     virtual void OnStreamEnd(const Http2StreamEnd& end) = 0;
   };
 
-  // `streams`: the most streams the caller will have open (tags are below it).
-  explicit Http2ClientSession(uint32_t streams);
+  // `streams`: the most streams the caller will have open (tags are below it); `window`: the
+  // receive window announced per stream and for the connection.
+  explicit Http2ClientSession(uint32_t streams, int32_t window = kHttp2DefaultWindow);
   ~Http2ClientSession();
   Http2ClientSession(const Http2ClientSession&) = delete;
   Http2ClientSession& operator=(const Http2ClientSession&) = delete;
@@ -113,6 +118,7 @@ class Http2ClientSession {
   nghttp2_option* option_ = nullptr;
   nghttp2_session* session_ = nullptr;
   Events* events_ = nullptr;
+  int32_t window_;
   std::vector<Stream> streams_;  // By tag.
   std::vector<nghttp2_nv> fields_;
   std::vector<char> path_;  // The rendered :path of the stream being submitted.

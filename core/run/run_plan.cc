@@ -145,6 +145,17 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   plan.http = options.http2   ? HttpVersion::kHttp2
               : options.http1 ? HttpVersion::kHttp1
                               : HttpVersion::kAuto;
+  if (options.http2_window.has_value()) {
+    if (absl::Status s = CheckRange("--http2-window", *options.http2_window, 1, kMaxHttp2Window);
+        !s.ok()) {
+      return s;
+    }
+    if (!plan.may_speak_http2()) {
+      return absl::InvalidArgumentError(
+          "--http2-window needs HTTP/2: --http2, or an https:// URL without --http1.1");
+    }
+    plan.http2_window = static_cast<uint32_t>(*options.http2_window);
+  }
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
   if (!plan.url.tls) {

@@ -14,6 +14,7 @@
 #include "core/run/shard.h"
 #include "net/address.h"
 #include "net/tls_context.h"
+#include "proto/http2_client_session.h"
 #include "proto/request_template.h"
 #include "proto/url.h"
 
@@ -66,6 +67,7 @@ struct RunOptions {
   bool preconnect = false;              // --preconnect
   bool http1 = false;                   // --http1.1
   bool http2 = false;                   // --http2
+  std::optional<int64_t> http2_window;  // --http2-window
 };
 
 // Which HTTP the connections speak: kAuto is HTTP/1.1 over http://, and over https:// what
@@ -82,6 +84,7 @@ struct TargetRequest {
 };
 
 inline constexpr int64_t kMaxPipeline = 1024;
+inline constexpr int64_t kMaxHttp2Window = (int64_t{1} << 31) - 1;  // RFC 9113 6.9.1.
 inline constexpr double kMaxRate = 1e9;
 inline constexpr int64_t kMaxTargetLines = 1'000'000;
 
@@ -117,6 +120,8 @@ struct RunPlan {
   HttpVersion http = HttpVersion::kAuto;
   // Requests in flight per connection: pipelined over HTTP/1.1, concurrent streams over HTTP/2.
   uint32_t pipeline = 1;
+  // HTTP/2: the receive window announced per stream and for the connection (--http2-window).
+  uint32_t http2_window = proto::kHttp2DefaultWindow;
   absl::Duration warmup = absl::ZeroDuration();  // Requests started before this are unmeasured.
   // This process's part of a sharded run: -n, -c and -R above are already its shares. Its
   // local request k is the fleet's request index_base + k * index_stride: a contiguous range
@@ -137,6 +142,10 @@ struct RunPlan {
   size_t TargetOf(uint64_t index) const;
   // Connections times requests per connection: the cap on requests in flight.
   uint64_t max_in_flight() const { return uint64_t{concurrency} * pipeline; }
+  // Whether a connection may speak HTTP/2: --http2, or https:// without --http1.1 (ALPN).
+  bool may_speak_http2() const {
+    return http == HttpVersion::kHttp2 || (url.tls && http == HttpVersion::kAuto);
+  }
 };
 
 // Validates options and resolves the host. Errors are one line naming the problem.

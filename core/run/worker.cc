@@ -41,7 +41,10 @@ absl::Status Worker::Setup() {
         .slots = n,
         .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
-        .receive_connections = n};
+        .receive_connections = n,
+        // HTTP/2's flow control sends small frames (WINDOW_UPDATE) that Nagle would hold back
+        // until a delayed ACK: 40 ms stalls (docs/performance.md).
+        .no_delay = config_.plan->may_speak_http2()};
     absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
         net::MakeWorkerLoop(options, config_.plan->tls, config_.plan->url.host);
     if (!loop.ok()) return loop.status();

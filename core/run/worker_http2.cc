@@ -36,7 +36,8 @@ absl::Status Worker::StartSession(Connection& c) {
     received_ns_.resize(connections_.size());
   }
   if (sessions_[c.slot] == nullptr) {
-    sessions_[c.slot] = std::make_unique<proto::Http2ClientSession>(c.pending.size());
+    sessions_[c.slot] = std::make_unique<proto::Http2ClientSession>(
+        c.pending.size(), static_cast<int32_t>(config_.plan->http2_window));
   }
   if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
   c.protocol = Protocol::kHttp2;

@@ -157,14 +157,14 @@ TEST(Http2E2ETest, TheOpenModelHoldsItsScheduleOverStreams) {
   EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), JsonCount(run.json, "outcomes.ok"));
 }
 
-// Uploads of 256 KiB flow through nginx's 64 KiB stream windows as it reads them: nginx stores
+// Uploads of 1 MiB flow through nginx's 64 KiB stream windows as it reads them: nginx stores
 // each body (WebDAV PUT), every byte of each.
 TEST(Http2E2ETest, UploadsFlowThroughTheWindowsWhole) {
   NginxServer nginx(Http2Nginx(/*tls=*/false));
   ASSERT_TRUE(nginx.ok());
   char path[] = "/tmp/uringload-body-XXXXXX";
   int fd = mkstemp(path);
-  std::string body(256 * 1024, 'u');
+  std::string body(1024 * 1024, 'u');
   ASSERT_EQ(write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
   close(fd);
   RunOutput run = RunUringload({"--http2", "-m", "PUT", "--body-file", path, "-n", "20", "-c", "2",
@@ -177,6 +177,29 @@ TEST(Http2E2ETest, UploadsFlowThroughTheWindowsWhole) {
   ASSERT_EQ(sizes.size(), 20u);
   for (uint64_t size : sizes) EXPECT_EQ(size, body.size());
   EXPECT_GT(JsonCount(run.json, "bytes.sent"), 20u * body.size());
+}
+
+// Responses of 1 MiB through the client's 64 KiB windows (--http2-window 65535), h2c and TLS:
+// nginx sends each whole as the client's WINDOW_UPDATEs allow, every byte of each.
+TEST(Http2E2ETest, ResponsesFlowThroughASmallClientWindowWhole) {
+  ASSERT_TRUE(Cert().ok());
+  constexpr uint64_t kSize = 1024 * 1024;
+  for (bool tls : {false, true}) {
+    NginxOptions options = Http2Nginx(tls);
+    options.file_size = kSize;
+    NginxServer nginx(options);
+    ASSERT_TRUE(nginx.ok());
+    RunOutput run = RunUringload(Args(tls, {"--http2", "--http2-window", "65535", "-n", "20", "-c",
+                                            "2", "-p", "4", nginx.Url("/file")}));
+    ExpectAllOk(run, 20);
+    EXPECT_EQ(JsonCount(run.json, "status_codes.200"), 20u);
+    EXPECT_EQ(nginx.BodyBytesLogged(), std::vector<uint64_t>(20, kSize)) << (tls ? "tls" : "h2c");
+    EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), 20u);
+    EXPECT_GE(JsonCount(run.json, "bytes.received"), 20 * kSize);
+    EXPECT_LT(JsonCount(run.json, "bytes.received"), 20 * (kSize + 4096));
+    // A WINDOW_UPDATE (13 bytes) per 32 KiB consumed at the least: the window was 64 KiB.
+    EXPECT_GT(JsonCount(run.json, "bytes.sent"), 20 * (kSize / 32768) * 13);
+  }
 }
 
 // `serve --http2`, h2c and TLS (ALPN): every request answered once, HTTP/2 on every
@@ -293,6 +316,13 @@ TEST(Http2E2ETest, BadProtocolFlagsExitTwoBeforeAnyTraffic) {
       << both.process.err;
   RunOutput zero = RunUringload({"--http2", "--streams", "0", "-n", "10", nginx.Url("/")});
   EXPECT_EQ(zero.process.exit_code, 2);
+  RunOutput no_window =
+      RunUringload({"--http2", "--http2-window", "0", "-n", "10", nginx.Url("/")});
+  EXPECT_EQ(no_window.process.exit_code, 2);
+  RunOutput http1_window = RunUringload({"--http2-window", "65535", "-n", "10", nginx.Url("/")});
+  EXPECT_EQ(http1_window.process.exit_code, 2);
+  EXPECT_NE(http1_window.process.err.find("--http2-window needs HTTP/2"), std::string::npos)
+      << http1_window.process.err;
   EXPECT_EQ(nginx.RequestsLogged(), 0u);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -30,9 +31,12 @@ NginxServer::NginxServer(const NginxOptions& options) {
           : absl::StrCat("    ssl_certificate ", options.tls_cert, ";\n    ssl_certificate_key ",
                          options.tls_key, ";\n    ssl_protocols TLSv1.2 TLSv1.3;\n"),
       "    location / { default_type text/plain; return 200 \"", options.body, "\"; }\n",
-      "    location /put/ { root ", prefix_, "; dav_methods PUT; create_full_put_path on; ",
-      "client_max_body_size 64m; }\n", "  }\n}\n");
+      "    location = /file { alias ", prefix_, "/file.bin; }\n", "    location /put/ { root ",
+      prefix_, "; dav_methods PUT; create_full_put_path on; ", "client_max_body_size 64m; }\n",
+      "  }\n}\n");
   std::ofstream(prefix_ + "/nginx.conf") << conf;
+  if (options.file_size > 0)
+    std::ofstream(prefix_ + "/file.bin") << std::string(options.file_size, 'f');
   process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
       "/usr/sbin/nginx", "-e", "stderr", "-p", prefix_, "-c", prefix_ + "/nginx.conf"});
   ipv6_ = options.ipv6;
@@ -86,6 +90,23 @@ uint64_t NginxServer::RequestsLoggedWith(const std::string& protocol) const {
     if (line.find(" " + protocol + "\" ") != std::string::npos) ++lines;
   }
   return lines;
+}
+
+std::vector<uint64_t> NginxServer::BodyBytesLogged() const {
+  std::ifstream in(prefix_ + "/access.log");
+  std::vector<uint64_t> bytes;
+  // The combined format: ... "GET /path HTTP/2.0" 200 1048576 "referer" ...
+  for (std::string line; std::getline(in, line);) {
+    size_t request_end = line.find("\" ", line.find('"') + 1);
+    uint64_t status = 0;
+    uint64_t sent = 0;
+    if (request_end == std::string::npos ||
+        sscanf(line.c_str() + request_end + 2, "%lu %lu", &status, &sent) != 2) {
+      sent = 0;
+    }
+    bytes.push_back(sent);
+  }
+  return bytes;
 }
 
 NginxServer::~NginxServer() {

@@ -19,6 +19,7 @@ struct NginxOptions {
   std::string tls_key = {};
   // HTTP/2 on the port: by ALPN beside HTTP/1.1 with TLS, else h2c with prior knowledge only.
   bool http2 = false;
+  uint64_t file_size = 0;  // Non-zero: /file answers a file of this many bytes.
 };
 
 class NginxServer {
@@ -36,6 +37,8 @@ class NginxServer {
   std::vector<uint64_t> PutFileSizes() const;
   // Logged requests whose protocol was `protocol` ("HTTP/2.0", "HTTP/1.1").
   uint64_t RequestsLoggedWith(const std::string& protocol) const;
+  // The body bytes nginx sent for each logged request, in log order.
+  std::vector<uint64_t> BodyBytesLogged() const;
 
  private:
   std::string prefix_;
