@@ -1,14 +1,13 @@
 #include "net/client_socket.h"
 
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 
 namespace uringload::net {
 
-UniqueFd OpenBoundClientSocket(const SocketAddress& source, bool no_delay, int* error) {
+UniqueFd OpenBoundClientSocket(const SocketAddress& source, int* error) {
   UniqueFd fd(socket(source.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) {
     *error = errno;
@@ -16,7 +15,6 @@ UniqueFd OpenBoundClientSocket(const SocketAddress& source, bool no_delay, int* 
   }
   int one = 1;
   setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
-  if (no_delay) setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   if (bind(fd.get(), source.get(), source.length) != 0) {
     *error = errno;
     return UniqueFd();

@@ -10,8 +10,7 @@
 
 namespace uringload::net {
 
-// Returns the socket (with TCP_NODELAY if `no_delay`), or the errno of the failure (as an
-// int > 0) in `*error`.
-UniqueFd OpenBoundClientSocket(const SocketAddress& source, bool no_delay, int* error);
+// Returns the socket, or the errno of the failure (as an int > 0) in `*error`.
+UniqueFd OpenBoundClientSocket(const SocketAddress& source, int* error);
 
 }  // namespace uringload::net

@@ -87,6 +87,10 @@ class EventLoop {
   virtual void Close(uint32_t slot) = 0;
   // The same without TLS's close_notify (a fault `serve` injects); plain TCP: Close.
   virtual void CloseWithoutNotify(uint32_t slot) { Close(slot); }
+  // TCP_NODELAY on the open connection in `slot`, where the kernel can set it from the ring
+  // (Linux 6.7); no completion. HTTP/2 needs it: its small WINDOW_UPDATE frames would wait
+  // behind Nagle's algorithm for a delayed ACK.
+  virtual void SetNoDelay(uint32_t /*slot*/) {}
 
   virtual bool SendPending(uint32_t slot) const = 0;
   virtual TimerWheel& timers() = 0;

@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
   }
   if (!buffers.ok()) return buffers.status();
   loop->buffers_ = *std::move(buffers);
-  loop->no_delay_ = options.no_delay && loop->ring_->CanSetSocketOptions();
+  loop->can_set_no_delay_ = loop->ring_->CanSetSocketOptions();
   loop->wheel_ = std::make_unique<TimerWheel>(MonotonicNanos());
   loop->slots_.resize(options.slots);
   loop->rearm_.reserve(options.slots);
@@ -64,31 +64,34 @@ void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
     // liburing 2.3 cannot bind: a normal socket is bound (IP_BIND_ADDRESS_NO_PORT),
     // installed in the slot and closed, costing a few syscalls per connection, not per request.
     int error = 0;
-    UniqueFd fd = OpenBoundClientSocket(*source, no_delay_, &error);
+    UniqueFd fd = OpenBoundClientSocket(*source, &error);
     if (fd.get() >= 0) error = -ring_->InstallFile(slot, fd.get());
     if (error != 0) {
       failed_early_.push_back(MakeCompletion(slot, Op::kConnect, -error));
       return;
     }
   } else {
-    ring_->Reserve(no_delay_ ? 3 : 2);  // socket [-> TCP_NODELAY] -> connect: one chain.
+    ring_->Reserve(2);  // socket -> connect is one linked chain.
     io_uring_sqe* sqe = ring_->GetSqe();
     io_uring_prep_socket_direct(sqe, target.family(), SOCK_STREAM, 0, slot, 0);
     // Only a failure posts a completion; the connect then ends with -ECANCELED.
     sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
     io_uring_sqe_set_data64(sqe, Data(slot, Op::kSocket));
-    if (no_delay_) {
-      sqe = ring_->GetSqe();
-      Ring::PrepNoDelay(sqe, static_cast<int>(slot));
-      sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
-      io_uring_sqe_set_data64(sqe, Data(slot, Op::kSocket));
-    }
   }
   io_uring_sqe* sqe = ring_->GetSqe();
   io_uring_prep_connect(sqe, static_cast<int>(slot), target.get(), target.length);
   sqe->flags |= IOSQE_FIXED_FILE;
   io_uring_sqe_set_data64(sqe, Data(slot, Op::kConnect));
   s.connecting = true;
+}
+
+void RingEventLoop::SetNoDelay(uint32_t slot) {
+  if (!can_set_no_delay_) return;
+  io_uring_sqe* sqe = ring_->GetSqe();
+  Ring::PrepNoDelay(sqe, static_cast<int>(slot));
+  // Only a failure posts a completion, and the connection goes on without it.
+  sqe->flags |= IOSQE_FIXED_FILE | IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, Data(slot, Op::kSocketOption));
 }
 
 void RingEventLoop::Send(uint32_t slot, const char* data, uint32_t size) {
@@ -179,6 +182,7 @@ void RingEventLoop::OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler) {
       return;
     case Op::kCancel:  // Posted only when there was nothing left to cancel: fine.
     case Op::kAccept:
+    case Op::kSocketOption:  // Posted only on failure: the connection goes on without it.
       return;
     case Op::kConnect: {
       s.connecting = false;

@@ -23,8 +23,6 @@ struct RingEventLoopOptions {
   // Incremental buffers when the kernel has them (6.12); false: classic 1 KiB ones.
   bool incremental_buffers = true;
   bool accept_into_free_slots = false;  // A server: accepted connections take free slots.
-  // Client sockets get TCP_NODELAY, when the kernel can set it from the ring (Linux 6.7).
-  bool no_delay = false;
 };
 
 class RingEventLoop final : public EventLoop {
@@ -36,6 +34,7 @@ class RingEventLoop final : public EventLoop {
   void Receive(uint32_t slot) override;
   void Accept(uint32_t listener, int fd) override;
   void Close(uint32_t slot) override;
+  void SetNoDelay(uint32_t slot) override;
   bool SendPending(uint32_t slot) const override { return slots_[slot].sending; }
   TimerWheel& timers() override { return *wheel_; }
   int64_t Now() const override;
@@ -65,7 +64,7 @@ class RingEventLoop final : public EventLoop {
   void DropBuffer(const io_uring_cqe& cqe);
 
   std::unique_ptr<Ring> ring_;
-  bool no_delay_ = false;
+  bool can_set_no_delay_ = false;  // The kernel sets socket options from the ring.
   std::unique_ptr<ProvidedBufferRing> buffers_;
   std::unique_ptr<TimerWheel> wheel_;
   std::vector<SlotState> slots_;

@@ -35,6 +35,7 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
   void Accept(uint32_t listener, int fd) override;
   void Close(uint32_t slot) override;
   void CloseWithoutNotify(uint32_t slot) override;
+  void SetNoDelay(uint32_t slot) override { inner_->SetNoDelay(slot); }
   bool SendPending(uint32_t slot) const override { return slots_[slot].plain_pending > 0; }
   TimerWheel& timers() override { return inner_->timers(); }
   int64_t Now() const override { return inner_->Now(); }

@@ -7,7 +7,16 @@
 
 namespace uringload::net {
 
-enum class Op : uint8_t { kSocket = 1, kConnect, kSend, kRecv, kCancel, kClose, kAccept };
+enum class Op : uint8_t {
+  kSocket = 1,
+  kConnect,
+  kSend,
+  kRecv,
+  kCancel,
+  kClose,
+  kAccept,
+  kSocketOption
+};
 
 inline constexpr uint32_t kGenerationMask = 0xffffff;
 

@@ -41,10 +41,7 @@ absl::Status Worker::Setup() {
         .slots = n,
         .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
-        .receive_connections = n,
-        // HTTP/2's flow control sends small frames (WINDOW_UPDATE) that Nagle would hold back
-        // until a delayed ACK: 40 ms stalls (docs/performance.md).
-        .no_delay = config_.plan->may_speak_http2()};
+        .receive_connections = n};
     absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
         net::MakeWorkerLoop(options, config_.plan->tls, config_.plan->url.host);
     if (!loop.ok()) return loop.status();
@@ -229,6 +226,7 @@ void Worker::OnConnect(Connection& c, const net::Completion& completion) {
   if (completion.tls != nullptr ? completion.tls->http2
                                 : config_.plan->http == HttpVersion::kHttp2) {
     stats_->Http2Connected();
+    loop_->SetNoDelay(c.slot);
     if (absl::Status s = StartSession(c); !s.ok()) {
       Fail(c, Outcome::kConnectError, ENOMEM);  // nghttp2 fails only when out of memory.
       return;
