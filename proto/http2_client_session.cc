@@ -1,6 +1,9 @@
 #include "proto/http2_client_session.h"
 
+#include <malloc.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -37,7 +40,7 @@ Http2ClientSession::~Http2ClientSession() {
 absl::Status Http2ClientSession::Start(Events* events) {
   Stop();
   events_ = events;
-  int rv = nghttp2_session_client_new2(&session_, callbacks_, this, option_);
+  int rv = nghttp2_session_client_new3(&session_, callbacks_, this, option_, &mem_);
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   nghttp2_settings_entry settings[] = {
       {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
@@ -119,6 +122,39 @@ bool Http2ClientSession::MayHaveProcessed(uint32_t tag) const {
 
 uint32_t Http2ClientSession::streams_opened() const {
   return (nghttp2_session_get_next_stream_id(session_) - 1) / 2;
+}
+
+void* Http2ClientSession::Malloc(size_t size, void* memory) {
+  void* ptr = malloc(size);
+  auto* m = static_cast<Memory*>(memory);
+  ++m->allocations;
+  if (ptr != nullptr) m->bytes += static_cast<int64_t>(malloc_usable_size(ptr));
+  return ptr;
+}
+
+void Http2ClientSession::Free(void* ptr, void* memory) {
+  if (ptr == nullptr) return;
+  static_cast<Memory*>(memory)->bytes -= static_cast<int64_t>(malloc_usable_size(ptr));
+  free(ptr);
+}
+
+void* Http2ClientSession::Calloc(size_t count, size_t size, void* memory) {
+  void* ptr = calloc(count, size);
+  auto* m = static_cast<Memory*>(memory);
+  ++m->allocations;
+  if (ptr != nullptr) m->bytes += static_cast<int64_t>(malloc_usable_size(ptr));
+  return ptr;
+}
+
+void* Http2ClientSession::Realloc(void* ptr, size_t size, void* memory) {
+  auto* m = static_cast<Memory*>(memory);
+  size_t before = ptr != nullptr ? malloc_usable_size(ptr) : 0;
+  void* moved = realloc(ptr, size);
+  ++m->allocations;
+  if (moved != nullptr) {
+    m->bytes += static_cast<int64_t>(malloc_usable_size(moved)) - static_cast<int64_t>(before);
+  }
+  return moved;
 }
 
 Http2ClientSession::Stream* Http2ClientSession::StreamOf(int32_t stream_id) {

@@ -80,6 +80,13 @@ class Http2ClientSession {
   uint32_t streams_opened() const;
   // Streams open on the session.
   uint32_t open_streams() const { return open_streams_; }
+  // What nghttp2 allocated for this session, through its memory callbacks (counted, since
+  // nghttp2 allocates per stream and per header: docs/performance.md).
+  struct Memory {
+    uint64_t allocations = 0;  // malloc, calloc and realloc calls since construction.
+    int64_t bytes = 0;         // Held now (malloc_usable_size).
+  };
+  const Memory& memory() const { return memory_; }
   // Ends stream `tag` from the client's side (it timed out): an RST_STREAM CANCEL goes to the
   // server, and the stream is not reported; the tag is free at once.
   void Cancel(uint32_t tag);
@@ -114,6 +121,17 @@ class Http2ClientSession {
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
 
+  static void* Malloc(size_t size, void* memory);
+  static void Free(void* ptr, void* memory);
+  static void* Calloc(size_t count, size_t size, void* memory);
+  static void* Realloc(void* ptr, size_t size, void* memory);
+
+  Memory memory_;
+  nghttp2_mem mem_{.mem_user_data = &memory_,
+                   .malloc = &Malloc,
+                   .free = &Free,
+                   .calloc = &Calloc,
+                   .realloc = &Realloc};
   nghttp2_session_callbacks* callbacks_ = nullptr;
   nghttp2_option* option_ = nullptr;
   nghttp2_session* session_ = nullptr;
