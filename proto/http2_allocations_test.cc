@@ -3,6 +3,7 @@
 // (its memory callbacks) a bounded handful per stream. Its own program: it replaces the
 // global operator new.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -83,21 +84,21 @@ TEST(Http2AllocationsTest, TheSessionAllocatesNothingPerRequestAndNghttp2ABounde
   Http2TestServer server;
   Http2ClientSession client(kStreams);
   Ends ends;
-  ASSERT_TRUE(client.Start(&ends).ok());
+  size_t heap_before = mallinfo2().uordblks;
+  ASSERT_TRUE(client.Start(&ends).ok());  // Allocates nghttp2's session, nothing else.
+  // A figure for docs/performance.md, not a check: ASan's allocator reports no mallinfo.
+  size_t session_bytes = mallinfo2().uordblks - heap_before;
   RunRequests(client, server, *t, 0, 1600, kStreams);  // Warm: buffers at their sizes.
-  uint64_t nghttp2_before = client.memory().allocations;
+  uint64_t nghttp2_before = client.nghttp2_allocations();
   news = 0;
   RunRequests(client, server, *t, 1600, kRequests, kStreams);
   EXPECT_EQ(ends.ok, 1600 + kRequests);
   EXPECT_EQ(news, 0u) << "operator new calls by the session over " << kRequests << " requests";
   double per_request =
-      static_cast<double>(client.memory().allocations - nghttp2_before) / kRequests;
-  std::printf("nghttp2: %.2f allocations per request, %lld bytes held by the session\n",
-              per_request, static_cast<long long>(client.memory().bytes));
-  EXPECT_LE(per_request, 12.0);
-  EXPECT_GT(client.memory().bytes, 0);
-  client.Stop();
-  EXPECT_EQ(client.memory().bytes, 0);  // Everything nghttp2 held went back.
+      static_cast<double>(client.nghttp2_allocations() - nghttp2_before) / kRequests;
+  std::printf("nghttp2: %.2f allocations per request; its session: %zu bytes\n", per_request,
+              session_bytes);
+  EXPECT_LE(per_request, 4.0);
 }
 
 }  // namespace

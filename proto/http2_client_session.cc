@@ -1,7 +1,5 @@
 #include "proto/http2_client_session.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -124,37 +122,21 @@ uint32_t Http2ClientSession::streams_opened() const {
   return (nghttp2_session_get_next_stream_id(session_) - 1) / 2;
 }
 
-void* Http2ClientSession::Malloc(size_t size, void* memory) {
-  void* ptr = malloc(size);
-  auto* m = static_cast<Memory*>(memory);
-  ++m->allocations;
-  if (ptr != nullptr) m->bytes += static_cast<int64_t>(malloc_usable_size(ptr));
-  return ptr;
+void* Http2ClientSession::Malloc(size_t size, void* allocations) {
+  ++*static_cast<uint64_t*>(allocations);
+  return malloc(size);
 }
 
-void Http2ClientSession::Free(void* ptr, void* memory) {
-  if (ptr == nullptr) return;
-  static_cast<Memory*>(memory)->bytes -= static_cast<int64_t>(malloc_usable_size(ptr));
-  free(ptr);
+void Http2ClientSession::Free(void* ptr, void*) { free(ptr); }
+
+void* Http2ClientSession::Calloc(size_t count, size_t size, void* allocations) {
+  ++*static_cast<uint64_t*>(allocations);
+  return calloc(count, size);
 }
 
-void* Http2ClientSession::Calloc(size_t count, size_t size, void* memory) {
-  void* ptr = calloc(count, size);
-  auto* m = static_cast<Memory*>(memory);
-  ++m->allocations;
-  if (ptr != nullptr) m->bytes += static_cast<int64_t>(malloc_usable_size(ptr));
-  return ptr;
-}
-
-void* Http2ClientSession::Realloc(void* ptr, size_t size, void* memory) {
-  auto* m = static_cast<Memory*>(memory);
-  size_t before = ptr != nullptr ? malloc_usable_size(ptr) : 0;
-  void* moved = realloc(ptr, size);
-  ++m->allocations;
-  if (moved != nullptr) {
-    m->bytes += static_cast<int64_t>(malloc_usable_size(moved)) - static_cast<int64_t>(before);
-  }
-  return moved;
+void* Http2ClientSession::Realloc(void* ptr, size_t size, void* allocations) {
+  ++*static_cast<uint64_t*>(allocations);
+  return realloc(ptr, size);
 }
 
 Http2ClientSession::Stream* Http2ClientSession::StreamOf(int32_t stream_id) {

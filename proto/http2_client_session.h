@@ -80,13 +80,9 @@ class Http2ClientSession {
   uint32_t streams_opened() const;
   // Streams open on the session.
   uint32_t open_streams() const { return open_streams_; }
-  // What nghttp2 allocated for this session, through its memory callbacks (counted, since
-  // nghttp2 allocates per stream and per header: docs/performance.md).
-  struct Memory {
-    uint64_t allocations = 0;  // malloc, calloc and realloc calls since construction.
-    int64_t bytes = 0;         // Held now (malloc_usable_size).
-  };
-  const Memory& memory() const { return memory_; }
+  // nghttp2's malloc, calloc and realloc calls for this session since construction, counted
+  // through its memory callbacks (it allocates per stream: docs/performance.md).
+  uint64_t nghttp2_allocations() const { return allocations_; }
   // Ends stream `tag` from the client's side (it timed out): an RST_STREAM CANCEL goes to the
   // server, and the stream is not reported; the tag is free at once.
   void Cancel(uint32_t tag);
@@ -126,8 +122,8 @@ class Http2ClientSession {
   static void* Calloc(size_t count, size_t size, void* memory);
   static void* Realloc(void* ptr, size_t size, void* memory);
 
-  Memory memory_;
-  nghttp2_mem mem_{.mem_user_data = &memory_,
+  uint64_t allocations_ = 0;
+  nghttp2_mem mem_{.mem_user_data = &allocations_,
                    .malloc = &Malloc,
                    .free = &Free,
                    .calloc = &Calloc,
