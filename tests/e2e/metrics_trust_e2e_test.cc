@@ -101,6 +101,26 @@ TEST(MetricsTrustTest, PrometheusQuantilesAgreeWithTheRunsOwn) {
   }
 }
 
+// Over HTTP/2 the connections carry protocol="h2" (none "http/1.1"), and the counts are the
+// run's: every request completed, none retried.
+TEST(MetricsTrustTest, Http2ConnectionsCarryTheirProtocolLabel) {
+  UringloadServer server({"--http2"});
+  ASSERT_TRUE(server.ok());
+  FinalScrape r = RunAndScrapeAtTheEnd(
+      {"--http2", "-n", "2000", "-c", "4", "-p", "8", server.Url("/{i}")}, 2000);
+  ASSERT_EQ(JsonCount(r.json, "outcomes.ok"), 2000u);
+  std::map<std::string, double> opened;
+  for (const Sample& s : Samples(r.metrics, "uringload_connections_opened_total")) {
+    opened[LabelValue(s.series, "protocol")] += s.value;
+  }
+  EXPECT_EQ(opened["h2"], 4.0);
+  EXPECT_EQ(opened["http/1.1"], 0.0);
+  EXPECT_EQ(Completed(r.metrics), 2000.0);
+  std::vector<Sample> retried = Samples(r.metrics, "uringload_requests_retried_total");
+  ASSERT_EQ(retried.size(), 1u);
+  EXPECT_EQ(retried[0].value, 0.0);
+}
+
 // Within one scrape: _count == +Inf bucket == outcome="ok", buckets never decrease, and no
 // more requests ended than started. Scraped as fast as possible during a busy run.
 TEST(MetricsTrustTest, EveryScrapeIsConsistentInItself) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,38 @@ TEST_F(ShardMergeTest, ShardsCoverEveryIndexOnceAndMergeExactly) {
   EXPECT_EQ(JsonCount(out.json, "latency_histogram.count"), kRequests);
   EXPECT_EQ(JsonCount(out.json, "connections.opened"), 30u);
   EXPECT_EQ(out.json.at("run_id"), "e2e-run");
+}
+
+// Over HTTP/2 (h2c, 4 streams per connection): every index once, over HTTP/2 at nginx; the
+// merge adds the shards' protocol counts, and `report` renders them.
+TEST_F(ShardMergeTest, Http2ShardsMergeTheirProtocolCounts) {
+  NginxServer nginx({.http2 = true});
+  ASSERT_TRUE(nginx.ok());
+  constexpr uint64_t kRequests = 6'000;
+  std::vector<std::string> shards =
+      RunShards(nginx, kRequests, 2, "e2e-h2", {"--http2", "-p", "4"});
+  std::string merged_path = TempPath();
+  files_.push_back(merged_path);
+  ProcessResult merged = Merge(shards, merged_path);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  RunOutput out{.process = merged, .json = ReadJson(merged_path)};
+  ExpectAllOk(out, kRequests);
+  EXPECT_EQ(JsonCount(out.json, "connections.opened"), 30u);
+  EXPECT_EQ(JsonCount(out.json, "connections.protocols.h2"), 30u);
+  EXPECT_EQ(JsonCount(out.json, "connections.protocols.http/1.1"), 0u);
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), kRequests);
+  std::set<std::string> paths;
+  for (const std::string& path : nginx.PathsLogged()) paths.insert(path);
+  EXPECT_EQ(paths.size(), kRequests);
+
+  std::string html = TempPath();
+  files_.push_back(html);
+  ProcessResult report = RunProcess({URINGLOAD_BINARY, "report", "-o", html, merged_path}, 30);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  std::ifstream in(html);
+  std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<tr><th>connections HTTP/1.1 / HTTP/2</th><td>0 / 30</td></tr>"),
+            std::string::npos);
 }
 
 // --start-at: every shard sets up, then all begin at the same moment (here within 100 ms).
