@@ -117,10 +117,11 @@ class Http2ClientSession {
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
 
-  static void* Malloc(size_t size, void* memory);
-  static void Free(void* ptr, void* memory);
-  static void* Calloc(size_t count, size_t size, void* memory);
-  static void* Realloc(void* ptr, size_t size, void* memory);
+  // nghttp2's memory callbacks: the C allocator, each allocation counted in `allocations`.
+  static void* Malloc(size_t size, void* allocations);
+  static void Free(void* ptr, void* allocations);
+  static void* Calloc(size_t count, size_t size, void* allocations);
+  static void* Realloc(void* ptr, size_t size, void* allocations);
 
   uint64_t allocations_ = 0;
   nghttp2_mem mem_{.mem_user_data = &allocations_,

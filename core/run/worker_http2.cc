@@ -176,12 +176,12 @@ void Worker::ScheduleStreamTimeout(Connection& c) {
 // oldest of them was sent, it lives on without them (RST_STREAM CANCEL tells the server);
 // otherwise it is dead, and it fails as an HTTP/1.1 connection does.
 void Worker::TimeOutStreams(Connection& c, int64_t now) {
+  auto expired = [&](const PendingRequest& r) {
+    return r.in_use && r.sent_ns > 0 && r.sent_ns + timeout_ns_ <= now;
+  };
   int64_t oldest = 0;
   for (const PendingRequest& r : c.pending) {
-    if (r.in_use && r.sent_ns > 0 && r.sent_ns + timeout_ns_ <= now &&
-        (oldest == 0 || r.sent_ns < oldest)) {
-      oldest = r.sent_ns;
-    }
+    if (expired(r) && (oldest == 0 || r.sent_ns < oldest)) oldest = r.sent_ns;
   }
   if (oldest == 0) {
     ScheduleStreamTimeout(c);
@@ -192,8 +192,7 @@ void Worker::TimeOutStreams(Connection& c, int64_t now) {
     return;
   }
   for (uint32_t k = 0; k < c.pending.size(); ++k) {
-    const PendingRequest& r = c.pending[k];
-    if (r.in_use && r.sent_ns > 0 && r.sent_ns + timeout_ns_ <= now) {
+    if (expired(c.pending[k])) {
       Session(c).Cancel(k);
       FinishStream(c, k, Outcome::kTimeout, 0, 0);
     }
