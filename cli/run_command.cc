@@ -271,6 +271,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   absl::StrCat("HTTP/2: the receive window the client announces per stream and "
                                "for the connection, in bytes (default ",
                                proto::kHttp2DefaultWindow, "; HTTP/2's own initial one is 65535)"));
+  run->add_option("--http2-header-table", o.http2_header_table,
+                  absl::StrCat("HTTP/2: the HPACK table in which the client keeps the header "
+                               "fields a server asks it to index, in bytes (default ",
+                               proto::kHttp2DefaultHeaderTable, ", HPACK's; at most ",
+                               core::kMaxHttp2HeaderTable, "; 0 keeps none)"));
   run->add_flag("--http1.1", o.http1, "HTTP/1.1 only (https:// offers only http/1.1 by ALPN)");
   run->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
@@ -309,8 +314,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddShardFlags(run, options.shard);
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
-  RequireWholeNumbers(
-      run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards", "--http2-window"});
+  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards",
+                            "--http2-window", "--http2-header-table"});
   SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }

@@ -15,39 +15,59 @@ uint32_t TagOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintp
 
 }  // namespace
 
-Http2ClientSession::Http2ClientSession(uint32_t streams, int32_t window)
-    : window_(window), streams_(streams) {
-  nghttp2_session_callbacks_new(&callbacks_);
-  nghttp2_session_callbacks_set_on_header_callback(callbacks_, &OnHeader);
-  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks_, &OnFrameReceived);
-  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks_, &OnStreamClose);
-  nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks_, &OnFrameNotSent);
-  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks_, &OnFrameSent);
-  nghttp2_session_callbacks_set_error_callback2(callbacks_, &OnError);
-  nghttp2_option_new(&option_);
-  // Only what the caller opens: no pushed streams to keep.
-  nghttp2_option_set_max_reserved_remote_streams(option_, 0);
+Http2ClientSession::Http2ClientSession(uint32_t streams, Http2ClientSettings settings,
+                                       Http2Memory* memory)
+    : own_memory_(memory == nullptr ? std::make_unique<Http2Memory>() : nullptr),
+      allocator_(memory == nullptr ? *own_memory_ : *memory),
+      settings_(settings),
+      streams_(streams),
+      output_(memory == nullptr ? *own_memory_ : *memory) {}
+
+Http2ClientSession::~Http2ClientSession() { Stop(); }
+
+const nghttp2_session_callbacks* Http2ClientSession::Callbacks() {
+  static const nghttp2_session_callbacks* const callbacks = [] {
+    nghttp2_session_callbacks* c = nullptr;
+    nghttp2_session_callbacks_new(&c);
+    nghttp2_session_callbacks_set_on_header_callback(c, &OnHeader);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(c, &OnFrameReceived);
+    nghttp2_session_callbacks_set_on_stream_close_callback(c, &OnStreamClose);
+    nghttp2_session_callbacks_set_on_frame_not_send_callback(c, &OnFrameNotSent);
+    nghttp2_session_callbacks_set_on_frame_send_callback(c, &OnFrameSent);
+    nghttp2_session_callbacks_set_error_callback2(c, &OnError);
+    return c;
+  }();
+  return callbacks;
 }
 
-Http2ClientSession::~Http2ClientSession() {
-  Stop();
-  nghttp2_option_del(option_);
-  nghttp2_session_callbacks_del(callbacks_);
+const nghttp2_option* Http2ClientSession::Options() {
+  static const nghttp2_option* const option = [] {
+    nghttp2_option* o = nullptr;
+    nghttp2_option_new(&o);
+    // Only what the caller opens: no pushed streams to keep.
+    nghttp2_option_set_max_reserved_remote_streams(o, 0);
+    return o;
+  }();
+  return option;
 }
 
 absl::Status Http2ClientSession::Start(Events* events) {
   Stop();
   events_ = events;
-  int rv = nghttp2_session_client_new3(&session_, callbacks_, this, option_, &mem_);
+  int rv = nghttp2_session_client_new3(&session_, Callbacks(), this, Options(), allocator_.mem());
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   nghttp2_settings_entry settings[] = {
       {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(window_)}};
-  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(settings_.window)},
+      {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, settings_.header_table}};
+  // HPACK's default table size is not announced: the SETTINGS stay as they were without it.
+  size_t count = settings_.header_table == kHttp2DefaultHeaderTable ? 2 : 3;
+  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, count);
   if (rv == 0) {
-    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, window_);
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, settings_.window);
   }
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
+  output_.Take(session_);  // The preface is in the frame buffer the worker's sessions share.
   return absl::OkStatus();
 }
 
@@ -120,23 +140,6 @@ bool Http2ClientSession::MayHaveProcessed(uint32_t tag) const {
 
 uint32_t Http2ClientSession::streams_opened() const {
   return (nghttp2_session_get_next_stream_id(session_) - 1) / 2;
-}
-
-void* Http2ClientSession::Malloc(size_t size, void* allocations) {
-  ++*static_cast<uint64_t*>(allocations);
-  return malloc(size);
-}
-
-void Http2ClientSession::Free(void* ptr, void*) { free(ptr); }
-
-void* Http2ClientSession::Calloc(size_t count, size_t size, void* allocations) {
-  ++*static_cast<uint64_t*>(allocations);
-  return calloc(count, size);
-}
-
-void* Http2ClientSession::Realloc(void* ptr, size_t size, void* allocations) {
-  ++*static_cast<uint64_t*>(allocations);
-  return realloc(ptr, size);
 }
 
 Http2ClientSession::Stream* Http2ClientSession::StreamOf(int32_t stream_id) {

@@ -8,12 +8,14 @@
 #include <nghttp2/nghttp2.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "proto/http2_memory.h"
 #include "proto/http2_output.h"
 #include "proto/request_template.h"
 
@@ -22,6 +24,15 @@ namespace uringload::proto {
 // The client's receive window by default: large, since every byte received is consumed at
 // once (nothing is buffered), so the window only throttles the server.
 inline constexpr int32_t kHttp2DefaultWindow = 1 << 24;
+// HPACK's own size of the table in which the client keeps the header fields a server asks it
+// to index (RFC 7541 4.2); a smaller one saves memory per connection (docs/http2.md).
+inline constexpr uint32_t kHttp2DefaultHeaderTable = 4096;
+
+// What a client session announces in its SETTINGS.
+struct Http2ClientSettings {
+  int32_t window = kHttp2DefaultWindow;  // Receive window per stream and for the connection.
+  uint32_t header_table = kHttp2DefaultHeaderTable;  // SETTINGS_HEADER_TABLE_SIZE.
+};
 
 // How one stream ended.
 struct Http2StreamEnd {
@@ -42,9 +53,10 @@ class Http2ClientSession {
     virtual void OnStreamEnd(const Http2StreamEnd& end) = 0;
   };
 
-  // `streams`: the most streams the caller will have open (tags are below it); `window`: the
-  // receive window announced per stream and for the connection.
-  explicit Http2ClientSession(uint32_t streams, int32_t window = kHttp2DefaultWindow);
+  // `streams`: the most streams the caller will have open (tags are below it); `memory`: the
+  // worker's, shared by its sessions (none: one of its own).
+  explicit Http2ClientSession(uint32_t streams, Http2ClientSettings settings = {},
+                              Http2Memory* memory = nullptr);
   ~Http2ClientSession();
   Http2ClientSession(const Http2ClientSession&) = delete;
   Http2ClientSession& operator=(const Http2ClientSession&) = delete;
@@ -82,7 +94,9 @@ class Http2ClientSession {
   uint32_t open_streams() const { return open_streams_; }
   // nghttp2's malloc, calloc and realloc calls for this session since construction, counted
   // through its memory callbacks (it allocates per stream: docs/performance.md).
-  uint64_t nghttp2_allocations() const { return allocations_; }
+  uint64_t nghttp2_allocations() const { return allocator_.allocations(); }
+  // Blocks nghttp2 holds for this session now.
+  int64_t nghttp2_live_allocations() const { return allocator_.live_allocations(); }
   // Ends stream `tag` from the client's side (it timed out): an RST_STREAM CANCEL goes to the
   // server, and the stream is not reported; the tag is free at once.
   void Cancel(uint32_t tag);
@@ -116,24 +130,15 @@ class Http2ClientSession {
   static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
+  // The same for every session (nghttp2 copies them into each): made once.
+  static const nghttp2_session_callbacks* Callbacks();
+  static const nghttp2_option* Options();
 
-  // nghttp2's memory callbacks: the C allocator, each allocation counted in `allocations`.
-  static void* Malloc(size_t size, void* allocations);
-  static void Free(void* ptr, void* allocations);
-  static void* Calloc(size_t count, size_t size, void* allocations);
-  static void* Realloc(void* ptr, size_t size, void* allocations);
-
-  uint64_t allocations_ = 0;
-  nghttp2_mem mem_{.mem_user_data = &allocations_,
-                   .malloc = &Malloc,
-                   .free = &Free,
-                   .calloc = &Calloc,
-                   .realloc = &Realloc};
-  nghttp2_session_callbacks* callbacks_ = nullptr;
-  nghttp2_option* option_ = nullptr;
+  std::unique_ptr<Http2Memory> own_memory_;  // Without a worker's.
+  Http2Memory::SessionAllocator allocator_;
   nghttp2_session* session_ = nullptr;
   Events* events_ = nullptr;
-  int32_t window_;
+  Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
   std::vector<nghttp2_nv> fields_;
   std::vector<char> path_;  // The rendered :path of the stream being submitted.

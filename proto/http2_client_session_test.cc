@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,95 @@ TEST(Http2ClientSessionTest, AnUploadFlowsThroughTheWindow) {
   ASSERT_EQ(server.requests().size(), 1u);
   EXPECT_EQ(server.requests()[0].body_bytes, 200u * 1024);
   EXPECT_GT(sent, 200u * 1024);
+}
+
+// Three sessions of one worker share nghttp2's frame buffer (Http2Memory): all are made before
+// any sends, their sends interleave, and every byte of every
+// upload and of a header block longer than one frame (HEADERS + CONTINUATION) arrives as it
+// was, on the right connection.
+TEST(Http2ClientSessionTest, SessionsSharingAWorkersMemoryKeepTheirOwnFrames) {
+  constexpr int kSessions = 3;
+  Http2Memory memory;
+  std::vector<std::unique_ptr<Http2ClientSession>> clients;
+  std::vector<std::unique_ptr<Http2TestServer>> servers;
+  std::vector<Recorder> events(kSessions);
+  std::vector<RequestTemplate> uploads;
+  std::vector<std::string> bodies;
+  for (int k = 0; k < kSessions; ++k) {
+    bodies.push_back(std::string(100 * 1024 + k, static_cast<char>('a' + k)));
+    uploads.push_back(Template("POST", "/up/{i}", bodies.back()));
+  }
+  RequestSpec spec;
+  spec.target = "/big";
+  spec.host_header = "example.test";
+  spec.headers = {"x-long: " + std::string(40 * 1024, 'h')};
+  absl::StatusOr<RequestTemplate> long_header = RequestTemplate::Build(spec);
+  ASSERT_TRUE(long_header.ok()) << long_header.status();
+  std::vector<std::string_view> unsent(kSessions);
+  for (int k = 0; k < kSessions; ++k) {
+    servers.push_back(std::make_unique<Http2TestServer>());
+    servers[k]->keep_bodies = true;
+    clients.push_back(std::make_unique<Http2ClientSession>(2, Http2ClientSettings{}, &memory));
+    ASSERT_TRUE(clients[k]->Start(&events[k]).ok());
+  }
+  // The last made runs first: the others' prefaces must not be in the shared buffer any more.
+  for (int k = kSessions - 1; k >= 0; --k) {
+    ASSERT_TRUE(clients[k]->Submit(uploads[k], k, 0).ok());
+    ASSERT_TRUE(clients[k]->Submit(*long_header, k, 1).ok());
+    unsent[k] = clients[k]->Output();  // Held while the other sessions run.
+  }
+  for (int round = 0; round < 1000; ++round) {
+    bool quiet = true;
+    for (int k = 0; k < kSessions; ++k) {
+      if (unsent[k].empty()) unsent[k] = clients[k]->Output();
+    }
+    for (int k = 0; k < kSessions; ++k) {  // The sessions' views, all taken before any is sent.
+      ASSERT_TRUE(servers[k]->Receive(unsent[k]));
+      clients[k]->Sent(static_cast<uint32_t>(unsent[k].size()));
+      std::string to_client = servers[k]->Output();
+      quiet = quiet && unsent[k].empty() && to_client.empty();
+      unsent[k] = {};
+      ASSERT_TRUE(clients[k]->Receive(to_client).ok());
+    }
+    if (quiet) break;
+  }
+  for (int k = 0; k < kSessions; ++k) {
+    ASSERT_EQ(events[k].ends.size(), 2u) << k;
+    EXPECT_TRUE(events[k].ends[0].complete && events[k].ends[1].complete) << k;
+    ASSERT_EQ(servers[k]->requests().size(), 2u) << k;
+    for (const Http2TestServer::Request& r : servers[k]->requests()) {
+      if (r.path == "/big") {
+        EXPECT_EQ(r.last_field_value, std::string(40 * 1024, 'h')) << k;
+      } else {
+        EXPECT_EQ(r.path, "/up/" + std::to_string(k));
+        EXPECT_TRUE(r.body == bodies[k]) << k << ": " << r.body.size() << " bytes";
+      }
+    }
+  }
+  EXPECT_LE(memory.outputs_made(), static_cast<size_t>(kSessions));
+}
+
+// The header table is announced only when it is not HPACK's default, and a server honours it.
+TEST(Http2ClientSessionTest, TheHeaderTableIsAnnouncedWhenItIsNotTheDefault) {
+  size_t default_sent = 0;
+  for (uint32_t table : {kHttp2DefaultHeaderTable, uint32_t{0}, uint32_t{512}}) {
+    Http2TestServer server;
+    Http2ClientSession client(1, Http2ClientSettings{.header_table = table});
+    Recorder events;
+    ASSERT_TRUE(client.Start(&events).ok());
+    ASSERT_TRUE(client.Submit(Template("GET", "/"), 0, 0).ok());
+    size_t sent = 0;
+    Pump(client, server, &sent);
+    ASSERT_EQ(events.ends.size(), 1u);
+    EXPECT_TRUE(events.ends[0].complete);
+    EXPECT_EQ(server.client_setting(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE), table);
+    // Its SETTINGS frame: 2 entries, or 3 with the table (6 bytes more).
+    if (table == kHttp2DefaultHeaderTable) {
+      default_sent = sent;
+    } else {
+      EXPECT_EQ(sent, default_sent + 6) << table;
+    }
+  }
 }
 
 TEST(Http2ClientSessionTest, GarbageIsAConnectionError) {

@@ -24,7 +24,25 @@ std::string_view LastSegment(std::string_view path, size_t max) {
 
 }  // namespace
 
+Http2ServerSession::Http2ServerSession(Http2Memory* memory)
+    : own_memory_(memory == nullptr ? std::make_unique<Http2Memory>() : nullptr),
+      allocator_(memory == nullptr ? *own_memory_ : *memory),
+      output_(memory == nullptr ? *own_memory_ : *memory) {}
+
 Http2ServerSession::~Http2ServerSession() { Stop(); }
+
+const nghttp2_session_callbacks* Http2ServerSession::Callbacks() {
+  static const nghttp2_session_callbacks* const callbacks = [] {
+    nghttp2_session_callbacks* c = nullptr;
+    nghttp2_session_callbacks_new(&c);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(c, &OnBeginHeaders);
+    nghttp2_session_callbacks_set_on_header_callback(c, &OnHeader);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(c, &OnFrameReceived);
+    nghttp2_session_callbacks_set_on_stream_close_callback(c, &OnStreamClose);
+    return c;
+  }();
+  return callbacks;
+}
 
 absl::Status Http2ServerSession::Start(Events* events, const Settings& settings) {
   Stop();
@@ -35,14 +53,7 @@ absl::Status Http2ServerSession::Start(Events* events, const Settings& settings)
   free_streams_.clear();
   for (uint32_t i = static_cast<uint32_t>(streams_.size()); i > 0; --i)
     free_streams_.push_back(i - 1);
-  nghttp2_session_callbacks* callbacks;
-  nghttp2_session_callbacks_new(&callbacks);
-  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &OnBeginHeaders);
-  nghttp2_session_callbacks_set_on_header_callback(callbacks, &OnHeader);
-  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &OnFrameReceived);
-  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &OnStreamClose);
-  int rv = nghttp2_session_server_new(&session_, callbacks, this);
-  nghttp2_session_callbacks_del(callbacks);
+  int rv = nghttp2_session_server_new3(&session_, Callbacks(), this, nullptr, allocator_.mem());
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   nghttp2_settings_entry entries[] = {
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.max_streams},

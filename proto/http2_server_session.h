@@ -8,11 +8,13 @@
 #include <nghttp2/nghttp2.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "proto/http2_memory.h"
 #include "proto/http2_output.h"
 
 namespace uringload::proto {
@@ -34,7 +36,8 @@ class Http2ServerSession {
   };
   static constexpr size_t kMaxCopiedBody = 64;  // Respond copies a body up to this size.
 
-  Http2ServerSession() = default;
+  // `memory`: the worker's, shared by its sessions (none: one of its own).
+  explicit Http2ServerSession(Http2Memory* memory = nullptr);
   ~Http2ServerSession();
   Http2ServerSession(const Http2ServerSession&) = delete;
   Http2ServerSession& operator=(const Http2ServerSession&) = delete;
@@ -84,7 +87,11 @@ class Http2ServerSession {
   static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
+  // The same for every session (nghttp2 copies them into each): made once.
+  static const nghttp2_session_callbacks* Callbacks();
 
+  std::unique_ptr<Http2Memory> own_memory_;  // Without a worker's.
+  Http2Memory::SessionAllocator allocator_;
   nghttp2_session* session_ = nullptr;
   Events* events_ = nullptr;
   Http2Output output_;

@@ -156,6 +156,18 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
     }
     plan.http2_window = static_cast<uint32_t>(*options.http2_window);
   }
+  if (options.http2_header_table.has_value()) {
+    if (absl::Status s = CheckRange("--http2-header-table", *options.http2_header_table, 0,
+                                    kMaxHttp2HeaderTable);
+        !s.ok()) {
+      return s;
+    }
+    if (!plan.may_speak_http2()) {
+      return absl::InvalidArgumentError(
+          "--http2-header-table needs HTTP/2: --http2, or an https:// URL without --http1.1");
+    }
+    plan.http2_header_table = static_cast<uint32_t>(*options.http2_header_table);
+  }
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
   if (!plan.url.tls) {

@@ -63,11 +63,12 @@ struct RunOptions {
   std::optional<std::string> ciphersuites;
   // --shard K/S (the command line resolves `auto` from the environment first).
   std::optional<std::string> shard;
-  std::optional<std::string> start_at;  // --start-at
-  bool preconnect = false;              // --preconnect
-  bool http1 = false;                   // --http1.1
-  bool http2 = false;                   // --http2
-  std::optional<int64_t> http2_window;  // --http2-window
+  std::optional<std::string> start_at;        // --start-at
+  bool preconnect = false;                    // --preconnect
+  bool http1 = false;                         // --http1.1
+  bool http2 = false;                         // --http2
+  std::optional<int64_t> http2_window;        // --http2-window
+  std::optional<int64_t> http2_header_table;  // --http2-header-table
 };
 
 // Which HTTP the connections speak: kAuto is HTTP/1.1 over http://, and over https:// what
@@ -85,6 +86,8 @@ struct TargetRequest {
 
 inline constexpr int64_t kMaxPipeline = 1024;
 inline constexpr int64_t kMaxHttp2Window = (int64_t{1} << 31) - 1;  // RFC 9113 6.9.1.
+// The largest --http2-header-table: what nghttp2 keeps per connection grows with it.
+inline constexpr int64_t kMaxHttp2HeaderTable = int64_t{1} << 20;
 inline constexpr double kMaxRate = 1e9;
 inline constexpr int64_t kMaxTargetLines = 1'000'000;
 
@@ -122,6 +125,8 @@ struct RunPlan {
   uint32_t pipeline = 1;
   // HTTP/2: the receive window announced per stream and for the connection (--http2-window).
   uint32_t http2_window = proto::kHttp2DefaultWindow;
+  // HTTP/2: SETTINGS_HEADER_TABLE_SIZE, the client's HPACK table (--http2-header-table).
+  uint32_t http2_header_table = proto::kHttp2DefaultHeaderTable;
   absl::Duration warmup = absl::ZeroDuration();  // Requests started before this are unmeasured.
   // This process's part of a sharded run: -n, -c and -R above are already its shares. Its
   // local request k is the fleet's request index_base + k * index_stride: a contiguous range

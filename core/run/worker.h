@@ -131,7 +131,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
   std::vector<PendingRequest> retry_;  // Sent behind a response that closed the connection.
   std::vector<uint32_t> listed_;       // Open model: connections that may take requests.
-  // HTTP/2 connections' sessions by slot, made when a slot first speaks h2 and reused.
+  // HTTP/2 connections' sessions by slot, made when a slot first speaks h2 and reused, and the
+  // memory they share.
+  proto::Http2Memory http2_memory_;
   std::vector<std::unique_ptr<proto::Http2ClientSession>> sessions_;
   // HTTP/2, by slot: the clock after the wait that brought the connection's latest receive. A
   // stream that times out with nothing received since its send means the connection is dead.

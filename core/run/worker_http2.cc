@@ -37,7 +37,10 @@ absl::Status Worker::StartSession(Connection& c) {
   }
   if (sessions_[c.slot] == nullptr) {
     sessions_[c.slot] = std::make_unique<proto::Http2ClientSession>(
-        c.pending.size(), static_cast<int32_t>(config_.plan->http2_window));
+        c.pending.size(),
+        proto::Http2ClientSettings{.window = static_cast<int32_t>(config_.plan->http2_window),
+                                   .header_table = config_.plan->http2_header_table},
+        &http2_memory_);
   }
   if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
   c.protocol = Protocol::kHttp2;

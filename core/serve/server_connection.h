@@ -39,6 +39,8 @@ struct Http2Response {
 // An HTTP/2 connection's session and its waiting responses: made on a slot's first HTTP/2
 // connection and kept for the slot's later ones.
 struct ServerHttp2 {
+  explicit ServerHttp2(proto::Http2Memory* memory) : session(memory) {}
+
   proto::Http2ServerSession session;
   std::vector<Http2Response> waiting;
   uint32_t requests = 0;           // Processed on this connection (for --http2-goaway-after).

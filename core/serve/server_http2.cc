@@ -11,7 +11,7 @@
 namespace uringload::core {
 
 void ServerWorker::StartHttp2(uint32_t slot, ServerConnection& c) {
-  if (!c.h2) c.h2 = std::make_unique<ServerHttp2>();
+  if (!c.h2) c.h2 = std::make_unique<ServerHttp2>(&http2_memory_);
   c.h2->waiting.clear();
   c.h2->requests = 0;
   c.h2->goaway_last_stream = 0;

@@ -76,6 +76,7 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   std::vector<net::UniqueFd> listeners_;
   std::unique_ptr<net::EventLoop> loop_;
   // Indexed by direct-descriptor slot; allocated on a slot's first use and reused after.
+  proto::Http2Memory http2_memory_;  // Shared by the HTTP/2 connections' sessions.
   std::vector<std::unique_ptr<ServerConnection>> connections_;
   bool warned_table_full_ = false;
   uint32_t session_slot_ = 0;  // Whose HTTP/2 session is reporting (OnRequest).

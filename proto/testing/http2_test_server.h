@@ -30,6 +30,8 @@ class Http2TestServer {
     std::string path;
     std::string authority;
     size_t body_bytes = 0;
+    std::string body;              // What came, if the server keeps bodies.
+    std::string last_field_value;  // Of the last header field.
   };
 
   // `max_streams`: the SETTINGS_MAX_CONCURRENT_STREAMS it announces (0: none announced).
@@ -51,6 +53,7 @@ class Http2TestServer {
 
   std::function<Answer(const Request&)> answer = [](const Request&) { return Answer{}; };
   uint32_t goaway_after = 0;  // Non-zero: GOAWAY (NO_ERROR) naming the stream of request N.
+  bool keep_bodies = false;   // Requests keep their bodies' bytes.
 
   // Takes the client's bytes; false on a protocol error.
   bool Receive(std::string_view bytes) {
@@ -65,6 +68,10 @@ class Http2TestServer {
       out.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
     }
     return out;
+  }
+  // A SETTINGS value the client announced (or the protocol's default).
+  uint32_t client_setting(nghttp2_settings_id id) const {
+    return nghttp2_session_get_remote_settings(session_, id);
   }
   // The requests it processed (answered, reset or stalled), not those above its GOAWAY.
   const std::vector<Request>& requests() const { return requests_; }
@@ -87,11 +94,15 @@ class Http2TestServer {
     if (n == ":method") r.method = v;
     if (n == ":path") r.path = v;
     if (n == ":authority") r.authority = v;
+    r.last_field_value = v;
     return 0;
   }
-  static int OnData(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t*, size_t len,
+  static int OnData(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data, size_t len,
                     void* self) {
-    static_cast<Http2TestServer*>(self)->open_[stream_id].body_bytes += len;
+    auto* server = static_cast<Http2TestServer*>(self);
+    Request& r = server->open_[stream_id];
+    r.body_bytes += len;
+    if (server->keep_bodies) r.body.append(reinterpret_cast<const char*>(data), len);
     return 0;
   }
   static int OnFrame(nghttp2_session* session, const nghttp2_frame* frame, void* self) {

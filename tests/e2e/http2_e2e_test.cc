@@ -95,6 +95,34 @@ TEST(Http2E2ETest, H2oLogsExactlyTheOkRequestsAsHttp2) {
 
 // Without a flag, https:// offers h2 and http/1.1 and nginx picks h2; --http1.1 offers only
 // http/1.1.
+// --http2-header-table 0: the client keeps no header fields. nginx never refers to those it
+// asks to index: every request is ok, and the only bytes more are its dynamic table size
+// update, one per connection. h2o 2.2 ignores the setting and goes on referring to its table,
+// which HPACK forbids (RFC 7541 4.2): each request ends once, as a compression error.
+TEST(Http2E2ETest, AHeaderTableOfZeroIsHonouredByNginxAndRefusedByH2o) {
+  NginxServer nginx(Http2Nginx(/*tls=*/false));
+  ASSERT_TRUE(nginx.ok());
+  RunOutput indexed =
+      RunUringload({"--http2", "-n", "400", "-c", "2", "-p", "4", nginx.Url("/?{i}")});
+  RunOutput none = RunUringload({"--http2", "--http2-header-table", "0", "-n", "400", "-c", "2",
+                                 "-p", "4", nginx.Url("/?{i}")});
+  ExpectAllOk(indexed, 400);
+  ExpectAllOk(none, 400);
+  ExpectEveryConnectionHttp2(none);
+  EXPECT_EQ(JsonCount(none.json, "bytes.received") - JsonCount(indexed.json, "bytes.received"),
+            JsonCount(none.json, "connections.opened"));
+  EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), 800u);
+
+  H2oServer h2o(H2oOptions{});
+  ASSERT_TRUE(h2o.ok());
+  RunOutput refused = RunUringload(
+      {"--http2", "--http2-header-table", "0", "-n", "40", "-c", "2", "-p", "4", h2o.Url("/")});
+  EXPECT_EQ(JsonCount(refused.json, "requests.completed"), 40u);
+  EXPECT_EQ(JsonCount(refused.json, "outcomes.parse_error"), 40u);
+  EXPECT_NE(ErrorsOf(refused.json).find("HTTP/2 header compression error"), std::string::npos)
+      << ErrorsOf(refused.json);
+}
+
 TEST(Http2E2ETest, AlpnPicksHttp2UnlessHttp1IsAskedFor) {
   ASSERT_TRUE(Cert().ok());
   NginxServer nginx(Http2Nginx(/*tls=*/true));
@@ -323,6 +351,16 @@ TEST(Http2E2ETest, BadProtocolFlagsExitTwoBeforeAnyTraffic) {
   EXPECT_EQ(http1_window.process.exit_code, 2);
   EXPECT_NE(http1_window.process.err.find("--http2-window needs HTTP/2"), std::string::npos)
       << http1_window.process.err;
+  RunOutput big_table =
+      RunUringload({"--http2", "--http2-header-table", "1048577", "-n", "10", nginx.Url("/")});
+  EXPECT_EQ(big_table.process.exit_code, 2);
+  EXPECT_NE(big_table.process.err.find("--http2-header-table"), std::string::npos)
+      << big_table.process.err;
+  RunOutput http1_table =
+      RunUringload({"--http1.1", "--http2-header-table", "0", "-n", "10", nginx.Url("/")});
+  EXPECT_EQ(http1_table.process.exit_code, 2);
+  EXPECT_NE(http1_table.process.err.find("--http2-header-table needs HTTP/2"), std::string::npos)
+      << http1_table.process.err;
   EXPECT_EQ(nginx.RequestsLogged(), 0u);
 }
 

@@ -1,0 +1,74 @@
+// Http2Memory: what one worker's HTTP/2 sessions share, on that worker's thread: nghttp2's
+// frame buffer and the buffers of frames waiting to go out. A session keeps neither while it
+// is idle, so an open HTTP/2 connection costs nghttp2's session state and little else
+// (docs/performance.md has the bytes).
+//
+// nghttp2 keeps a 16 KiB buffer per session in which it lays out each frame; the frame is
+// needed only until nghttp2_session_mem_send hands it out, and Http2Output copies it away at
+// once. So the sessions of a worker share one such buffer: nghttp2's memory callbacks give it
+// out for the session's frame-buffer allocation, recognised by its size.
+#pragma once
+
+#include <nghttp2/nghttp2.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace uringload::proto {
+
+class Http2Memory {
+ public:
+  // nghttp2's frame buffer: NGHTTP2_FRAMEBUF_CHUNKLEN in its lib/nghttp2_session.h (not
+  // exported): a frame header, a padding length byte and the largest payload (16,384).
+  static constexpr size_t kFrameBufferBytes = 9 + 1 + 16384;
+  // An output buffer holds two whole frames: Http2Output takes a frame only if all of it fits.
+  static constexpr size_t kOutputBytes = 2 * kFrameBufferBytes;
+
+  // One session's nghttp2 allocator (its nghttp2_mem): the C allocator, except for the frame
+  // buffer, which is the worker's shared one. Counts the session's allocations.
+  class SessionAllocator {
+   public:
+    explicit SessionAllocator(Http2Memory& memory);
+    SessionAllocator(const SessionAllocator&) = delete;
+    SessionAllocator& operator=(const SessionAllocator&) = delete;
+
+    nghttp2_mem* mem() { return &mem_; }
+    // malloc, calloc and realloc calls since construction (nghttp2 allocates per stream).
+    uint64_t allocations() const { return allocations_; }
+    // Blocks nghttp2 holds now (the shared frame buffer not counted).
+    int64_t live_allocations() const { return live_; }
+
+   private:
+    static void* Malloc(size_t size, void* self);
+    static void Free(void* ptr, void* self);
+    static void* Calloc(size_t count, size_t size, void* self);
+    static void* Realloc(void* ptr, size_t size, void* self);
+
+    Http2Memory& memory_;
+    uint64_t allocations_ = 0;
+    int64_t live_ = 0;
+    bool holds_frame_buffer_ = false;  // nghttp2 of this session has the shared one.
+    nghttp2_mem mem_;
+  };
+
+  Http2Memory() = default;
+  Http2Memory(const Http2Memory&) = delete;
+  Http2Memory& operator=(const Http2Memory&) = delete;
+
+  // An output buffer of kOutputBytes, from those given back or a new one.
+  char* TakeOutput();
+  void GiveBackOutput(char* buffer);
+  // Output buffers made so far: the most ever taken at once.
+  size_t outputs_made() const { return outputs_.size(); }
+
+ private:
+  char* FrameBuffer();
+
+  std::unique_ptr<char[]> frame_buffer_;
+  std::vector<std::unique_ptr<char[]>> outputs_;
+  std::vector<char*> free_outputs_;
+};
+
+}  // namespace uringload::proto
