@@ -52,6 +52,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--backlog", o.backlog, "listen() backlog")->capture_default_str();
   serve->add_option("--delay", o.delay, "0, 50ms, uniform:0s-3s or exp:1.5s")
       ->capture_default_str();
+  serve->add_option("--service-slots", o.service_slots,
+                    "At most K requests in service at once per worker, each for its --delay; the "
+                    "others wait in arrival order (a fixed --delay T: capacity K / T per worker)");
   serve->add_option("--body", o.body, "Response body (default: the path's last segment)");
   serve->add_option("--body-size", o.body_size, "Response body of N bytes");
   serve->add_option("--fault-reset", o.fault_reset, "Probability: close without answering");
@@ -90,9 +93,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
       ->type_name(kFileValue);
   serve->add_flag("-q,--quiet", options.quiet, "Print nothing but errors");
   AddMetricsFlags(serve, options.metrics, /*with_linger=*/false);
-  RequireWholeNumbers(serve,
-                      {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status",
-                       "--http2-max-streams", "--http2-window", "--http2-goaway-after"});
+  RequireWholeNumbers(
+      serve, {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status",
+              "--http2-max-streams", "--http2-window", "--http2-goaway-after", "--service-slots"});
   SetRepeatPolicy(serve, {"--listen", "--metrics-label"});
   return serve;
 }

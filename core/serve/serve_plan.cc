@@ -232,6 +232,13 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   absl::StatusOr<DelaySpec> delay = DelaySpec::Parse(options.delay);
   if (!delay.ok()) return delay.status();
   plan.delay = *delay;
+  if (options.service_slots.has_value()) {
+    if (absl::Status s = CheckRange("--service-slots", *options.service_slots, 1, kMaxServiceSlots);
+        !s.ok()) {
+      return s;
+    }
+    plan.service_slots = static_cast<uint32_t>(*options.service_slots);
+  }
   absl::StatusOr<FaultPlan> faults = MakeFaultPlan(options);
   if (!faults.ok()) return faults.status();
   plan.faults = *faults;

@@ -53,6 +53,9 @@ struct FaultPlan {
   Fault Draw(Rng& rng) const;
 };
 
+// The most --service-slots: the queue keeps a time per slot.
+inline constexpr int64_t kMaxServiceSlots = 1'000'000;
+
 struct ServeOptions {
   std::vector<std::string> listen = {"127.0.0.1:8080"};
   std::optional<int64_t> threads;
@@ -60,6 +63,7 @@ struct ServeOptions {
   int64_t backlog = 65535;
   int64_t max_connections = 60000;
   std::string delay = "0";
+  std::optional<int64_t> service_slots;  // --service-slots
   std::optional<std::string> body;
   std::optional<int64_t> body_size;
   double fault_reset = 0, fault_partial = 0, fault_malformed = 0, fault_stall = 0;
@@ -87,6 +91,9 @@ struct ServePlan {
   enum class BodyMode { kEcho, kFixed } body_mode = BodyMode::kEcho;
   std::string body;  // For kFixed.
   DelaySpec delay;
+  // --service-slots: at most this many requests in service at once per worker, each for its
+  // delay; the others wait in arrival order (ServiceQueue). 0: no limit.
+  uint32_t service_slots = 0;
   FaultPlan faults;
   uint64_t seed = 1;
   std::shared_ptr<net::TlsContext> tls;  // --tls-cert/--tls-key: one context for all.

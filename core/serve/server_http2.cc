@@ -45,7 +45,7 @@ void ServerWorker::OnRequest(const proto::Http2ServerSession::Request& request) 
   stats_->RequestReceived();
   Http2Response& r = h2.waiting.emplace_back();
   r.stream_id = request.stream_id;
-  r.ready_at_ns = loop_->Now() + plan_->delay.SampleNanos(rng_);
+  r.ready_at_ns = service_.Admit(loop_->Now(), plan_->delay.SampleNanos(rng_));
   r.fault = plan_->faults.Draw(rng_);
   r.echo_size = static_cast<uint8_t>(request.echo.size());
   std::copy(request.echo.begin(), request.echo.end(), r.echo);

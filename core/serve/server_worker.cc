@@ -41,6 +41,7 @@ ServerWorker::ServerWorker(const ServePlan* plan, const FixedResponses* fixed, u
       stop_(stop),
       incoming_cpu_(CpuOfWorker(plan->cpus, index)),
       rng_(plan->seed * 0x9e3779b97f4a7c15ull + index),
+      service_(plan->service_slots),
       loop_(std::move(loop)) {}
 
 absl::Status ServerWorker::Listen() {
@@ -218,7 +219,7 @@ void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
   stats_->RequestReceived();
   PendingResponse& p = c.Push();
   p.reject_status = 0;
-  p.ready_at_ns = now + plan_->delay.SampleNanos(rng_);
+  p.ready_at_ns = service_.Admit(now, plan_->delay.SampleNanos(rng_));
   p.fault = plan_->faults.Draw(rng_);
   p.keep_alive = c.parser.keep_alive();
   p.head = c.parser.head();

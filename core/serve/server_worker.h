@@ -15,6 +15,7 @@
 #include "core/serve/serve_plan.h"
 #include "core/serve/server_connection.h"
 #include "core/serve/server_stats.h"
+#include "core/serve/service_queue.h"
 #include "net/event_loop.h"
 #include "net/listener.h"
 
@@ -73,6 +74,7 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   const std::atomic<bool>* stop_;
   int incoming_cpu_;  // SO_INCOMING_CPU of this worker's listeners (-1: none, no --cpus).
   Rng rng_;
+  ServiceQueue service_;  // --service-slots.
   std::vector<net::UniqueFd> listeners_;
   std::unique_ptr<net::EventLoop> loop_;
   // Indexed by direct-descriptor slot; allocated on a slot's first use and reused after.

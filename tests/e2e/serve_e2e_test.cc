@@ -27,6 +27,29 @@ TEST(ServeE2ETest, UniformDelayIsHonoured) {
   EXPECT_EQ(JsonCount(summary, "requests.answered"), 20000u);
 }
 
+// --service-slots K with a fixed delay T: a server of capacity K / T. One slot of 1 ms answers
+// at most 1,000 requests a second however many connections wait (without the queue, 300
+// requests over 10 connections would take 30 ms), and each request waits behind the
+// others': about 10 ms with 10 in flight. Over HTTP/2 likewise, with 2 slots.
+TEST(ServeE2ETest, ServiceSlotsMakeAServerOfKnownCapacity) {
+  UringloadServer server({"-t", "1", "--service-slots", "1", "--delay", "1ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunUringload({"-n", "300", "-c", "10", server.Url("/{i}")});
+  ExpectAllOk(run, 300);
+  EXPECT_GE(std::stod(run.json.at("duration_seconds")), 0.299);
+  EXPECT_GE(std::stod(run.json.at("latency_seconds.min")), 0.001);
+  EXPECT_GE(std::stod(run.json.at("latency_seconds.mean")), 0.005);
+  FlatJson summary;
+  EXPECT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 300u);
+
+  UringloadServer h2({"-t", "1", "--http2", "--service-slots", "2", "--delay", "1ms"});
+  ASSERT_TRUE(h2.ok());
+  RunOutput streams = RunUringload({"--http2", "-n", "300", "-c", "2", "-p", "5", h2.Url("/{i}")});
+  ExpectAllOk(streams, 300);
+  EXPECT_GE(std::stod(streams.json.at("duration_seconds")), 0.149);
+}
+
 struct FaultCase {
   std::vector<std::string> flags;
   std::string server_key;  // faults.<kind>
