@@ -137,6 +137,20 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
 
 // https:// gets one TLS context, checked now (--cacert, --ciphers) so a mistake exits 2. It
 // offers h2 and http/1.1 by ALPN, or only the one --http2 or --http1.1 asks for; http:// with
+// An HTTP/2 setting given as a flag: in [low, high], and only where a connection may speak
+// HTTP/2.
+absl::Status PlanHttp2Setting(const std::string& flag, std::optional<int64_t> value, int64_t low,
+                              int64_t high, const RunPlan& plan, uint32_t& setting) {
+  if (!value.has_value()) return absl::OkStatus();
+  if (absl::Status s = CheckRange(flag, *value, low, high); !s.ok()) return s;
+  if (!plan.may_speak_http2()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " needs HTTP/2: --http2, or an https:// URL without --http1.1"));
+  }
+  setting = static_cast<uint32_t>(*value);
+  return absl::OkStatus();
+}
+
 // --http2 speaks h2c with prior knowledge (RFC 9113 3.3).
 absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   if (options.http1 && options.http2) {
@@ -145,28 +159,15 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   plan.http = options.http2   ? HttpVersion::kHttp2
               : options.http1 ? HttpVersion::kHttp1
                               : HttpVersion::kAuto;
-  if (options.http2_window.has_value()) {
-    if (absl::Status s = CheckRange("--http2-window", *options.http2_window, 1, kMaxHttp2Window);
-        !s.ok()) {
-      return s;
-    }
-    if (!plan.may_speak_http2()) {
-      return absl::InvalidArgumentError(
-          "--http2-window needs HTTP/2: --http2, or an https:// URL without --http1.1");
-    }
-    plan.http2_window = static_cast<uint32_t>(*options.http2_window);
+  if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
+                                        plan, plan.http2_window);
+      !s.ok()) {
+    return s;
   }
-  if (options.http2_header_table.has_value()) {
-    if (absl::Status s = CheckRange("--http2-header-table", *options.http2_header_table, 0,
-                                    kMaxHttp2HeaderTable);
-        !s.ok()) {
-      return s;
-    }
-    if (!plan.may_speak_http2()) {
-      return absl::InvalidArgumentError(
-          "--http2-header-table needs HTTP/2: --http2, or an https:// URL without --http1.1");
-    }
-    plan.http2_header_table = static_cast<uint32_t>(*options.http2_header_table);
+  if (absl::Status s = PlanHttp2Setting("--http2-header-table", options.http2_header_table, 0,
+                                        kMaxHttp2HeaderTable, plan, plan.http2_header_table);
+      !s.ok()) {
+    return s;
   }
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
