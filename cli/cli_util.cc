@@ -51,6 +51,15 @@ int Fail(const absl::Status& status, int exit_code) {
   return exit_code;
 }
 
+bool SaturationFails(const std::string& reason, bool thresholds, bool allow_saturated) {
+  if (reason.empty()) return false;
+  std::cerr << "uringload: warning: the client, not the server, limited this run: " << reason
+            << "\n";
+  if (!thresholds || allow_saturated) return false;
+  PrintError("--fail-if: a saturated run fails its thresholds (--allow-saturated accepts it)");
+  return true;
+}
+
 absl::StatusOr<OutputFile> OutputFile::Open(const std::string& flag, const std::string& path) {
   OutputFile file;
   file.flag_ = flag;

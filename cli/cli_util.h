@@ -32,6 +32,11 @@ void PrintError(const std::string& message);
 // of a command reads `if (!x.ok()) return Fail(x.status());`.
 int Fail(const absl::Status& status, int exit_code = kUsageError);
 
+// Says on stderr, whatever --quiet, that the client limited the run (when it did), and
+// returns whether that fails the command: with --fail-if thresholds it does (exit 3), unless
+// --allow-saturated; a saturated run's numbers are the client's.
+bool SaturationFails(const std::string& reason, bool thresholds, bool allow_saturated);
+
 // A file named by an output flag (--json): opened before the run, so a path that cannot be
 // written fails with exit 2 before any traffic instead of losing the result at the end, and
 // replaced by the result when the run is over. "-" is stdout; an empty path writes nothing.

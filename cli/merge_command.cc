@@ -18,6 +18,8 @@ CLI::App* AddMergeCommand(CLI::App& app, MergeCommandOptions& options) {
       ->type_name(kFileValue);
   merge->add_option("--fail-if", options.fail_if,
                     "Threshold on the merged result, e.g. 'p99>250ms' (repeatable; exit 3)");
+  merge->add_flag("--allow-saturated", options.allow_saturated,
+                  "--fail-if passes even when a shard's client limited the run");
   merge->add_flag("-q,--quiet", options.quiet, "No summary");
   SetRepeatPolicy(merge, {"--fail-if"});
   // After SetRepeatPolicy, which makes every option it sees take its last value.
@@ -51,6 +53,10 @@ int MergeCommand(const MergeCommandOptions& options) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }
   if (json->enabled() && !json->Write(exporters::RunResultToJson(report))) return kRuntimeError;
+  core::GeneratorVerdict generator = exporters::GeneratorVerdictOf(report);
+  if (SaturationFails(generator.reason, !report.thresholds.empty(), options.allow_saturated)) {
+    return kThresholdFailed;
+  }
   for (const core::ThresholdResult& check : report.thresholds) {
     if (check.failed) return kThresholdFailed;
   }

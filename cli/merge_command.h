@@ -18,6 +18,7 @@ struct MergeCommandOptions {
   std::string json_path;
   std::vector<std::string> fail_if;
   bool quiet = false;
+  bool allow_saturated = false;
 };
 
 CLI::App* AddMergeCommand(CLI::App& app, MergeCommandOptions& options);

@@ -254,6 +254,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "Max wait to batch completions, 0 = none; may add this much to latencies. "
                   "auto: 200us, and with -p a quarter of the mean latency, at most 400us")
       ->capture_default_str();
+  run->add_option("--schedule-lag-bound", o.schedule_lag_bound,
+                  "With -R: a schedule lag p99 over this marks the client saturated")
+      ->capture_default_str();
   run->add_option("-R,--rate", o.rate,
                   "Open model: start R requests per second in total (fractional allowed), on a "
                   "schedule; latency counts from each request's intended start");
@@ -287,6 +290,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--seed", o.seed, "Seed of --targets-order random")->capture_default_str();
   run->add_option("--warmup", o.warmup,
                   "Requests started in this first part of the run are sent but not measured");
+  run->add_flag("--allow-saturated", options.allow_saturated,
+                "--fail-if passes even when the client limited the run (see Generator:)");
   run->add_option("--fail-if", options.fail_if,
                   "Exit 3 if this holds at the end (repeatable): p99>250ms, error_rate>1%, "
                   "rps<5000, ok<99000, timeout>0; measures: p50 p75 p90 p95 p99 p999 min mean "
@@ -366,11 +371,16 @@ int RunCommand(const RunCommandOptions& options) {
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
       *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
   bool written = ReportResult(options, *plan, *run_id, *result, checks, *json, *html);
+  core::GeneratorVerdict generator =
+      core::JudgeGenerator(result->stats, plan->rate.has_value(), plan->schedule_lag_bound);
+  bool saturation_fails =
+      SaturationFails(generator.reason, !checks.empty(), options.allow_saturated);
   absl::Status pushed = (*metrics)->Finish();
   if (!pushed.ok()) PrintError(std::string(pushed.message()));
   if (stopped_by == 0 && !supervision.late_signal) Linger(signals, (*metrics)->linger());
   if (!written || !recorded || !pushed.ok()) return kRuntimeError;
   if (stopped_by != 0) return 128 + stopped_by;
+  if (saturation_fails) return kThresholdFailed;
   for (const core::ThresholdResult& check : checks) {
     if (check.failed) return kThresholdFailed;
   }

@@ -17,6 +17,7 @@ struct RunCommandOptions {
   bool quiet = false;
   bool preflight_only = false;
   std::vector<std::string> fail_if;  // Thresholds.
+  bool allow_saturated = false;      // A saturated run may pass its thresholds.
   std::string timeline_path;         // Per-interval record; .csv for CSV, else NDJSON.
   std::string report_path;           // --report: the HTML report, written at the end.
   std::string interval = "1s";

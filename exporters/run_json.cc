@@ -72,6 +72,37 @@ Json TargetsJson(const RunReport& report) {
   return targets;
 }
 
+// How well the client kept up, with the verdict (core/run/generator_check.h).
+Json GeneratorJson(const RunReport& report) {
+  const RunStats& s = report.result->stats;
+  const core::GeneratorStats& g = s.generator;
+  core::GeneratorVerdict v = GeneratorVerdictOf(report);
+  double cpu = (g.cpu_user_ns + g.cpu_system_ns) / 1e9;
+  bool open_model = v.planned_sends.has_value();
+  return {
+      {"saturated", v.saturated},
+      {"reason", v.saturated ? Json(v.reason) : Json(nullptr)},
+      {"note", v.note.empty() ? Json(nullptr) : Json(v.note)},
+      {"planned_sends", open_model ? Json(*v.planned_sends) : Json(nullptr)},
+      {"sent_share", open_model ? Json(v.sent_share) : Json(nullptr)},
+      {run_key::kUnsent, g.unsent},
+      {"waited_for_connection", s.late_starts},
+      {"schedule_lag_seconds", open_model ? LatencyJson(g.schedule_lag) : Json(nullptr)},
+      {run_key::kScheduleLagBoundSeconds,
+       absl::ToDoubleSeconds(report.plan != nullptr ? report.plan->schedule_lag_bound
+                                                    : core::kDefaultScheduleLagBound)},
+      {"late_sends", v.late_sends},
+      {run_key::kBusySeconds, g.busy_ns / 1e9},
+      {run_key::kWorkerSeconds, g.wall_ns / 1e9},
+      {"busy_share", g.wall_ns > 0 ? Json(double(g.busy_ns) / g.wall_ns) : Json(nullptr)},
+      {run_key::kBusiestWorkerShare, g.busiest_share},
+      {run_key::kCpuSeconds,
+       {{run_key::kUser, g.cpu_user_ns / 1e9}, {run_key::kSystem, g.cpu_system_ns / 1e9}}},
+      {"cpu_seconds_per_request", s.completed() > 0 ? Json(cpu / s.completed()) : Json(nullptr)},
+      {run_key::kScheduleLagHistogram, HistogramJson(g.schedule_lag)},
+  };
+}
+
 }  // namespace
 
 std::string RunResultToJson(const RunReport& report) {
@@ -150,6 +181,7 @@ std::string RunResultToJson(const RunReport& report) {
       {"tls_handshake_seconds", LatencyJson(s.tls_handshake)},
       {run_key::kErrors, ErrorsJson(s)},
       {run_key::kTargets, TargetsJson(report)},
+      {run_key::kGenerator, GeneratorJson(report)},
       {"thresholds", thresholds},
       {run_key::kLatencyHistogram, HistogramJson(s.latency)},
       {run_key::kLatencyUncorrectedHistogram, HistogramJson(s.latency_uncorrected)},

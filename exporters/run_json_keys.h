@@ -65,5 +65,15 @@ inline constexpr char kHttp1[] = "http/1.1";
 inline constexpr char kProtocols[] = "protocols";
 inline constexpr char kRetried[] = "retried";
 inline constexpr char kStreamsCappedAt[] = "streams_capped_at";
+inline constexpr char kGenerator[] = "generator";
+inline constexpr char kScheduleLagHistogram[] = "schedule_lag_histogram";
+inline constexpr char kScheduleLagBoundSeconds[] = "schedule_lag_bound_seconds";
+inline constexpr char kUnsent[] = "unsent";
+inline constexpr char kBusySeconds[] = "busy_seconds";
+inline constexpr char kWorkerSeconds[] = "worker_seconds";
+inline constexpr char kBusiestWorkerShare[] = "busiest_worker_share";
+inline constexpr char kCpuSeconds[] = "cpu_seconds";
+inline constexpr char kUser[] = "user";
+inline constexpr char kSystem[] = "system";
 
 }  // namespace uringload::exporters::run_key

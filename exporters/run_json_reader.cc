@@ -139,6 +139,20 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     r.tls_version = Text(tls, run_key::kVersion);
     r.tls_cipher = Text(tls, run_key::kCipher);
   }
+  if (doc.contains(run_key::kGenerator)) {  // Absent from results before it was recorded.
+    const Json& g = At(doc, run_key::kGenerator);
+    auto nanos = [](const Json& j, const char* key) {
+      return static_cast<uint64_t>(At(j, key).get<double>() * 1e9 + 0.5);
+    };
+    s.generator.schedule_lag = Histogram(g, run_key::kScheduleLagHistogram);
+    s.generator.unsent = Count(g, run_key::kUnsent);
+    s.generator.busy_ns = nanos(g, run_key::kBusySeconds);
+    s.generator.wall_ns = nanos(g, run_key::kWorkerSeconds);
+    s.generator.busiest_share = At(g, run_key::kBusiestWorkerShare).get<double>();
+    s.generator.cpu_user_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kUser);
+    s.generator.cpu_system_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kSystem);
+    r.schedule_lag_bound = absl::Nanoseconds(nanos(g, run_key::kScheduleLagBoundSeconds));
+  }
   for (const Json& target : At(doc, run_key::kTargets)) {
     r.targets.push_back({.line = static_cast<int>(Count(target, run_key::kLine)),
                          .method = Text(target, run_key::kMethod),

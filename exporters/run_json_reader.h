@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/run/generator_check.h"
 #include "core/run/shard.h"
 #include "core/run/worker_stats.h"
 
@@ -39,6 +40,7 @@ struct RunResultFile {
   std::optional<double> rate;
   uint32_t pipeline = 1;
   double warmup_seconds = 0;
+  absl::Duration schedule_lag_bound = core::kDefaultScheduleLagBound;
   bool tls = false;
   std::string tls_version;  // Of the last handshake; stats.tls_version is left empty.
   std::string tls_cipher;

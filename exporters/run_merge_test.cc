@@ -36,6 +36,16 @@ core::RunResult ShardResult(int fast, int slow, uint32_t seed) {
   stats.StreamsCapped(4 + seed);
   core::RunResult result;
   result.stats = stats.Snapshot();
+  core::LatencyHistogram lag;  // The client's own numbers (written only under -R).
+  for (int i = 0; i < fast; ++i) lag.Record(2'000 * seed + jitter(random) / 100);
+  core::GeneratorStats& g = result.stats.generator;
+  g.schedule_lag = lag.Snapshot();
+  g.unsent = seed;
+  g.busy_ns = 1'000'000'000ull * seed;
+  g.wall_ns = 10'000'000'000ull;
+  g.busiest_share = 0.1 * seed;
+  g.cpu_user_ns = 1'500'000'000ull * seed;
+  g.cpu_system_ns = 250'000'000ull * seed;
   result.started_at = absl::FromUnixSeconds(1'000'000 + seed);
   result.ended_at = result.started_at + absl::Seconds(10);
   result.duration = absl::Seconds(10);
@@ -90,6 +100,13 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(m.latency.min, one.latency.min);
   EXPECT_EQ(m.latency.max, one.latency.max);
   EXPECT_EQ(m.connect.counts, one.connect.counts);
+  EXPECT_EQ(m.generator.schedule_lag.counts, one.generator.schedule_lag.counts);
+  EXPECT_EQ(m.generator.unsent, 3u);
+  EXPECT_EQ(m.generator.busy_ns, one.generator.busy_ns);
+  EXPECT_EQ(m.generator.wall_ns, 20'000'000'000u);
+  EXPECT_DOUBLE_EQ(m.generator.busiest_share, 0.2);  // The busiest worker of all shards.
+  EXPECT_EQ(m.generator.cpu_user_ns, 4'500'000'000u);
+  EXPECT_EQ(m.generator.cpu_system_ns, 750'000'000u);
   EXPECT_EQ(m.connections_opened, 4u);
   EXPECT_EQ(m.connections_http2, 2u);
   EXPECT_EQ(m.retried, 2u);

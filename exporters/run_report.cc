@@ -114,7 +114,45 @@ void AppendThresholds(const RunReport& report, std::string* out) {
   }
 }
 
+// How well the client kept up: its schedule lag (open model), how busy its workers were,
+// and its CPU time; then, loudly, whether it limited the run.
+void AppendGenerator(const RunReport& report, const core::GeneratorVerdict& v, std::string* out) {
+  const RunStats& s = report.result->stats;
+  const core::GeneratorStats& g = s.generator;
+  absl::StrAppend(out, "Generator:  ");
+  if (v.planned_sends.has_value()) {
+    const core::HistogramSnapshot& lag = g.schedule_lag;
+    absl::StrAppend(out, " schedule lag p50 ", FormatSeconds(lag.Quantile(0.5) / 1e9), " p99 ",
+                    FormatSeconds(lag.Quantile(0.99) / 1e9), ", ", v.late_sends, " sent over the ",
+                    FormatSeconds(absl::ToDoubleSeconds(report.plan->schedule_lag_bound)),
+                    " bound, ", g.unsent, " due but unsent;");
+  }
+  if (g.wall_ns > 0) {
+    absl::StrAppend(out, absl::StrFormat(" busy %.1f%% (busiest worker %.1f%%);",
+                                         100.0 * g.busy_ns / g.wall_ns, 100 * g.busiest_share));
+  }
+  double cpu = (g.cpu_user_ns + g.cpu_system_ns) / 1e9;
+  absl::StrAppend(out, " CPU ", FormatSeconds(cpu));
+  if (s.completed() > 0) {
+    absl::StrAppend(out, " (", FormatSeconds(cpu / s.completed()), " per request)");
+  }
+  absl::StrAppend(out, "\n");
+  if (v.saturated) {
+    absl::StrAppend(out, "Warning:     the client limited this run: ", v.reason, "\n");
+  } else if (!v.note.empty()) {
+    absl::StrAppend(out, "Note:        ", v.note, "\n");
+  }
+}
+
 }  // namespace
+
+core::GeneratorVerdict GeneratorVerdictOf(const RunReport& report) {
+  const core::RunPlan* plan = report.plan;
+  bool open_model = plan != nullptr && plan->rate.has_value();
+  return core::JudgeGenerator(
+      report.result->stats, open_model,
+      plan != nullptr ? plan->schedule_lag_bound : core::kDefaultScheduleLagBound);
+}
 
 std::string ThisMachine(const std::string& version) {
   utsname name{};
@@ -215,6 +253,7 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.tls_handshake.Quantile(0.5) / 1e9), " p99 ",
                     FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
   }
+  AppendGenerator(report, GeneratorVerdictOf(report), &out);
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);
   if (Failures(s) > 0) AppendErrors(s, &out);
   if (!report.thresholds.empty()) AppendThresholds(report, &out);

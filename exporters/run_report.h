@@ -9,6 +9,7 @@
 
 #include "absl/time/time.h"
 #include "core/run/engine.h"
+#include "core/run/generator_check.h"
 #include "core/run/run_plan.h"
 #include "core/run/thresholds.h"
 #include "core/run/worker_stats.h"
@@ -40,6 +41,9 @@ std::string ThisMachine(const std::string& version);
 
 // The time the statistics cover: the run without its warmup.
 absl::Duration MeasuredDuration(const core::RunResult& result, const core::RunPlan* plan);
+
+// Whether the client limited the run (core::JudgeGenerator on the report's stats and plan).
+core::GeneratorVerdict GeneratorVerdictOf(const RunReport& report);
 
 std::string FormatRunSummary(const RunReport& report);
 std::string RunResultToJson(const RunReport& report);

@@ -133,6 +133,11 @@ int Ring::SubmitAndSleep(int64_t sleep_ns) {
 }
 
 int Ring::SubmitAndWait(int64_t timeout_ns, unsigned wait_for) {
+  // No wait: submit and take what is ready, without arming a timer in the kernel.
+  if (timeout_ns == 0) {
+    int ret = io_uring_submit_and_get_events(&ring_);
+    return ret < 0 ? ret : 0;
+  }
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns < 0) {
     int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, wait_for, nullptr, nullptr);

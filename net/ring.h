@@ -33,7 +33,8 @@ class Ring {
     if (io_uring_sq_space_left(&ring_) < count) io_uring_submit(&ring_);
   }
   // Submits everything and waits until `wait_for` completions are ready or `timeout_ns`
-  // passed (< 0: forever). Returns 0, -ETIME on timeout, or another -errno.
+  // passed (< 0: forever; 0: takes what is ready, arming no timer). Returns 0, -ETIME on
+  // timeout, or another -errno.
   int SubmitAndWait(int64_t timeout_ns, unsigned wait_for = 1);
   // Submits everything, sleeps `sleep_ns`, then runs the pending completion work once
   // (DEFER_TASKRUN runs it only when asked for events). Returns 0 or -errno.

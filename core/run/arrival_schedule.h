@@ -4,6 +4,7 @@
 // 0 to R over D: due(t) = R·t²/(2D) during the ramp, R·(t − D/2) after it.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -18,6 +19,18 @@ class ArrivalSchedule {
     double seconds =
         n < rate_ * ramp_ / 2 ? std::sqrt(2 * ramp_ * n / rate_) : n / rate_ + ramp_ / 2;
     return static_cast<int64_t>(std::llround(seconds * 1e9));
+  }
+
+  // How many requests are due at or before `offset_ns`: the inverse of OffsetNs, in closed
+  // form, then set exact against OffsetNs's own rounding.
+  uint64_t DueBy(int64_t offset_ns) const {
+    if (offset_ns < 0) return 0;
+    double t = offset_ns / 1e9;
+    double n = t < ramp_ ? rate_ * t * t / (2 * ramp_) : rate_ * (t - ramp_ / 2);
+    auto k = static_cast<uint64_t>(std::max(n, 0.0));
+    while (k > 0 && OffsetNs(k - 1) > offset_ns) --k;
+    while (OffsetNs(k) <= offset_ns) ++k;
+    return k;
   }
 
  private:

@@ -36,6 +36,9 @@ struct PendingRequest {
   bool warmup = false;      // Started during --warmup: kept out of the statistics.
   bool in_use = false;      // HTTP/2: the entry is an open stream's.
   uint8_t retries = 0;      // HTTP/2: times the server refused it unprocessed.
+  // Open model: it waited for a connection (none was free, or its own had to connect first,
+  // or it is sent again): its lag is not the client's, and stays out of the schedule lag.
+  bool waited = false;
 };
 
 struct Connection {

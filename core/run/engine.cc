@@ -1,5 +1,7 @@
 #include "core/run/engine.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 
 #include "core/cpu_pinning.h"
@@ -102,6 +104,13 @@ absl::StatusOr<RunResult> Engine::Wait() {
   }
   RunResult result;
   result.stats = Snapshot();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);  // Everything the client did, its reporter too.
+  auto nanos = [](const timeval& t) {
+    return uint64_t(t.tv_sec) * 1'000'000'000 + t.tv_usec * 1000;
+  };
+  result.stats.generator.cpu_user_ns = nanos(usage.ru_utime);
+  result.stats.generator.cpu_system_ns = nanos(usage.ru_stime);
   result.duration = ended_at - started_at_;
   result.started_at = started_at_;
   result.ended_at = ended_at;

@@ -4,6 +4,7 @@
 // ArrivalSchedule time: a rate below the thread count still comes out exact (-R 3 -t 8).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -42,6 +43,13 @@ class RequestPacer {
   int64_t next_due_ns() const {
     if (exhausted_) return kNever;
     return open() ? origin_ns_ + schedule_->OffsetNs(next_) : 0;
+  }
+  // Open model: how many of this pacer's requests were due at or before `now_ns` and not
+  // taken (a client that fell behind its schedule, or waited for connections).
+  uint64_t Backlog(int64_t now_ns) const {
+    if (!open() || exhausted_ || next_due_ns() > now_ns) return 0;
+    uint64_t end = std::min(schedule_->DueBy(now_ns - origin_ns_), limit_);
+    return end <= next_ ? 0 : (end - next_ + stride_ - 1) / stride_;
   }
   // The next request if it is due at `now_ns`.
   bool Take(int64_t now_ns, Due* due) {

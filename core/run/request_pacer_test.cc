@@ -64,5 +64,34 @@ TEST(RequestPacerTest, EveryIndexOnceAcrossWorkersUpToTheLimit) {
   EXPECT_EQ(seen, std::vector<int>(10, 1));
 }
 
+// DueBy inverts OffsetNs exactly, on and off the ramp: k requests are due at k's own offset,
+// k - 1 a nanosecond before it.
+TEST(RequestPacerTest, TheScheduleCountsWhatIsDueByAMoment) {
+  for (auto [rate, ramp] : {std::pair{1000.0, 0.0}, {7.3, 2.5}, {250000.0, 1.0}}) {
+    ArrivalSchedule schedule(rate, ramp);
+    EXPECT_EQ(schedule.DueBy(-1), 0u);
+    for (uint64_t k : {0ull, 1ull, 2ull, 17ull, 999ull, 123456ull}) {
+      EXPECT_EQ(schedule.DueBy(schedule.OffsetNs(k)), k + 1) << rate << " " << k;
+      if (k > 0 && schedule.OffsetNs(k - 1) < schedule.OffsetNs(k)) {
+        EXPECT_EQ(schedule.DueBy(schedule.OffsetNs(k) - 1), k) << rate << " " << k;
+      }
+    }
+  }
+}
+
+// What a worker left behind: its own due requests not taken, within -n, none once taken.
+TEST(RequestPacerTest, TheBacklogIsThisWorkersDueRequestsNotTaken) {
+  std::vector<RequestPacer> pacers = Pacers(1000, 0, 3, 100);  // Due every ms from 1 s.
+  int64_t at = kSecond + 29 * kSecond / 1000;                  // Indexes 0..29 due.
+  EXPECT_EQ(pacers[0].Backlog(at), 10u);                       // 0, 3, …, 27.
+  EXPECT_EQ(pacers[2].Backlog(at), 10u);                       // 2, 5, …, 29.
+  RequestPacer::Due due;
+  ASSERT_TRUE(pacers[0].Take(at, &due));
+  EXPECT_EQ(pacers[0].Backlog(at), 9u);
+  EXPECT_EQ(pacers[1].Backlog(kSecond - 1), 0u);                   // Nothing due yet.
+  EXPECT_EQ(pacers[1].Backlog(100 * kSecond), 33u);                // 1, 4, …, 97: -n caps it.
+  EXPECT_EQ(RequestPacer(nullptr, 1).Backlog(100 * kSecond), 0u);  // Closed model: none.
+}
+
 }  // namespace
 }  // namespace uringload::core

@@ -346,6 +346,11 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
       return absl::InvalidArgumentError(absl::StrCat(window.status().message(), ", or auto"));
     plan.batch_window = plan.batch_window_max = *window;
   }
+  absl::StatusOr<absl::Duration> lag_bound =
+      ParseDurationFlag("--schedule-lag-bound", options.schedule_lag_bound, absl::ZeroDuration(),
+                        absl::Hours(1), /*min_exclusive=*/true);
+  if (!lag_bound.ok()) return lag_bound.status();
+  plan.schedule_lag_bound = *lag_bound;
 
   for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
     absl::StatusOr<net::SocketAddress> address =

@@ -44,6 +44,7 @@ struct RunOptions {
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
+  std::string schedule_lag_bound = "1ms";
   bool no_keepalive = false;
   std::optional<std::string> source;  // --source list, range or CIDR.
   int64_t max_connecting = 1024;      // Connects in flight per worker (the ramp).
@@ -114,6 +115,9 @@ struct RunPlan {
   // response's latency grows by at most batch_window_max.
   absl::Duration batch_window = absl::Microseconds(200);
   absl::Duration batch_window_max = absl::Microseconds(200);
+  // Open model: a schedule lag p99 over this means the client could not keep its schedule
+  // (core/run/generator_check.h).
+  absl::Duration schedule_lag_bound = absl::Milliseconds(1);
   // Connects in flight per worker: a ramp, so SYN and accept queues never overflow.
   uint32_t max_connecting = 1024;
   // Open model: requests start on a schedule of `rate` per second (after a linear `ramp`);

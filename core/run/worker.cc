@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/check.h"
+#include "net/clock.h"
 #include "net/worker_loop.h"
 
 namespace uringload::core {
@@ -78,6 +79,8 @@ absl::Status Worker::Setup() {
   if (plan.rate.has_value()) {
     pacer_ = RequestPacer(ArrivalSchedule(*plan.rate, absl::ToDoubleSeconds(plan.ramp)),
                           config_.index, plan.threads, plan.requests, origin_ns_);
+    wake_margin_ =
+        WakeMargin(static_cast<int64_t>(std::min(1e9 * plan.threads / *plan.rate, 1e18)));
   }
   unstamped_sends_.reserve(n);
   ramp_.emplace(config_.plan->max_connecting, n);
@@ -88,6 +91,7 @@ absl::Status Worker::Run() {
   if (absl::Status s = Setup(); !s.ok()) return s;
   if (config_.wait_for_start) WaitForStart();
   StartAll();
+  int64_t cpu_at_start = net::ThreadCpuNanos();
   while (live_ > 0) {
     int64_t now = loop_->Now();
     completions_at_ns_ = now;
@@ -100,6 +104,8 @@ absl::Status Worker::Run() {
     loop_->Drain(*this);
     AdmitQueuedConnects();
   }
+  stats_->WorkerFinished(net::ThreadCpuNanos() - cpu_at_start - polled_ns_,
+                         loop_->Now() - started_ns_);
   return absl::OkStatus();
 }
 
@@ -117,12 +123,20 @@ unsigned Worker::StampQueuedSends(int64_t now) {
     URINGLOAD_CHECK(c.stamped <= c.submitted && c.submitted <= c.count,
                     "slot %u stamped %u submitted %u count %u", c.slot, c.stamped, c.submitted,
                     c.count);
-    for (uint32_t k = c.stamped; k < c.submitted; ++k) c.at(k).sent_ns = now;
+    for (uint32_t k = c.stamped; k < c.submitted; ++k) Stamp(c.at(k), now);
     c.stamped = c.submitted;
     if (!c.timer.scheduled()) ScheduleTimeout(c);
   }
   unstamped_sends_.clear();
   return count;
+}
+
+// A request goes out with the submit about to happen: its latency and timeout run from `now`.
+// Open model: how late that is for its due time is the client's own lag, unless it waited for
+// a connection (PendingRequest::waited).
+void Worker::Stamp(PendingRequest& r, int64_t now) {
+  r.sent_ns = now;
+  if (pacer_.open() && !r.warmup && !r.waited) stats_->ScheduleLag(now - r.intended_ns);
 }
 
 // The end of the plan's duration stops new requests; a stop request (SIGINT/SIGTERM) does
@@ -131,6 +145,7 @@ void Worker::CheckStop(int64_t now) {
   bool stop_requested = stop_->load(std::memory_order_relaxed);
   if (!draining_ && (stop_requested || (config_.deadline_ns != 0 && now >= config_.deadline_ns))) {
     draining_ = true;
+    stats_->Unsent(pacer_.Backlog(now));
   }
   if (stop_requested && abort_at_ns_ == 0) abort_at_ns_ = now + kStopGraceNs;
   if (abort_at_ns_ != 0 && now >= abort_at_ns_ && !aborted_) {

@@ -19,6 +19,7 @@
 #include "core/run/request_pacer.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
+#include "core/run/wake_margin.h"
 #include "core/run/worker_stats.h"
 #include "net/event_loop.h"
 #include "proto/http2_client_session.h"
@@ -60,7 +61,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void AbortInFlight();
   unsigned StampQueuedSends(int64_t now);
   absl::Status SubmitAndWait(int64_t now, unsigned sends);
-  int64_t WaitBudget(int64_t now) const;
+  // How long the next wait may take; `for_due`: set when the next due send bounds it.
+  int64_t WaitBudget(int64_t now, bool* for_due) const;
   void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read);
 
   void AssignRoutes();
@@ -85,6 +87,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void ScheduleTimeout(Connection& c);
   void List(Connection& c);
   void StartDue(int64_t now);
+  void Stamp(PendingRequest& r, int64_t now);
   void RetireIdle();
 
   void OnConnect(Connection& c, const net::Completion& completion);
@@ -121,7 +124,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   const std::atomic<bool>* stop_;
   int64_t timeout_ns_;
   int64_t connect_timeout_ns_;
-  BatchPolicy batch_;  // How many completions to wait for, and how long.
+  BatchPolicy batch_;       // How many completions to wait for, and how long.
+  WakeMargin wake_margin_;  // Open model: how long before a due send to stop sleeping.
+  int64_t polled_ns_ = 0;   // Time spent polling for due sends (not busy: WorkerFinished).
 
   std::unique_ptr<net::EventLoop> loop_;
   int64_t warmup_ns_;

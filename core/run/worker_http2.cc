@@ -104,7 +104,7 @@ void Worker::FlushStreams(Connection& c) {
 
 void Worker::StampStreams(Connection& c, int64_t now) {
   for (PendingRequest& r : c.pending) {
-    if (r.in_use && r.sent_ns == kStampDue) r.sent_ns = now;
+    if (r.in_use && r.sent_ns == kStampDue) Stamp(r, now);
   }
   c.stamped = 0;
   if (!c.timer.scheduled()) ScheduleStreamTimeout(c);

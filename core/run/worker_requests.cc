@@ -17,6 +17,7 @@ bool Worker::NextRequest(PendingRequest* request) {
     *request = retry_.back();
     retry_.pop_back();
     request->sent_ns = 0;
+    request->waited = true;
     return true;
   }
   RequestPacer::Due due;
@@ -29,14 +30,18 @@ bool Worker::NextRequest(PendingRequest* request) {
               .intended_ns = due.intended_ns,
               .sent_ns = 0,
               .target = static_cast<uint32_t>(config_.plan->TargetOf(index)),
-              .warmup = started_at - origin_ns_ < warmup_ns_};
+              .warmup = started_at - origin_ns_ < warmup_ns_,
+              .waited = pacer_.open() && due.intended_ns <= late_since_ns_};
   ++in_flight_;
   if (request->warmup) {
     stats_->WarmupStarted();
   } else {
     stats_->RequestStarted();
-    if (pacer_.open() && due.intended_ns <= late_since_ns_) stats_->LateStart();
+    if (request->waited) stats_->LateStart();
   }
+  // Due before this worker had set up (its ring, buffers, thread start): that wait is not a
+  // pace the client could not keep, so it stays out of the schedule lag.
+  if (due.intended_ns < started_ns_) request->waited = true;
   return true;
 }
 
@@ -179,6 +184,7 @@ void Worker::StartDue(int64_t now) {
     } else if (c.state == ConnState::kIdle && c.count == 0) {
       PendingRequest request;
       if (!NextRequest(&request)) return;
+      request.waited = true;  // Sent once connected.
       AddRequest(c, request);
       if (!Queued(c)) RequestConnect(c);  // Else --preconnect queued it: it connects soon.
     }

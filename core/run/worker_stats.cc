@@ -10,6 +10,16 @@ uint64_t RunStats::completed() const {
   return total;
 }
 
+void GeneratorStats::Merge(const GeneratorStats& other) {
+  schedule_lag.Merge(other.schedule_lag);
+  unsent += other.unsent;
+  busy_ns += other.busy_ns;
+  wall_ns += other.wall_ns;
+  busiest_share = std::max(busiest_share, other.busiest_share);
+  cpu_user_ns += other.cpu_user_ns;
+  cpu_system_ns += other.cpu_system_ns;
+}
+
 void RunStats::Merge(const RunStats& other) {
   started += other.started;
   for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
@@ -34,6 +44,7 @@ void RunStats::Merge(const RunStats& other) {
   latency.Merge(other.latency);
   latency_uncorrected.Merge(other.latency_uncorrected);
   late_starts += other.late_starts;
+  generator.Merge(other.generator);
   connect.Merge(other.connect);
   tls_handshake.Merge(other.tls_handshake);
   tls_handshakes += other.tls_handshakes;
@@ -104,6 +115,13 @@ RunStats WorkerStats::Snapshot() const {
   s.retried = Read(retried_);
   s.streams_capped_at = Read(streams_capped_at_);
   s.late_starts = Read(late_starts_);
+  if (open_model_) s.generator.schedule_lag = schedule_lag_.Snapshot();
+  s.generator.unsent = Read(unsent_);
+  s.generator.busy_ns = Read(busy_ns_);
+  s.generator.wall_ns = Read(wall_ns_);
+  if (s.generator.wall_ns > 0) {
+    s.generator.busiest_share = static_cast<double>(s.generator.busy_ns) / s.generator.wall_ns;
+  }
   s.connect = connect_.Snapshot();
   s.tls_handshake = handshake_.Snapshot();
   s.tls_handshakes = Read(tls_handshakes_);

@@ -2,6 +2,7 @@
 // read at any time by the reporter (relaxed atomics). RunStats is a plain, mergeable copy.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -21,6 +22,22 @@ inline constexpr size_t kStatusCodeSlots = 1000;  // Codes 0-999; llhttp accepts
 // a TLS cause (net/tls_errors.h) above every errno, or an HTTP/2 error code above those.
 inline constexpr size_t kErrnoSlots = kCauseEnd;
 using CauseCounts = std::array<std::array<uint64_t, kErrnoSlots>, kOutcomeCount>;
+
+// How well the client kept up (its own numbers, not the server's): the verdict on them is
+// core/run/generator_check.h's.
+struct GeneratorStats {
+  // Open model: from each send's due time to its send, for sends that had a connection ready
+  // (those that waited for one are RunStats::late_starts; that wait is the server's).
+  HistogramSnapshot schedule_lag;
+  uint64_t unsent = 0;       // Open model: due before the run stopped taking requests, never sent.
+  uint64_t busy_ns = 0;      // Workers' CPU time, less the time they polled for a due send,
+  uint64_t wall_ns = 0;      // over the time they ran (both summed over workers).
+  double busiest_share = 0;  // The highest busy_ns / wall_ns of one worker.
+  uint64_t cpu_user_ns = 0;  // The whole process (every shard's, once merged).
+  uint64_t cpu_system_ns = 0;
+
+  void Merge(const GeneratorStats& other);
+};
 
 struct RunStats {
   uint64_t started = 0;
@@ -56,6 +73,7 @@ struct RunStats {
   // HTTP/2: the fewest concurrent streams a server's SETTINGS allowed when below -p (0: -p
   // was never capped).
   uint64_t streams_capped_at = 0;
+  GeneratorStats generator;
   std::vector<uint64_t> target_ok;      // Per target request (--targets line).
   std::vector<uint64_t> target_failed;  // Ended with any outcome but ok.
 
@@ -92,6 +110,13 @@ class WorkerStats {
     latency_.Record(latency_ns);
   }
   void LateStart() { Add(late_starts_); }
+  void ScheduleLag(int64_t lag_ns) { schedule_lag_.Record(static_cast<uint64_t>(lag_ns)); }
+  void Unsent(uint64_t n) { Write(unsent_, n); }
+  // The worker ran `wall_ns`, of which it was busy `busy_ns`.
+  void WorkerFinished(int64_t busy_ns, int64_t wall_ns) {
+    Write(busy_ns_, static_cast<uint64_t>(std::max<int64_t>(busy_ns, 0)));
+    Write(wall_ns_, static_cast<uint64_t>(std::max<int64_t>(wall_ns, 0)));
+  }
   void Connected(int64_t connect_ns) { connect_.Record(static_cast<uint64_t>(connect_ns)); }
   void TlsConnected(const net::TlsHandshake& tls);
   void WarmupStarted() { Add(warmup_started_); }
@@ -131,6 +156,9 @@ class WorkerStats {
   SingleWriterCounter streams_capped_at_{0};
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   SingleWriterCounter late_starts_{0};
+  SingleWriterCounter unsent_{0};
+  SingleWriterCounter busy_ns_{0};
+  SingleWriterCounter wall_ns_{0};
   SingleWriterCounter warmup_started_{0};
   SingleWriterCounter warmup_completed_{0};
   size_t targets_;
@@ -141,6 +169,7 @@ class WorkerStats {
   LatencyHistogram uncorrected_;
   LatencyHistogram connect_;
   LatencyHistogram handshake_;
+  LatencyHistogram schedule_lag_;
   SingleWriterCounter tls_handshakes_{0};
   SingleWriterCounter tls_resumed_{0};
   std::atomic<const char*> tls_version_{""};

@@ -17,33 +17,48 @@ constexpr int64_t kMaxWaitNs = 100'000'000;           // How fast a stop request
 // just queued complete inline and count towards it, so it waits for that many more. A peer
 // that trickles is slept out instead: a wait would keep the kernel receiving one response at
 // a time for as long as the peer writes (docs/performance.md, "Measurements behind the code").
+// A wait that ends for a due send ends the WakeMargin early; within it the worker polls.
 absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
-  int64_t budget = WaitBudget(now);
+  bool for_due = false;
+  int64_t budget = WaitBudget(now, &for_due);
   absl::Status status;
   if (batch_.Trickling()) {
-    status = loop_->SubmitAndSleep(std::min(budget, batch_.window_ns()));
+    if (budget > batch_.window_ns()) for_due = false;
+    budget = std::min(budget, batch_.window_ns());
+    status = loop_->SubmitAndSleep(budget);
   } else {
     unsigned target = batch_.Target(in_flight_);
     unsigned batch = target + std::min(sends, target);
-    if (batch > 1) budget = std::min(budget, batch_.window_ns());
+    if (batch > 1 && budget > batch_.window_ns()) {
+      budget = batch_.window_ns();
+      for_due = false;
+    }
     status = loop_->SubmitAndWait(budget, batch);
   }
   if (!status.ok()) return status;
   // Every completion drained next was ready by now: one clock read serves them all.
   completions_at_ns_ = loop_->Now();
+  if (for_due && budget == 0) polled_ns_ += completions_at_ns_ - now;
+  if (for_due && budget > 0 && completions_at_ns_ >= now + budget) {
+    wake_margin_.Observe(completions_at_ns_ - now - budget);
+  }
   return absl::OkStatus();
 }
 
-int64_t Worker::WaitBudget(int64_t now) const {
+int64_t Worker::WaitBudget(int64_t now, bool* for_due) const {
   int64_t wait = loop_->timers().size() > 0 ? kMaxWaitWithTimersNs : kMaxWaitNs;
   if (!draining_ && config_.deadline_ns != 0) {
     wait = std::min(wait, std::max<int64_t>(config_.deadline_ns - now, 0));
   }
-  // Wake for the next request of the schedule; one already due waits for a connection, and
-  // the completion that frees one wakes us anyway.
+  // Wake for the next request of the schedule, a margin early; one already due waits for a
+  // connection, and the completion that frees one wakes us anyway.
   int64_t due = pacer_.next_due_ns();
   if (pacer_.open() && !draining_ && due > now && due != RequestPacer::kNever) {
-    wait = std::min(wait, due - now);
+    int64_t until = std::max<int64_t>(due - now - wake_margin_.ns(), 0);
+    if (until < wait) {
+      wait = until;
+      *for_due = true;
+    }
   }
   return wait;
 }
