@@ -9,6 +9,7 @@
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
+#include "cli/search_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
 #include "net/tls_context.h"
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
   CLI::App* serve = uringload::cli::AddServeCommand(app, serve_options);
   uringload::cli::MergeCommandOptions merge_options;
   CLI::App* merge = uringload::cli::AddMergeCommand(app, merge_options);
+  uringload::cli::SearchCommandOptions search_options;
+  CLI::App* search = uringload::cli::AddSearchCommand(app, search_options);
   uringload::cli::ReportCommandOptions report_options;
   CLI::App* report = uringload::cli::AddReportCommand(app, report_options);
   uringload::cli::DocsCommandOptions docs_options;
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
   if (run->parsed()) return uringload::cli::RunCommand(run_options);
   if (serve->parsed()) return uringload::cli::ServeCommand(serve_options);
   if (merge->parsed()) return uringload::cli::MergeCommand(merge_options);
+  if (search->parsed()) return uringload::cli::SearchCommand(search_options);
   if (report->parsed()) return uringload::cli::ReportCommand(report_options);
   if (int status = uringload::cli::DocsCommand(app, docs_options); status >= 0) return status;
   return uringload::cli::kUsageError;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
 #include "cli/command_docs.h"
+#include "cli/load_flags.h"
 #include "cli/report_command.h"
 #include "cli/version.h"
 #include "core/run/engine.h"
@@ -219,77 +220,7 @@ void Linger(const sigset_t& signals, absl::Duration linger) {
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Send HTTP/1.1 requests to a URL and report");
   core::RunOptions& o = options.run;
-  run->add_option("url", o.url, "http[s]://host[:port]/path; {i} is replaced by the request index");
-  run->add_option(
-      "-n,--requests", o.requests,
-      absl::StrCat("Exact number of requests (default 1000, at most ", core::kMaxRequests, ")"));
-  run->add_option("-d,--duration", o.duration,
-                  "Stop starting requests after this (e.g. 30s; at most 8760h)");
-  run->add_option("-c,--concurrency", o.concurrency,
-                  absl::StrCat("Requests in flight = connections, never more than -n (at most ",
-                               core::kMaxConcurrency, ")"))
-      ->capture_default_str();
-  run->add_option("-t,--threads", o.threads,
-                  "Worker threads (default: online CPUs, <= C, more when one descriptor table "
-                  "cannot hold C/T connections; at most 1024)");
-  run->add_option("--cpus", o.cpus,
-                  "Pin worker i to the (i mod N)-th CPU of this list (e.g. 0-3,6; default -t: "
-                  "one per CPU); against `serve --cpus` with the same list on this machine, each "
-                  "connection stays on one CPU");
-  run->add_option("-m,--method", o.method, "Request method")->capture_default_str();
-  run->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)");
-  run->add_option("--body", o.body, "Request body");
-  run->add_option("--body-file", o.body_file, "Request body read from a file")
-      ->type_name(kFileValue);
-  run->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
-      ->capture_default_str();
-  run->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt (at most 24h)")
-      ->capture_default_str();
-  run->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
-  run->add_option("--source", o.source,
-                  "Source addresses: 127.0.0.2,127.0.0.3 or 127.0.0.2-127.0.0.9 or 127.0.0.0/28");
-  run->add_option("--max-connecting", o.max_connecting, "Connects in flight per thread (ramp)")
-      ->capture_default_str();
-  run->add_option("--batch-window", o.batch_window,
-                  "Max wait to batch completions, 0 = none; may add this much to latencies. "
-                  "auto: 200us, and with -p a quarter of the mean latency, at most 400us")
-      ->capture_default_str();
-  run->add_option("--schedule-lag-bound", o.schedule_lag_bound,
-                  "With -R: a schedule lag p99 over this marks the client saturated")
-      ->capture_default_str();
-  run->add_option("-R,--rate", o.rate,
-                  "Open model: start R requests per second in total (fractional allowed), on a "
-                  "schedule; latency counts from each request's intended start");
-  run->add_option("--ramp", o.ramp, "With -R: rise linearly from 0 to R over this (e.g. 30s)");
-  run->add_option("-p,--pipeline,--streams", o.pipeline,
-                  absl::StrCat("Requests in flight per connection, at most ", core::kMaxPipeline,
-                               ": pipelined over HTTP/1.1, concurrent streams over HTTP/2 "
-                               "(capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS)"))
-      ->capture_default_str();
-  run->add_flag("--http2", o.http2,
-                "HTTP/2 only: https:// must agree on h2 by ALPN; http:// speaks h2c with prior "
-                "knowledge (default: h2 or HTTP/1.1 as an https:// server picks, HTTP/1.1 over "
-                "http://)");
-  run->add_option("--http2-window", o.http2_window,
-                  absl::StrCat("HTTP/2: the receive window the client announces per stream and "
-                               "for the connection, in bytes (default ",
-                               proto::kHttp2DefaultWindow, "; HTTP/2's own initial one is 65535)"));
-  run->add_option("--http2-header-table", o.http2_header_table,
-                  absl::StrCat("HTTP/2: the HPACK table in which the client keeps the header "
-                               "fields a server asks it to index, in bytes (default ",
-                               proto::kHttp2DefaultHeaderTable, ", HPACK's; at most ",
-                               core::kMaxHttp2HeaderTable, "; 0 keeps none)"));
-  run->add_flag("--http1.1", o.http1, "HTTP/1.1 only (https:// offers only http/1.1 by ALPN)");
-  run->add_option("--targets", o.targets_file,
-                  "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
-                  "all on the first line's host and port; instead of a URL")
-      ->type_name(kFileValue);
-  run->add_option("--targets-order", o.targets_order, "round-robin or random (see --seed)")
-      ->capture_default_str()
-      ->type_name("round-robin|random");
-  run->add_option("--seed", o.seed, "Seed of --targets-order random")->capture_default_str();
-  run->add_option("--warmup", o.warmup,
-                  "Requests started in this first part of the run are sent but not measured");
+  AddLoadFlags(run, o, /*schedule=*/true);
   run->add_flag("--allow-saturated", options.allow_saturated,
                 "--fail-if passes even when the client limited the run (see Generator:)");
   run->add_option("--fail-if", options.fail_if,
@@ -300,15 +231,6 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "Write one record per --interval: NDJSON, or CSV if PATH ends in .csv")
       ->type_name(kFileValue);
   run->add_option("--interval", options.interval, "Timeline interval")->capture_default_str();
-  run->add_flag("-k,--insecure", o.insecure, "https: do not verify the server's certificate");
-  run->add_option("--cacert", o.cacert, "https: trust the CAs in this PEM file (not the system's)")
-      ->type_name(kFileValue);
-  run->add_flag("--no-tls-resume", o.no_tls_resume,
-                "https: a full handshake on every connection (no session tickets)");
-  run->add_option("--tls-max-version", o.tls_max_version, "https: 1.2 or 1.3 (default 1.3)")
-      ->type_name("1.2|1.3");
-  run->add_option("--ciphers", o.ciphers, "https: TLS 1.2 cipher list (OpenSSL syntax)");
-  run->add_option("--ciphersuites", o.ciphersuites, "https: TLS 1.3 cipher suites");
   run->add_option("--json", options.json_path, "Write the result as JSON (- for stdout)")
       ->type_name(kFileValue);
   run->add_option("--report", options.report_path,

@@ -186,14 +186,22 @@ document.body.setAttribute("data-rendered", "yes");
 
 }  // namespace
 
-std::string HtmlReport(const RunResultFile& run, const std::vector<TimelinePoint>& timeline) {
+std::string HtmlText(const std::string& text) { return Html(text); }
+
+std::string HtmlPage(const std::string& title, const std::string& body) {
   return absl::StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>uringload: ",
-      Html(run.target), "</title>\n<style>", kStyle,
-      "</style></head>\n<body>\n<h1>uringload run: ", Html(run.target), "</h1>\n", PlanTable(run),
-      "<h2>Outcomes, status codes, errors</h2>\n", CountTables(run.stats), "<h2>Over time</h2>\n",
-      TimelineCharts(timeline), "<h2>Latency distribution</h2>\n",
-      HistogramChart(run.stats.latency), "<script>", kScript, "</script>\n</body></html>\n");
+      Html(title), "</title>\n<style>", kStyle, "</style></head>\n<body>\n", body, "<script>",
+      kScript, "</script>\n</body></html>\n");
+}
+
+std::string HtmlReport(const RunResultFile& run, const std::vector<TimelinePoint>& timeline) {
+  return HtmlPage(
+      run.target,
+      absl::StrCat("<h1>uringload run: ", Html(run.target), "</h1>\n", PlanTable(run),
+                   "<h2>Outcomes, status codes, errors</h2>\n", CountTables(run.stats),
+                   "<h2>Over time</h2>\n", TimelineCharts(timeline),
+                   "<h2>Latency distribution</h2>\n", HistogramChart(run.stats.latency)));
 }
 
 }  // namespace uringload::exporters

@@ -14,5 +14,10 @@
 namespace uringload::exporters {
 
 std::string HtmlReport(const RunResultFile& run, const std::vector<TimelinePoint>& timeline);
+// A whole page around `body` (HTML): the report's style, and the script that marks each
+// chart's rendered points for tests.
+std::string HtmlPage(const std::string& title, const std::string& body);
+// `text` with & < > " escaped.
+std::string HtmlText(const std::string& text);
 
 }  // namespace uringload::exporters

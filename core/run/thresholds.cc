@@ -37,9 +37,9 @@ Kind KindOf(const std::string& measure) {
 
 }  // namespace
 
-absl::StatusOr<Threshold> ParseThreshold(const std::string& text) {
-  auto fail = [&text](const std::string& why) {
-    return absl::InvalidArgumentError(absl::StrCat("--fail-if '", text, "': ", why));
+absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::string& flag) {
+  auto fail = [&text, &flag](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " '", text, "': ", why));
   };
   size_t at = text.find_first_of("<>");
   if (at == std::string::npos)

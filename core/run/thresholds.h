@@ -34,8 +34,9 @@ struct ThresholdResult {
   bool failed = false;          // The condition held, or there was nothing to measure.
 };
 
-// One expression, or InvalidArgument naming what is wrong with it.
-absl::StatusOr<Threshold> ParseThreshold(const std::string& text);
+// One expression, or InvalidArgument naming `flag` and what is wrong with it.
+absl::StatusOr<Threshold> ParseThreshold(const std::string& text,
+                                         const std::string& flag = "--fail-if");
 // Every --fail-if of a command, or the first one that does not parse.
 absl::StatusOr<std::vector<Threshold>> ParseThresholds(const std::vector<std::string>& texts);
 // The measured value of `measure` for a run with `stats` over `duration`.

@@ -169,7 +169,7 @@ TEST(GeneratorE2ETest, ARateTheClientKeepsIsNotSaturatedAndEverySendIsCounted) {
   UringloadServer server;
   ASSERT_TRUE(server.ok());
   RunOutput run = RunUringload(
-      {"-R", "1000", "-c", "20", "-d", "2s", "--schedule-lag-bound", "5ms", server.Url("/")});
+      {"-R", "2000", "-c", "20", "-d", "1s", "--schedule-lag-bound", "5ms", server.Url("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   if (kMeasuresPrecisely) {  // A sanitizer build may well be late by more than the bound.
     EXPECT_EQ(run.json["generator.saturated"], "false") << run.json["generator.reason"];

@@ -112,6 +112,18 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"run", "--body-file", "/tmp", "URL"}, "--body-file '/tmp': is a directory"},
       {{"serve", "--json", "/tmp"}, "--json '/tmp' is a directory"},
       {{"serve", "--json", "/nonexistent-dir/server.json"}, "--json '/nonexistent-dir"},
+      {{"run", "--schedule-lag-bound", "0s", "-R", "10", "URL"}, "--schedule-lag-bound"},
+      {{"search", "URL"}, "search needs at least one --slo"},
+      {{"search", "--slo", "p99>1s", "URL"}, "--slo 'p99>1s': an objective bounds"},
+      {{"search", "--slo", "rps<10", "URL"}, "search judges p50"},
+      {{"search", "--slo", "p99<1s", "--precision", "0", "URL"}, "--precision"},
+      {{"search", "--slo", "p99<1s", "--confidence", "100%", "URL"}, "--confidence"},
+      {{"search", "--slo", "p99<1s", "--start-rate", "500", "--max-rate", "100", "URL"},
+       "below --start-rate"},
+      {{"search", "--slo", "p99<1s", "--step-duration", "0s", "URL"}, "--step-duration"},
+      {{"search", "--slo", "p99<1s", "-n", "10", "URL"}, "-n"},
+      {{"search", "--slo", "p99<1s", "-c", "0", "URL"}, "-c"},
+      {{"search", "--slo", "p99<1s", "--json", "/tmp", "URL"}, "--json '/tmp' is a directory"},
   };
   SilentListener target;  // Every URL points here: nothing may connect to it.
   std::string url = "http://127.0.0.1:" + std::to_string(target.port()) + "/";

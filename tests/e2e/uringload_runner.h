@@ -19,11 +19,12 @@ struct RunOutput {
   FlatJson json;  // Empty when the run wrote none.
 };
 
-// `uringload run <args> --json <tmp> --quiet`, with the JSON parsed.
-inline RunOutput RunUringload(std::vector<std::string> args, int timeout_seconds = 120) {
+// `uringload <command> <args> --json <tmp> --quiet`, with the JSON parsed.
+inline RunOutput RunUringloadCommand(const std::string& command, std::vector<std::string> args,
+                                     int timeout_seconds = 120) {
   char path[] = "/tmp/uringload-result-XXXXXX";
   close(mkstemp(path));
-  std::vector<std::string> argv = {URINGLOAD_BINARY, "run"};
+  std::vector<std::string> argv = {URINGLOAD_BINARY, command};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--json", path, "--quiet"});
   RunOutput out;
@@ -36,6 +37,11 @@ inline RunOutput RunUringload(std::vector<std::string> args, int timeout_seconds
     if (json.ok()) out.json = *json;
   }
   return out;
+}
+
+// `uringload run <args> --json <tmp> --quiet`, with the JSON parsed.
+inline RunOutput RunUringload(std::vector<std::string> args, int timeout_seconds = 120) {
+  return RunUringloadCommand("run", std::move(args), timeout_seconds);
 }
 
 // The run's error table ("count × message" per line), for failure messages.

@@ -1,0 +1,283 @@
+#include "cli/search_command.h"
+
+#include <time.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cli/cli_util.h"
+#include "cli/command_docs.h"
+#include "cli/load_flags.h"
+#include "cli/version.h"
+#include "core/plan_limits.h"
+#include "core/run/engine.h"
+#include "core/run/generator_check.h"
+#include "core/search/rate_search.h"
+#include "core/search/slo.h"
+#include "exporters/run_report.h"
+#include "exporters/search_report.h"
+
+namespace uringload::cli {
+namespace {
+
+// A share given as 0.02 or 2%, within (0, 1).
+absl::StatusOr<double> ParseShare(const std::string& flag, std::string text) {
+  std::string given = text;
+  bool percent = !text.empty() && text.back() == '%';
+  if (percent) text.pop_back();
+  double value = 0;
+  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) value = -1;
+  if (percent) value /= 100;
+  if (value <= 0 || value >= 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " must be a share above 0 and below 1 (0.02 or 2%), got '", given, "'"));
+  }
+  return value;
+}
+
+absl::StatusOr<double> ParseRate(const std::string& flag, const std::string& text) {
+  double value = 0;
+  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value) || value <= 0 ||
+      value > core::kMaxRate) {
+    return absl::InvalidArgumentError(absl::StrCat(flag,
+                                                   " must be requests per second above 0 "
+                                                   "and at most ",
+                                                   core::kMaxRate, ", got '", text, "'"));
+  }
+  return value;
+}
+
+// Everything a search needs, checked before any traffic.
+struct SearchSettings {
+  std::vector<core::Slo> slos;
+  core::RateSearch::Settings rates;
+  absl::Duration step;
+  absl::Duration warmup;
+  absl::Duration cooldown;
+  double confidence = 0.95;
+};
+
+absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
+  SearchSettings s;
+  if (o.slos.empty()) return absl::InvalidArgumentError("search needs at least one --slo");
+  absl::StatusOr<std::vector<core::Slo>> slos = core::ParseSlos(o.slos);
+  if (!slos.ok()) return slos.status();
+  s.slos = *slos;
+  absl::StatusOr<double> start = ParseRate("--start-rate", o.start_rate);
+  if (!start.ok()) return start.status();
+  absl::StatusOr<double> max = ParseRate("--max-rate", o.max_rate);
+  if (!max.ok()) return max.status();
+  if (*max < *start) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-rate ", o.max_rate, " is below --start-rate ", o.start_rate));
+  }
+  absl::StatusOr<double> precision = ParseShare("--precision", o.precision);
+  if (!precision.ok()) return precision.status();
+  absl::StatusOr<double> confidence = ParseShare("--confidence", o.confidence);
+  if (!confidence.ok()) return confidence.status();
+  if (absl::Status s = core::CheckRange("--max-steps", o.max_steps, 2, 1000); !s.ok()) return s;
+  s.rates = {.start_rate = *start,
+             .growth = 2,
+             .precision = *precision,
+             .max_rate = *max,
+             .max_steps = static_cast<uint32_t>(o.max_steps)};
+  s.confidence = *confidence;
+  absl::StatusOr<absl::Duration> step = core::ParseDurationFlag(
+      "--step-duration", o.step_duration, absl::ZeroDuration(), absl::Hours(24), true);
+  if (!step.ok()) return step.status();
+  absl::StatusOr<absl::Duration> warmup =
+      core::ParseDurationFlag("--warmup", o.warmup, absl::ZeroDuration(), absl::Hours(24));
+  if (!warmup.ok()) return warmup.status();
+  absl::StatusOr<absl::Duration> cooldown =
+      core::ParseDurationFlag("--cooldown", o.cooldown, absl::ZeroDuration(), absl::Hours(24));
+  if (!cooldown.ok()) return cooldown.status();
+  s.step = *step;
+  s.warmup = *warmup;
+  s.cooldown = *cooldown;
+  return s;
+}
+
+// The plan of a step at `rate`: the flags given, the rate, the warmup and the step's length.
+core::RunOptions StepOptions(const SearchCommandOptions& o, const SearchSettings& s, double rate) {
+  core::RunOptions run = o.run;
+  run.rate = absl::StrFormat("%.17g", rate);
+  run.duration = absl::FormatDuration(s.warmup + s.step);
+  if (s.warmup > absl::ZeroDuration()) run.warmup = absl::FormatDuration(s.warmup);
+  return run;
+}
+
+// Why a step fails, in a phrase per cause ("" when it passes).
+std::string WhyFailed(const core::GeneratorVerdict& generator,
+                      const std::vector<core::SloCheck>& checks) {
+  std::vector<std::string> why;
+  if (generator.saturated) {
+    why.push_back(absl::StrCat("invalid, the client was saturated (", generator.reason, ")"));
+  } else if (generator.sent_share < core::kMinSentShare) {
+    why.push_back(absl::StrFormat("sent %.1f%% of the planned requests on schedule",
+                                  100 * generator.sent_share));
+  }
+  for (const core::SloCheck& c : checks) {
+    if (c.met) continue;
+    if (c.requests == 0) {
+      why.push_back(absl::StrCat(c.expr, ": nothing to measure"));
+    } else if (c.allowed < 0) {
+      why.push_back(absl::StrCat(c.expr, ": ", c.requests, " requests are too few to show it"));
+    } else {
+      why.push_back(absl::StrFormat("%s: %d of %d beyond, at most %d allowed", c.expr, c.beyond,
+                                    c.requests, c.allowed));
+    }
+  }
+  return absl::StrJoin(why, "; ");
+}
+
+// Runs one step; `stopped_by` gets a stop signal that arrived meanwhile.
+absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
+                                              const SearchSettings& s, double rate,
+                                              const sigset_t& signals, int* stopped_by) {
+  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(o, s, rate));
+  if (!plan.ok()) return plan.status();
+  core::Engine engine(*plan);
+  if (absl::Status started = engine.Start(); !started.ok()) return started;
+  while (!engine.Done()) {
+    int signal = WaitForStopSignal(signals, 100);
+    if (signal != 0) {
+      *stopped_by = signal;
+      engine.RequestStop();
+    }
+  }
+  absl::StatusOr<core::RunResult> result = engine.Wait();
+  if (!result.ok()) return result.status();
+  exporters::RunReport report{.target = o.run.targets_file ? *o.run.targets_file : o.run.url,
+                              .machine = exporters::ThisMachine(URINGLOAD_VERSION),
+                              .planned = std::nullopt,
+                              .concurrency = plan->concurrency,
+                              .requested_concurrency = plan->requested_concurrency,
+                              .threads = plan->threads,
+                              .result = &*result,
+                              .plan = &*plan,
+                              .batch_window_max = plan->batch_window_max};
+  exporters::SearchStep step{
+      .rate = rate,
+      .stats = result->stats,
+      .measured_seconds = absl::ToDoubleSeconds(exporters::MeasuredDuration(*result, &*plan)),
+      .result_json = exporters::RunResultToJson(report)};
+  for (const core::Slo& slo : s.slos) {
+    step.checks.push_back(core::CheckSlo(slo, result->stats, s.confidence));
+  }
+  core::GeneratorVerdict generator = exporters::GeneratorVerdictOf(report);
+  step.why = WhyFailed(generator, step.checks);
+  step.passed = step.why.empty();
+  return step;
+}
+
+void Sleep(absl::Duration d, const sigset_t& signals, int* stopped_by) {
+  absl::Time until = absl::Now() + d;
+  while (*stopped_by == 0 && absl::Now() < until) {
+    int ms = static_cast<int>(
+        std::min<int64_t>(100, absl::ToInt64Milliseconds(until - absl::Now()) + 1));
+    *stopped_by = WaitForStopSignal(signals, ms);
+  }
+}
+
+}  // namespace
+
+CLI::App* AddSearchCommand(CLI::App& app, SearchCommandOptions& options) {
+  CLI::App* search = app.add_subcommand(
+      "search", "Find the highest request rate that meets every --slo (open-model steps)");
+  AddLoadFlags(search, options.run, /*schedule=*/false);
+  search->add_option("--slo", options.slos,
+                     "An objective each step must meet, with --confidence (repeatable): "
+                     "p50..p999<DURATION or error_rate<SHARE, e.g. 'p99<50ms', "
+                     "'error_rate<0.1%'");
+  search->add_option("--start-rate", options.start_rate, "The first step's rate, requests/s")
+      ->capture_default_str();
+  search->add_option("--max-rate", options.max_rate, "The rate never goes above this")
+      ->capture_default_str();
+  search->add_option("--step-duration", options.step_duration, "Measured time of each step")
+      ->capture_default_str();
+  search->add_option("--warmup", options.warmup, "Unmeasured time before each step's")
+      ->capture_default_str();
+  search->add_option("--cooldown", options.cooldown, "Pause between steps")->capture_default_str();
+  search
+      ->add_option("--precision", options.precision,
+                   "Stop bisecting when the bracket is this narrow (relative)")
+      ->capture_default_str();
+  search
+      ->add_option("--confidence", options.confidence,
+                   "How sure a step must be that each objective holds")
+      ->capture_default_str();
+  search->add_option("--max-steps", options.max_steps, "At most this many steps")
+      ->capture_default_str();
+  search
+      ->add_option("--json", options.json_path,
+                   "Write every step's result and the rate found as JSON (- for stdout)")
+      ->type_name(kFileValue);
+  search
+      ->add_option("--report", options.report_path,
+                   "Write an HTML page with the latency-vs-rate chart")
+      ->type_name(kFileValue);
+  search->add_flag("-q,--quiet", options.quiet, "No table");
+  RequireWholeNumbers(search, {"-c", "-t", "--max-connecting", "-p", "--seed", "--http2-window",
+                               "--http2-header-table", "--max-steps"});
+  SetRepeatPolicy(search, {"--header", "--slo"});
+  return search;
+}
+
+int SearchCommand(const SearchCommandOptions& options) {
+  absl::StatusOr<SearchSettings> settings = ParseSettings(options);
+  if (!settings.ok()) return Fail(settings.status());
+  // The whole plan is checked now, at the start rate: a bad flag exits 2 before any traffic.
+  absl::StatusOr<core::RunPlan> first =
+      core::MakeRunPlan(StepOptions(options, *settings, settings->rates.start_rate));
+  if (!first.ok()) return Fail(first.status());
+  absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
+  if (!json.ok()) return Fail(json.status());
+  absl::StatusOr<OutputFile> html = OutputFile::Open("--report", options.report_path);
+  if (!html.ok() || html->is_stdout()) {
+    PrintError(html.ok() ? "--report needs a file, not stdout"
+                         : std::string(html.status().message()));
+    return kUsageError;
+  }
+  bool table = !options.quiet && !json->is_stdout();
+  sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
+  exporters::SearchRecord record{
+      .target = options.run.targets_file ? *options.run.targets_file : options.run.url,
+      .slos = options.slos,
+      .confidence = settings->confidence,
+      .precision = settings->rates.precision};
+  if (table) {
+    std::cout << "Searching for the highest rate meeting " << absl::StrJoin(options.slos, ", ")
+              << absl::StrFormat(" (%.0f%% confidence)\n", 100 * settings->confidence)
+              << exporters::SearchTableHeader() << std::flush;
+  }
+  core::RateSearch search(settings->rates);
+  int stopped_by = 0;
+  while (std::optional<double> rate = search.Next()) {
+    if (!record.steps.empty()) Sleep(settings->cooldown, signals, &stopped_by);
+    if (stopped_by != 0) break;
+    bool confirmation = search.confirming();
+    absl::StatusOr<exporters::SearchStep> step =
+        RunStep(options, *settings, *rate, signals, &stopped_by);
+    if (!step.ok()) return Fail(step.status(), kRuntimeError);
+    step->confirmation = confirmation;
+    if (table) std::cout << exporters::SearchTableRow(*step) << std::flush;
+    if (stopped_by != 0) break;  // An interrupted step proves nothing.
+    search.Record(step->passed);
+    record.steps.push_back(*std::move(step));
+  }
+  record.outcome = search.outcome();
+  record.lower = search.lower();
+  record.upper = search.upper();
+  if (table) std::cout << exporters::SearchConclusion(record) << std::flush;
+  bool written = !json->enabled() || json->Write(exporters::SearchJson(record));
+  if (html->enabled()) written = html->Write(exporters::SearchHtml(record)) && written;
+  if (!written) return kRuntimeError;
+  if (stopped_by != 0) return 128 + stopped_by;
+  return search.outcome() == core::RateSearch::Outcome::kFound ? 0 : kThresholdFailed;
+}
+
+}  // namespace uringload::cli

@@ -1,0 +1,98 @@
+// End-to-end: `uringload search` against `uringload serve` with its service model, a target of
+// known capacity: one slot of 1 ms answers at most 1,000 requests a second. Client and server
+// each on a CPU of their own, so neither delays the other's wake-ups.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+
+namespace uringload::testing {
+namespace {
+
+double Number(const FlatJson& j, const std::string& path) {
+  auto it = j.find(path);
+  EXPECT_NE(it, j.end()) << path;
+  return it == j.end() ? -1 : std::stod(it->second);
+}
+
+// The steps of a search's JSON, with their rate, verdict and why.
+struct Step {
+  double rate;
+  bool passed;
+  std::string why;
+};
+std::vector<Step> Steps(const FlatJson& j) {
+  std::vector<Step> steps;
+  for (int k = 0; j.count("steps." + std::to_string(k) + ".rate"); ++k) {
+    std::string at = "steps." + std::to_string(k);
+    steps.push_back({Number(j, at + ".rate"), j.at(at + ".passed") == "true", j.at(at + ".why")});
+  }
+  return steps;
+}
+
+const std::vector<std::string> kQuickSteps = {
+    "--step-duration", "2s", "--warmup", "500ms", "--cooldown", "200ms", "-t", "1", "--cpus", "0"};
+
+// A capacity of exactly 1,000/s: the rate found lies within 5% below it, every step above it
+// fails because of its p99, and the rate found passed twice.
+TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
+  UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "1ms"});
+  ASSERT_TRUE(server.ok());
+  std::vector<std::string> args = {"--slo", "p99<20ms", "--start-rate", "400", "-c", "50"};
+  args.insert(args.end(), kQuickSteps.begin(), kQuickSteps.end());
+  args.push_back(server.Url("/"));
+  RunOutput search = RunUringloadCommand("search", args, 300);
+  ASSERT_EQ(search.process.exit_code, 0) << search.process.err;
+  EXPECT_EQ(search.json["outcome"], "found");
+  double found = Number(search.json, "rate");
+  EXPECT_GE(found, 950);
+  EXPECT_LE(found, 1000.5);
+  EXPECT_LE(Number(search.json, "bracket.upper") - found, 0.02 * found + 1e-9);
+  std::vector<Step> steps = Steps(search.json);
+  ASSERT_GE(steps.size(), 6u);
+  int found_passes = 0;
+  for (const Step& step : steps) {
+    if (step.rate == found) found_passes += step.passed;
+    if (step.rate > 1010) {
+      EXPECT_FALSE(step.passed) << step.rate;
+      EXPECT_NE(step.why.find("p99<20ms: "), std::string::npos) << step.rate << ": " << step.why;
+    }
+  }
+  EXPECT_EQ(found_passes, 2);
+  EXPECT_EQ(steps.back().rate, found);  // The confirmation comes last.
+  // Every step's whole result is there, histograms included.
+  EXPECT_GT(JsonCount(search.json, "steps.0.result.latency_histogram.count"), 0u);
+}
+
+// The error-rate objective, against a server that answers 0.5% of requests with garbage and
+// takes 0-2 ms each (4 slots): 5% is met at the start rate, 0.1% never (exit 3, saying why).
+TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
+  UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "4", "--delay",
+                          "uniform:0ms-2ms", "--fault-malformed", "0.005"});
+  ASSERT_TRUE(server.ok());
+  std::vector<std::string> base = {"--start-rate", "1000", "--max-rate", "1000", "-c", "50"};
+  base.insert(base.end(), kQuickSteps.begin(), kQuickSteps.end());
+  base.push_back(server.Url("/"));
+  std::vector<std::string> loose = {"--slo", "error_rate<5%", "--slo", "p99<50ms"};
+  loose.insert(loose.end(), base.begin(), base.end());
+  RunOutput met = RunUringloadCommand("search", loose, 120);
+  ASSERT_EQ(met.process.exit_code, 0) << met.process.err;
+  EXPECT_EQ(Number(met.json, "rate"), 1000);
+  EXPECT_GT(JsonCount(met.json, "steps.0.slos.0.beyond"), 0u);  // Errors there were.
+
+  std::vector<std::string> strict = {"--slo", "error_rate<0.1%"};
+  strict.insert(strict.end(), base.begin(), base.end());
+  RunOutput none = RunUringloadCommand("search", strict, 120);
+  EXPECT_EQ(none.process.exit_code, 3) << none.process.err;
+  EXPECT_EQ(none.json["outcome"], "none_met");
+  EXPECT_EQ(none.json["rate"], "null");
+  std::vector<Step> steps = Steps(none.json);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_NE(steps[0].why.find("error_rate<0.1%: "), std::string::npos) << steps[0].why;
+}
+
+}  // namespace
+}  // namespace uringload::testing
