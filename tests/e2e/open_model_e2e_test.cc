@@ -15,12 +15,6 @@
 namespace uringload::testing {
 namespace {
 
-double Number(const FlatJson& j, const std::string& path) {
-  auto it = j.find(path);
-  EXPECT_NE(it, j.end()) << path;
-  return it == j.end() ? -1 : std::stod(it->second);
-}
-
 // Sanitizer builds run every request several times slower: there the schedule (the count
 // started) is checked, and the measured rate and latency only in the build users run.
 #ifdef URINGLOAD_SANITIZER_BUILD
@@ -37,12 +31,12 @@ TEST(OpenModelE2ETest, HoldsTheRateWithTheServersLatency) {
   // The schedule's origin and the duration's deadline are read a moment apart (10,003 seen).
   EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "requests.started")), 10'000, 10);
   EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(run.json, "requests.started"));
-  EXPECT_GE(Number(run.json, "latency_seconds.p50"), 0.010);
+  EXPECT_GE(JsonNumber(run.json, "latency_seconds.p50"), 0.010);
   if (kMeasuresPrecisely) {
-    EXPECT_NEAR(Number(run.json, "requests_per_second"), 2000, 20);
+    EXPECT_NEAR(JsonNumber(run.json, "requests_per_second"), 2000, 20);
     // The server's 10 ms and little more: a stray 40 ms delayed ACK or a delay counted twice
     // would show (12 ms was passed by 0.6 ms on a busy 2-CPU machine).
-    EXPECT_LE(Number(run.json, "latency_seconds.p50"), 0.015);
+    EXPECT_LE(JsonNumber(run.json, "latency_seconds.p50"), 0.015);
   }
 }
 
@@ -60,7 +54,7 @@ TEST(OpenModelE2ETest, NAtARate) {
   RunOutput run = RunUringload({"-n", "300", "-R", "200", server.Url("/{i}")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 300u);
-  EXPECT_NEAR(Number(run.json, "duration_seconds"), 1.5, 0.1);  // Last one due at 1.495 s.
+  EXPECT_NEAR(JsonNumber(run.json, "duration_seconds"), 1.5, 0.1);  // Last one due at 1.495 s.
 }
 
 TEST(OpenModelE2ETest, TheRampRisesLinearly) {
@@ -82,12 +76,12 @@ TEST(OpenModelE2ETest, CoordinatedOmissionIsCorrected) {
   RunOutput longer = RunUringload({"-R", "200", "-c", "4", "-d", "4s", server.Url("/")});
   for (const RunOutput* run : {&shorter, &longer}) {
     ASSERT_EQ(run->process.exit_code, 0) << run->process.err;
-    EXPECT_GT(Number(run->json, "latency_seconds.p99"), 1.0);
-    EXPECT_LT(Number(run->json, "latency_uncorrected_seconds.p99"), 0.2);
+    EXPECT_GT(JsonNumber(run->json, "latency_seconds.p99"), 1.0);
+    EXPECT_LT(JsonNumber(run->json, "latency_uncorrected_seconds.p99"), 0.2);
     EXPECT_GT(JsonCount(run->json, "requests.late_starts"), 0u);
   }
-  EXPECT_GT(Number(longer.json, "latency_seconds.p99"),
-            Number(shorter.json, "latency_seconds.p99") + 0.5);
+  EXPECT_GT(JsonNumber(longer.json, "latency_seconds.p99"),
+            JsonNumber(shorter.json, "latency_seconds.p99") + 0.5);
 }
 
 // The server stops for a second: every request due meanwhile waits, which only the corrected
@@ -104,8 +98,8 @@ TEST(OpenModelE2ETest, AServerPauseShowsInTheCorrectedLatencyOnly) {
   RunOutput run = RunUringload({"-R", "1000", "-c", "10", "-d", "4s", server.Url("/")});
   pauser.join();
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  EXPECT_GE(Number(run.json, "latency_seconds.p99"), 0.5);
-  EXPECT_LT(Number(run.json, "latency_uncorrected_seconds.p99"), 0.1);
+  EXPECT_GE(JsonNumber(run.json, "latency_seconds.p99"), 0.5);
+  EXPECT_LT(JsonNumber(run.json, "latency_uncorrected_seconds.p99"), 0.1);
 }
 
 // A process that spins on `cpu` until killed: a neighbour that takes half of that CPU.
@@ -187,11 +181,11 @@ TEST(GeneratorE2ETest, ARateTheClientKeepsIsNotSaturatedAndEverySendIsCounted) {
   EXPECT_EQ(JsonCount(run.json, "generator.planned_sends"),
             started + JsonCount(run.json, "generator.unsent"));
   EXPECT_LE(JsonCount(run.json, "generator.unsent"), 1u);  // Due as the deadline passed.
-  EXPECT_GT(Number(run.json, "generator.cpu_seconds.user") +
-                Number(run.json, "generator.cpu_seconds.system"),
+  EXPECT_GT(JsonNumber(run.json, "generator.cpu_seconds.user") +
+                JsonNumber(run.json, "generator.cpu_seconds.system"),
             0);
   if (kMeasuresPrecisely) {
-    EXPECT_LT(Number(run.json, "generator.schedule_lag_seconds.p50"), 1e-3);
+    EXPECT_LT(JsonNumber(run.json, "generator.schedule_lag_seconds.p50"), 1e-3);
   }
 }
 
@@ -203,7 +197,7 @@ TEST(ThresholdsE2ETest, ABreachedOneExitsThreeAMetOneZero) {
   EXPECT_EQ(breached.process.exit_code, 3) << breached.process.err;
   EXPECT_EQ(breached.json.at("thresholds.0.failed"), "true");
   EXPECT_EQ(breached.json.at("thresholds.1.failed"), "false");
-  EXPECT_GT(Number(breached.json, "thresholds.0.value"), 0.004);
+  EXPECT_GT(JsonNumber(breached.json, "thresholds.0.value"), 0.004);
   RunOutput met = RunUringload(
       {"-n", "200", "-c", "10", "--fail-if", "p50>1s", "--fail-if", "ok<200", server.Url("/")});
   EXPECT_EQ(met.process.exit_code, 0) << met.process.err;

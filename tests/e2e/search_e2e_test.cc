@@ -12,12 +12,6 @@
 namespace uringload::testing {
 namespace {
 
-double Number(const FlatJson& j, const std::string& path) {
-  auto it = j.find(path);
-  EXPECT_NE(it, j.end()) << path;
-  return it == j.end() ? -1 : std::stod(it->second);
-}
-
 // The steps of a search's JSON, with their rate, verdict and why.
 struct Step {
   double rate;
@@ -28,7 +22,8 @@ std::vector<Step> Steps(const FlatJson& j) {
   std::vector<Step> steps;
   for (int k = 0; j.count("steps." + std::to_string(k) + ".rate"); ++k) {
     std::string at = "steps." + std::to_string(k);
-    steps.push_back({Number(j, at + ".rate"), j.at(at + ".passed") == "true", j.at(at + ".why")});
+    steps.push_back(
+        {JsonNumber(j, at + ".rate"), j.at(at + ".passed") == "true", j.at(at + ".why")});
   }
   return steps;
 }
@@ -47,10 +42,10 @@ TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   RunOutput search = RunUringloadCommand("search", args, 300);
   ASSERT_EQ(search.process.exit_code, 0) << search.process.err;
   EXPECT_EQ(search.json["outcome"], "found");
-  double found = Number(search.json, "rate");
+  double found = JsonNumber(search.json, "rate");
   EXPECT_GE(found, 950);
   EXPECT_LE(found, 1000.5);
-  EXPECT_LE(Number(search.json, "bracket.upper") - found, 0.02 * found + 1e-9);
+  EXPECT_LE(JsonNumber(search.json, "bracket.upper") - found, 0.02 * found + 1e-9);
   std::vector<Step> steps = Steps(search.json);
   ASSERT_GE(steps.size(), 6u);
   int found_passes = 0;
@@ -80,7 +75,7 @@ TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
   loose.insert(loose.end(), base.begin(), base.end());
   RunOutput met = RunUringloadCommand("search", loose, 120);
   ASSERT_EQ(met.process.exit_code, 0) << met.process.err;
-  EXPECT_EQ(Number(met.json, "rate"), 1000);
+  EXPECT_EQ(JsonNumber(met.json, "rate"), 1000);
   EXPECT_GT(JsonCount(met.json, "steps.0.slos.0.beyond"), 0u);  // Errors there were.
 
   std::vector<std::string> strict = {"--slo", "error_rate<0.1%"};

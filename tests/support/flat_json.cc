@@ -40,4 +40,16 @@ uint64_t JsonCount(const FlatJson& json, const std::string& path) {
   return value;
 }
 
+double JsonNumber(const FlatJson& json, const std::string& path) {
+  auto it = json.find(path);
+  char* end = nullptr;
+  double value = it == json.end() ? 0 : std::strtod(it->second.c_str(), &end);
+  if (it == json.end() || end == it->second.c_str() || *end != '\0') {
+    ADD_FAILURE() << "JSON key " << path << " is not a number"
+                  << (it == json.end() ? std::string() : ": " + it->second);
+    return -1;
+  }
+  return value;
+}
+
 }  // namespace uringload::testing

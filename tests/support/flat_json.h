@@ -17,5 +17,8 @@ absl::StatusOr<FlatJson> FlattenJson(std::string_view text);
 
 // The value at `path` as an integer; fails the calling test when missing or not a number.
 uint64_t JsonCount(const FlatJson& json, const std::string& path);
+// The value at `path` as a number; fails the calling test (and gives -1) when missing or not
+// a number.
+double JsonNumber(const FlatJson& json, const std::string& path);
 
 }  // namespace uringload::testing
