@@ -48,6 +48,12 @@ class RunRecorder {
   absl::Duration Tick() {
     absl::Duration elapsed = engine_.Elapsed();
     absl::Duration next = absl::Milliseconds(100);
+    absl::Duration second = absl::Seconds(ok_series_.next_end_seconds());
+    if (elapsed >= second && !engine_.Done()) {
+      uint64_t ok = engine_.Snapshot().outcome(core::Outcome::kOk);
+      for (; elapsed >= second; second += absl::Seconds(1)) ok_series_.Add(ok);
+    }
+    next = std::min(next, second - elapsed);
     if (timeline_->enabled()) {
       absl::Duration boundary = (rows_ + 1) * interval_;
       if (elapsed >= boundary) {
@@ -68,7 +74,8 @@ class RunRecorder {
   }
 
   // The last row, from the final stats, so the rows add up to the result exactly.
-  bool Finish(const core::RunResult& result) {
+  bool Finish(core::RunResult& result) {
+    ok_series_.MoveInto(&result);
     if (live_) std::fprintf(stderr, "\r\x1b[K");
     if (!timeline_->enabled()) return true;
     absl::Duration last = rows_ * interval_;
@@ -80,6 +87,8 @@ class RunRecorder {
   }
 
  private:
+  core::OkSeries ok_series_;
+
   void WriteRow(const core::RunStats& stats, absl::Duration t, absl::Duration length) {
     double seconds = std::round(absl::ToDoubleSeconds(t) * 1e6) / 1e6;
     double span = std::max(std::round(absl::ToDoubleSeconds(length) * 1e6) / 1e6, 0.0);

@@ -153,6 +153,14 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     s.generator.cpu_system_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kSystem);
     r.schedule_lag_bound = absl::Nanoseconds(nanos(g, run_key::kScheduleLagBoundSeconds));
   }
+  if (doc.contains(run_key::kOkPerInterval)) {
+    const Json& series = At(doc, run_key::kOkPerInterval);
+    r.interval_seconds = At(series, run_key::kSeconds).get<double>();
+    for (const Json& count : At(series, run_key::kCounts)) {
+      if (!count.is_number_unsigned()) throw BadField{"an ok_per_interval count is not a count"};
+      r.ok_per_interval.push_back(count.get<uint64_t>());
+    }
+  }
   for (const Json& target : At(doc, run_key::kTargets)) {
     r.targets.push_back({.line = static_cast<int>(Count(target, run_key::kLine)),
                          .method = Text(target, run_key::kMethod),

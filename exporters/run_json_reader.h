@@ -46,6 +46,8 @@ struct RunResultFile {
   std::string tls_cipher;
   std::vector<TargetResult> targets;
   core::RunStats stats;
+  std::vector<uint64_t> ok_per_interval;  // Empty in results from before it was recorded.
+  double interval_seconds = 1;
 };
 
 // Parses `text` (the contents of `name`); an error names the file and the field.

@@ -85,6 +85,17 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
       merged.tls_cipher = file.tls_cipher;
     }
   }
+  // Ok responses per interval: the shards' added up interval by interval (they ran together),
+  // when all have the same interval; as long as the shortest.
+  merged.result.interval_seconds = first.interval_seconds;
+  merged.result.ok_per_interval = first.ok_per_interval;
+  for (const RunResultFile& file : files) {
+    if (&file == &first) continue;
+    std::vector<uint64_t>& sum = merged.result.ok_per_interval;
+    if (file.interval_seconds != first.interval_seconds) sum.clear();
+    sum.resize(std::min(sum.size(), file.ok_per_interval.size()));
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += file.ok_per_interval[i];
+  }
   if (all_planned) merged.planned = planned;
   merged.result.duration = merged.result.ended_at - merged.result.started_at;
   for (const TargetResult& t : first.targets) {

@@ -118,4 +118,22 @@ absl::StatusOr<RunResult> Engine::Wait() {
   return result;
 }
 
+void OkSeries::Add(uint64_t ok_total) {
+  pending_ += ok_total - last_total_;
+  last_total_ = ok_total;
+  ++seen_;
+  if (++pending_seconds_ < width_) return;
+  counts_.push_back(pending_);
+  pending_ = pending_seconds_ = 0;
+  if (counts_.size() < kMaxIntervals) return;
+  for (size_t i = 0; i < counts_.size() / 2; ++i) counts_[i] = counts_[2 * i] + counts_[2 * i + 1];
+  counts_.resize(counts_.size() / 2);
+  width_ *= 2;
+}
+
+void OkSeries::MoveInto(RunResult* result) {
+  result->ok_per_interval = std::move(counts_);
+  result->interval_seconds = static_cast<double>(width_);
+}
+
 }  // namespace uringload::core

@@ -23,6 +23,29 @@ struct RunResult {
   absl::Time started_at;  // Wall clock, for the record.
   absl::Time ended_at;
   bool interrupted = false;  // Stopped by RequestStop() before the plan's end.
+  // Ok responses per interval from the start (whole intervals only), for a throughput test
+  // between runs (`compare`); filled by the command's reporter (OkSeries).
+  std::vector<uint64_t> ok_per_interval;
+  double interval_seconds = 1;
+};
+
+// The ok responses of each whole second of a run, bounded: past kMaxIntervals the intervals
+// double in length (neighbours added up), so a week-long run keeps at most that many.
+class OkSeries {
+ public:
+  static constexpr size_t kMaxIntervals = 3600;
+  // The cumulative ok count at the end of the next interval.
+  void Add(uint64_t ok_total);
+  double next_end_seconds() const { return (seen_ + 1) * 1.0; }
+  void MoveInto(RunResult* result);
+
+ private:
+  std::vector<uint64_t> counts_;
+  uint64_t last_total_ = 0;
+  uint64_t seen_ = 0;     // Seconds recorded.
+  uint64_t width_ = 1;    // Seconds per interval.
+  uint64_t pending_ = 0;  // Of the interval being filled.
+  uint64_t pending_seconds_ = 0;
 };
 
 class Engine {
