@@ -19,6 +19,19 @@ void TimerWheel::Schedule(TimerNode* node, int64_t deadline_ns) {
   ++size_;
 }
 
+int64_t TimerWheel::EarliestWithin(int64_t now_ns, int64_t within_ns) const {
+  int64_t earliest = now_ns + within_ns;
+  if (size_ == 0) return earliest;
+  int64_t last = std::min(earliest / kTickNs, current_tick_ + static_cast<int64_t>(kSlots) - 1);
+  for (int64_t tick = current_tick_; tick <= last; ++tick) {
+    const TimerNode& head = slots_[static_cast<size_t>(tick) & (kSlots - 1)];
+    for (const TimerNode* node = head.next; node != &head; node = node->next) {
+      earliest = std::min(earliest, node->deadline_ns);
+    }
+  }
+  return earliest;
+}
+
 void TimerWheel::Cancel(TimerNode* node) {
   if (node->scheduled()) Unlink(node);
 }

@@ -31,6 +31,10 @@ class TimerWheel {
   void Cancel(TimerNode* node);
   size_t size() const { return size_; }
 
+  // The earliest deadline before now_ns + within_ns, or now_ns + within_ns if none is: for
+  // how long a loop may sleep. Looks only at the slots of that span (a few for a short one).
+  int64_t EarliestWithin(int64_t now_ns, int64_t within_ns) const;
+
   // Expires every node whose deadline is <= now_ns, calling on_expire(TimerNode*) after
   // unlinking it (the callback may schedule it again).
   template <typename Fn>

@@ -30,6 +30,24 @@ TEST(TimerWheelTest, ExpiresInDeadlineOrderAcrossTicks) {
   EXPECT_EQ(wheel.size(), 0u);
 }
 
+// How long a loop may sleep: to the earliest deadline inside the span, to the nanosecond
+// (not a tick later), and the span's end when none is inside it, even with a deadline of the
+// next revolution in the same slot.
+TEST(TimerWheelTest, TheEarliestDeadlineWithinASpan) {
+  TimerWheel wheel(0);
+  EXPECT_EQ(wheel.EarliestWithin(0, kMs), kMs);
+  std::vector<TimerNode> nodes(3);
+  wheel.Schedule(&nodes[0], kMs + 300'000);
+  wheel.Schedule(&nodes[1], kMs + 250'000 + TimerWheel::kSlots * TimerWheel::kTickNs);
+  EXPECT_EQ(wheel.EarliestWithin(900'000, kMs), kMs + 300'000);
+  EXPECT_EQ(wheel.EarliestWithin(0, kMs), kMs);  // Past the span.
+  wheel.Schedule(&nodes[2], 100);
+  EXPECT_EQ(wheel.EarliestWithin(0, kMs), 100);
+  wheel.Cancel(&nodes[0]);
+  wheel.Cancel(&nodes[2]);
+  EXPECT_EQ(wheel.EarliestWithin(900'000, kMs), 1'900'000);  // Only the far one is left.
+}
+
 TEST(TimerWheelTest, CancelAndReschedule) {
   TimerWheel wheel(0);
   TimerNode a, b;

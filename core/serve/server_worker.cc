@@ -15,7 +15,7 @@
 namespace uringload::core {
 namespace {
 
-constexpr int64_t kWaitWithTimersNs = 1'000'000;  // Delays are honoured to ~1 ms.
+constexpr int64_t kWaitWithTimersNs = 1'000'000;  // The longest wait while delays run.
 constexpr int64_t kWaitIdleNs = 100'000'000;      // How fast a stop request is noticed.
 
 }  // namespace
@@ -76,7 +76,12 @@ absl::Status ServerWorker::Run() {
   for (uint32_t i = 0; i < listeners_.size(); ++i) loop_->Accept(i, listeners_[i].get());
   while (!stop_->load(std::memory_order_relaxed)) {
     loop_->timers().Advance(loop_->Now(), [this](net::TimerNode* n) { Pump(n->owner); });
-    int64_t wait = loop_->timers().size() > 0 ? kWaitWithTimersNs : kWaitIdleNs;
+    // Wake for the earliest delay that ends within the next wait, not a tick later.
+    int64_t now = loop_->Now();
+    int64_t wait =
+        loop_->timers().size() > 0
+            ? std::max<int64_t>(loop_->timers().EarliestWithin(now, kWaitWithTimersNs) - now, 0)
+            : kWaitIdleNs;
     if (absl::Status s = loop_->SubmitAndWait(wait, 1); !s.ok()) return s;
     loop_->Drain(*this);
   }
