@@ -385,6 +385,7 @@ void Worker::OnClosed(Connection& c) {
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
   PendingRequest request;
   if (NextRequest(&request)) {
+    request.waited = true;  // Sent once connected.
     AddRequest(c, request);
     RequestConnect(c);
   } else if (MoreToCome()) {
