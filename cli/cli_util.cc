@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -49,6 +50,20 @@ void PrintError(const std::string& message) {
 int Fail(const absl::Status& status, int exit_code) {
   PrintError(std::string(status.message()));
   return exit_code;
+}
+
+absl::StatusOr<double> ParseShare(const std::string& flag, std::string text) {
+  std::string given = text;
+  bool percent = !text.empty() && text.back() == '%';
+  if (percent) text.pop_back();
+  double value = 0;
+  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) value = -1;
+  if (percent) value /= 100;
+  if (value <= 0 || value >= 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " must be a share above 0 and below 1 (0.02 or 2%), got '", given, "'"));
+  }
+  return value;
 }
 
 bool SaturationFails(const std::string& reason, bool thresholds, bool allow_saturated) {

@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "cli/cli_util.h"
+#include "cli/compare_command.h"
 #include "cli/docs_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
   CLI::App* serve = uringload::cli::AddServeCommand(app, serve_options);
   uringload::cli::MergeCommandOptions merge_options;
   CLI::App* merge = uringload::cli::AddMergeCommand(app, merge_options);
+  uringload::cli::CompareCommandOptions compare_options;
+  CLI::App* compare = uringload::cli::AddCompareCommand(app, compare_options);
   uringload::cli::SearchCommandOptions search_options;
   CLI::App* search = uringload::cli::AddSearchCommand(app, search_options);
   uringload::cli::ReportCommandOptions report_options;
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
   if (serve->parsed()) return uringload::cli::ServeCommand(serve_options);
   if (merge->parsed()) return uringload::cli::MergeCommand(merge_options);
   if (search->parsed()) return uringload::cli::SearchCommand(search_options);
+  if (compare->parsed()) return uringload::cli::CompareCommand(compare_options);
   if (report->parsed()) return uringload::cli::ReportCommand(report_options);
   if (int status = uringload::cli::DocsCommand(app, docs_options); status >= 0) return status;
   return uringload::cli::kUsageError;

@@ -24,21 +24,6 @@
 namespace uringload::cli {
 namespace {
 
-// A share given as 0.02 or 2%, within (0, 1).
-absl::StatusOr<double> ParseShare(const std::string& flag, std::string text) {
-  std::string given = text;
-  bool percent = !text.empty() && text.back() == '%';
-  if (percent) text.pop_back();
-  double value = 0;
-  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) value = -1;
-  if (percent) value /= 100;
-  if (value <= 0 || value >= 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, " must be a share above 0 and below 1 (0.02 or 2%), got '", given, "'"));
-  }
-  return value;
-}
-
 absl::StatusOr<double> ParseRate(const std::string& flag, const std::string& text) {
   double value = 0;
   if (!absl::SimpleAtod(text, &value) || !std::isfinite(value) || value <= 0 ||

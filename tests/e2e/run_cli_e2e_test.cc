@@ -124,6 +124,13 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"search", "--slo", "p99<1s", "-n", "10", "URL"}, "-n"},
       {{"search", "--slo", "p99<1s", "-c", "0", "URL"}, "-c"},
       {{"search", "--slo", "p99<1s", "--json", "/tmp", "URL"}, "--json '/tmp' is a directory"},
+      {{"compare", "/etc/hostname", "/etc/hostname"}, "not a JSON object"},
+      {{"compare", "/nonexistent.json", "/etc/hostname"}, "/nonexistent.json"},
+      {{"compare", "--fail-if", "p99>10%", "/etc/hostname", "/etc/hostname"}, "signed percentage"},
+      {{"compare", "--fail-if", "cpu_per_request>+5%", "/etc/hostname", "/etc/hostname"},
+       "unknown measure"},
+      {{"compare", "--confidence", "2", "/etc/hostname", "/etc/hostname"}, "--confidence"},
+      {{"compare", "/etc/hostname"}, "files"},
   };
   SilentListener target;  // Every URL points here: nothing may connect to it.
   std::string url = "http://127.0.0.1:" + std::to_string(target.port()) + "/";

@@ -94,7 +94,8 @@ flags_of_man() {  # Flags in the man page section $1: each .TP item's \fB...\fR 
         $0 = substr($0, RSTART + RLENGTH) } item = 0 }
     in_section && /^\.TP/ { item = 1 }' | sort -u
 }
-for pair in ":OPTIONS" "run:RUN OPTIONS" "serve:SERVE OPTIONS" "merge:MERGE OPTIONS" "report:REPORT OPTIONS"; do
+for pair in ":OPTIONS" "run:RUN OPTIONS" "serve:SERVE OPTIONS" "merge:MERGE OPTIONS" \
+  "compare:COMPARE OPTIONS" "search:SEARCH OPTIONS" "report:REPORT OPTIONS"; do
   command=${pair%%:*} section=${pair#*:}
   if [ -n "$command" ]; then flags_of_help "$command"; else flags_of_help; fi >"$work/help-flags"
   flags_of_man "$section" >"$work/man-flags"
@@ -110,7 +111,7 @@ complete_words() {  # The completions bash offers after the words "$@" (the last
   bash -c 'source "$1"; shift; COMP_WORDS=(uringload "$@"); COMP_CWORD=$#; _uringload
            echo "${COMPREPLY[*]}"' _ "$root/usr/share/bash-completion/completions/uringload" "$@"
 }
-[ "$(complete_words "")" = "run serve merge report completion -h --help --version" ] ||
+[ "$(complete_words "")" = "run serve merge compare search report completion -h --help --version" ] ||
   fail "subcommands: '$(complete_words "")'"
 [ "$(complete_words run --tls-max)" = "--tls-max-version" ] ||
   fail "run flags: '$(complete_words run --tls-max)'"

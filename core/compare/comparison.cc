@@ -1,0 +1,102 @@
+#include "core/compare/comparison.h"
+
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace uringload::core {
+namespace {
+
+constexpr const char* kMeasures[] = {"rps", "mean", "p50",        "p90",
+                                     "p99", "p999", "error_rate", "cpu_per_request"};
+
+// Requests per second in each whole interval after the warmup.
+std::vector<double> Rates(const CompareSide& side) {
+  std::vector<double> rates;
+  auto skip = static_cast<size_t>(std::ceil(side.warmup_seconds / side.interval_seconds));
+  for (size_t i = skip; i < side.ok_per_interval.size(); ++i) {
+    rates.push_back(side.ok_per_interval[i] / side.interval_seconds);
+  }
+  return rates;
+}
+
+double CpuPerRequest(const RunStats& s) {
+  uint64_t completed = s.completed();
+  if (completed == 0) return 0;
+  return (s.generator.cpu_user_ns + s.generator.cpu_system_ns) / 1e9 / completed;
+}
+
+}  // namespace
+
+Comparison Compare(const CompareSide& base, const CompareSide& next, double confidence) {
+  Comparison c;
+  const RunStats& a = *base.stats;
+  const RunStats& b = *next.stats;
+  std::vector<double> ra = Rates(base), rb = Rates(next);
+  Shift rps = Welch(ra, rb, confidence);
+  bool rps_judged = ra.size() >= 2 && rb.size() >= 2;
+  if (!rps_judged) {  // Too short for a test: the rates of the whole runs, shown only.
+    rps = {};
+    rps.base = base.measured_seconds > 0 ? a.completed() / base.measured_seconds : 0;
+    rps.next = next.measured_seconds > 0 ? b.completed() / next.measured_seconds : 0;
+    rps.shift = rps.base == 0 ? 0 : rps.next / rps.base - 1;
+  }
+  c.measures.push_back({"rps", rps, rps_judged});
+  const double quantiles[] = {-1, 0.5, 0.9, 0.99, 0.999};
+  std::vector<Shift> latency = BootstrapShifts(a.latency, b.latency, quantiles, confidence);
+  for (size_t k = 0; k < latency.size(); ++k) {
+    c.measures.push_back(
+        {kMeasures[1 + k], latency[k], a.latency.count > 0 && b.latency.count > 0});
+  }
+  uint64_t ea = a.completed() - a.outcome(Outcome::kOk);
+  uint64_t eb = b.completed() - b.outcome(Outcome::kOk);
+  c.measures.push_back(
+      {"error_rate", TwoProportions(ea, a.completed(), eb, b.completed(), confidence), true});
+  Shift cpu;
+  cpu.base = CpuPerRequest(a);
+  cpu.next = CpuPerRequest(b);
+  cpu.shift = cpu.base == 0 ? 0 : cpu.next / cpu.base - 1;
+  c.measures.push_back({"cpu_per_request", cpu, false});
+  c.latency = MannWhitney(a.latency, b.latency, confidence);
+  return c;
+}
+
+absl::StatusOr<Margin> ParseMargin(const std::string& text) {
+  auto fail = [&text](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("--fail-if '", text, "': ", why));
+  };
+  size_t at = text.find_first_of("<>");
+  if (at == std::string::npos) return fail("expected MEASURE>+N% or MEASURE<-N%, e.g. p99>+10%");
+  Margin m;
+  m.expr = text;
+  m.measure = std::string(absl::StripAsciiWhitespace(text.substr(0, at)));
+  m.above = text[at] == '>';
+  bool known = false;
+  for (const char* name : kMeasures)
+    known = known || (m.measure == name && m.measure != "cpu_per_request");
+  if (!known) {
+    return fail(
+        absl::StrCat("unknown measure '", m.measure, "' (rps mean p50 p90 p99 p999 error_rate)"));
+  }
+  std::string value(absl::StripAsciiWhitespace(text.substr(at + 1)));
+  if (value.size() < 3 || (value[0] != '+' && value[0] != '-') || value.back() != '%' ||
+      !absl::SimpleAtod(value.substr(1, value.size() - 2), &m.margin) || !std::isfinite(m.margin) ||
+      m.margin < 0) {
+    return fail("the margin is a signed percentage of the base, e.g. +10% or -5%");
+  }
+  m.margin = (value[0] == '-' ? -m.margin : m.margin) / 100;
+  return m;
+}
+
+bool MarginFails(const Margin& margin, const Comparison& comparison) {
+  for (const MeasureShift& m : comparison.measures) {
+    if (m.measure != margin.measure) continue;
+    if (!m.judged || !m.shift.significant) return false;
+    return margin.above ? m.shift.shift > margin.margin : m.shift.shift < margin.margin;
+  }
+  return false;
+}
+
+}  // namespace uringload::core

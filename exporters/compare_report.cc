@@ -1,0 +1,117 @@
+#include "exporters/compare_report.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "exporters/json_text.h"
+#include "exporters/report_format.h"
+
+namespace uringload::exporters {
+namespace {
+
+// A measure's value for people: requests/s, a duration, a percentage or CPU time.
+std::string Value(const std::string& measure, double v) {
+  if (measure == "rps") return absl::StrFormat("%.1f/s", v);
+  if (measure == "error_rate") return absl::StrFormat("%.3f%%", 100 * v);
+  if (measure == "cpu_per_request") return v == 0 ? "n/a" : FormatSeconds(v);
+  return FormatSeconds(v / 1e9);  // Latencies are in nanoseconds.
+}
+
+std::string Percent(double shift) {
+  if (std::isinf(shift)) return "+inf%";
+  return absl::StrFormat("%+.1f%%", 100 * shift);
+}
+
+std::string Interval(const core::MeasureShift& m) {
+  if (!m.judged) return "";
+  return absl::StrCat("[", Percent(m.shift.lower), ", ", Percent(m.shift.upper), "]");
+}
+
+std::string Verdict(const core::MeasureShift& m) {
+  if (!m.judged) return "not tested";
+  if (!m.shift.significant) return "no";
+  return m.shift.shift > 0 ? "yes, higher" : "yes, lower";
+}
+
+std::string RankLine(const CompareRecord& r) {
+  const core::RankTest& t = r.comparison.latency;
+  return absl::StrFormat(
+      "Latency distribution (Mann-Whitney U): a new request took longer than a base one in "
+      "%.1f%% of pairs, z %.2f, p %.3g: %s",
+      100 * t.superiority, t.z, t.p,
+      t.significant ? (t.superiority > 0.5 ? "the new run is slower" : "the new run is faster")
+                    : "no significant difference");
+}
+
+}  // namespace
+
+std::string CompareTable(const CompareRecord& r) {
+  std::string out =
+      absl::StrFormat("Base: %s\nNew:  %s\n%-16s %12s %12s %9s %22s  %s\n", r.base_name,
+                      r.next_name, "measure", "base", "new", "shift",
+                      absl::StrFormat("%.0f%% interval", 100 * r.confidence), "significant");
+  for (const core::MeasureShift& m : r.comparison.measures) {
+    absl::StrAppend(&out,
+                    absl::StrFormat("%-16s %12s %12s %9s %22s  %s\n", m.measure,
+                                    Value(m.measure, m.shift.base), Value(m.measure, m.shift.next),
+                                    Percent(m.shift.shift), Interval(m), Verdict(m)));
+  }
+  absl::StrAppend(&out, RankLine(r), "\n");
+  for (const auto& [expr, failed] : r.margins) {
+    absl::StrAppend(&out, "--fail-if ", expr, ": ", failed ? "FAILED" : "ok", "\n");
+  }
+  return out;
+}
+
+std::string CompareMarkdown(const CompareRecord& r) {
+  std::string out = absl::StrFormat(
+      "**uringload compare**: `%s` → `%s` (%.0f%% confidence)\n\n| measure | base | new | "
+      "shift | interval | significant |\n|---|---|---|---|---|---|\n",
+      r.base_name, r.next_name, 100 * r.confidence);
+  for (const core::MeasureShift& m : r.comparison.measures) {
+    absl::StrAppend(&out, "| ", m.measure, " | ", Value(m.measure, m.shift.base), " | ",
+                    Value(m.measure, m.shift.next), " | ", Percent(m.shift.shift), " | ",
+                    Interval(m), " | ", Verdict(m), " |\n");
+  }
+  absl::StrAppend(&out, "\n", RankLine(r), "\n");
+  for (const auto& [expr, failed] : r.margins) {
+    absl::StrAppend(&out, "\n- `--fail-if ", expr, "`: ", failed ? "**FAILED**" : "ok");
+  }
+  if (!r.margins.empty()) absl::StrAppend(&out, "\n");
+  return out;
+}
+
+std::string CompareJson(const CompareRecord& r) {
+  Json measures = Json::array();
+  auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  for (const core::MeasureShift& m : r.comparison.measures) {
+    measures.push_back({{"measure", m.measure},
+                        {"base", number(m.shift.base)},
+                        {"new", number(m.shift.next)},
+                        {"shift", number(m.shift.shift)},
+                        {"tested", m.judged},
+                        {"lower", m.judged ? number(m.shift.lower) : Json(nullptr)},
+                        {"upper", m.judged ? number(m.shift.upper) : Json(nullptr)},
+                        {"p", m.judged ? number(m.shift.p) : Json(nullptr)},
+                        {"significant", m.judged && m.shift.significant}});
+  }
+  Json margins = Json::array();
+  bool failed_any = false;
+  for (const auto& [expr, failed] : r.margins) {
+    margins.push_back({{"expr", expr}, {"failed", failed}});
+    failed_any = failed_any || failed;
+  }
+  const core::RankTest& t = r.comparison.latency;
+  return DumpJson(
+      {{"base", r.base_name},
+       {"new", r.next_name},
+       {"confidence", r.confidence},
+       {"measures", measures},
+       {"latency_rank_test",
+        {{"superiority", t.superiority}, {"z", t.z}, {"p", t.p}, {"significant", t.significant}}},
+       {"fail_if", margins},
+       {"failed", failed_any}});
+}
+
+}  // namespace uringload::exporters
