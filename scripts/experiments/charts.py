@@ -3,7 +3,7 @@
 
   charts.py NAME OUT      parse OUT/runs.csv and OUT/raw/*, write OUT/results.csv and
                           OUT/*.png, print the Markdown table (NAME: rate, memory, clients,
-                          kernel-tuning)
+                          kernel-tuning, slo; slo reads the searches' JSON in OUT/raw)
   charts.py check NAME OUT  what CI asserts: results.csv parses and has every point, each
                           chart is a PNG of the expected size; one line per problem, exit 1
 
@@ -33,6 +33,7 @@ CHARTS = {
     "memory": ["memory-vs-requests.png"],
     "clients": ["clients.png"],
     "kernel-tuning": ["kernel-tuning.png"],
+    "slo": ["slo-curve.png"],
 }
 COLUMNS = ["tool", "r", "s", "status", "completed", "ok", "errors", "seconds", "req_per_min",
            "req_per_s", "cpu_us_per_req", "rss_mb", "wall_s", "ramp_seconds", "error_causes"]
@@ -298,6 +299,50 @@ def kernel(rows, out):
             x["ramp_seconds"], x["wall_s"], x["error_causes"] or "-"] for n, x in zip(names, rows)])
 
 
+def searches(out):
+    """Each `uringload search --json` result in OUT/raw, by server name."""
+    found = {}
+    for name in sorted(os.listdir(os.path.join(out, "raw"))):
+        if name.startswith("search-") and name.endswith(".json"):
+            with open(os.path.join(out, "raw", name)) as f:
+                found[name[len("search-"):-len(".json")]] = json.load(f)
+    return found
+
+
+def quantile_ms(step, q):
+    latency = step["result"]["latency_seconds"]
+    return latency[q] * 1000 if latency else None
+
+
+def slo(out):
+    fig, axes = figure()
+    ax = axes[0]
+    lines = []
+    for (server, search), color in zip(searches(out).items(), ["tab:green", "tab:blue"]):
+        steps = sorted(search["steps"], key=lambda s: s["rate"])
+        points = [(s["rate"], quantile_ms(s, "p50"), quantile_ms(s, "p99")) for s in steps
+                  if s["result"]["latency_seconds"]]
+        ax.plot([p[0] for p in points], [p[2] for p in points], "-o", color=color,
+                label=f"{server} p99")
+        ax.plot([p[0] for p in points], [p[1] for p in points], "--", color=color,
+                label=f"{server} p50")
+        if search["rate"]:
+            ax.axvline(search["rate"], color=color, linestyle=":",
+                       label=f"{server}: {search['rate']:,.0f}/s found")
+        bracket = search["bracket"]
+        lines.append([server, thousands(round(search["rate"])) if search["rate"] else "none",
+                      f"{bracket['lower'] or 0:,.0f} - {bracket['upper'] or 0:,.0f}",
+                      len(search["steps"]), ", ".join(search["slos"])])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("requests/s (each step's rate)")
+    ax.set_ylabel("latency, ms")
+    ax.set_title("Latency against the rate, and the highest rate meeting the objectives")
+    ax.legend()
+    save(fig, out, "slo-curve.png")
+    table(["server", "rate found (req/s)", "bracket", "steps", "objectives"], lines)
+
+
 def png_size(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -306,7 +351,8 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
-def check(name, out):
+def results_problems(out):
+    """What is wrong with results.csv against runs.csv."""
     problems = []
     try:
         with open(os.path.join(out, "results.csv")) as f:
@@ -320,6 +366,19 @@ def check(name, out):
                      for r in unparsed]
     except (OSError, csv.Error) as error:
         problems.append(f"results.csv: {error}")
+    return problems
+
+
+def search_problems(out):
+    """What is wrong with the searches' JSON (the slo experiment has no results.csv)."""
+    found = searches(out)
+    problems = [] if len(found) == 2 else [f"raw/search-*.json: {len(found)} searches, want 2"]
+    return problems + [f"search-{server}.json: outcome {s['outcome']}"
+                       for server, s in found.items() if s["outcome"] not in ("found", "none_met")]
+
+
+def check(name, out):
+    problems = search_problems(out) if name == "slo" else results_problems(out)
     for chart in CHARTS[name]:
         path = os.path.join(out, chart)
         size = png_size(path) if os.path.exists(path) else None
@@ -340,6 +399,9 @@ def main(argv):
     if len(argv) != 3 or argv[1] not in CHARTS:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
+    if argv[1] == "slo":
+        slo(argv[2])
+        return 0
     rows = load(argv[2])
     {"rate": rate, "memory": memory, "clients": clients, "kernel-tuning": kernel}[argv[1]](
         rows, argv[2])

@@ -158,12 +158,13 @@ TEST(GeneratorE2ETest, AClientWithoutTheCpuToKeepItsScheduleIsSaturated) {
 // A rate the client keeps: not saturated, and every send is accounted for: each one sent on
 // a connection that was free has its lag recorded; the others waited for one (a late start,
 // or the first request of a connection, sent once it connected) or for the client to set up.
-// The bound leaves room for this VM, where 1 in 1,000 1 ms sleeps wakes over 1 ms late.
+// The bound leaves room for this VM, where at busy times 3-4% of 1 ms sleeps wake over 1 ms
+// late (9 ms at worst).
 TEST(GeneratorE2ETest, ARateTheClientKeepsIsNotSaturatedAndEverySendIsCounted) {
   UringloadServer server;
   ASSERT_TRUE(server.ok());
   RunOutput run = RunUringload(
-      {"-R", "2000", "-c", "20", "-d", "1s", "--schedule-lag-bound", "5ms", server.Url("/")});
+      {"-R", "2000", "-c", "20", "-d", "1s", "--schedule-lag-bound", "20ms", server.Url("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   if (kMeasuresPrecisely) {  // A sanitizer build may well be late by more than the bound.
     EXPECT_EQ(run.json["generator.saturated"], "false") << run.json["generator.reason"];

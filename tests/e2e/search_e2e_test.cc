@@ -28,11 +28,12 @@ std::vector<Step> Steps(const FlatJson& j) {
   return steps;
 }
 
-// The lag bound leaves room for this VM's wake-ups (at times 1-3% of sends at 400/s go out
-// over 1 ms late on a quiet machine): a step is then invalid only when the client really fell
-// behind.
+// Steps of 3 s: past capacity the queue then grows long enough to fail the objective
+// clearly (at 1,012.5/s, ~40 ms by the end). The lag bound leaves room for this VM, whose
+// wake-ups run late by milliseconds at busy times (3-4% of 1 ms sleeps over 1 ms late were
+// measured): a step is then invalid only when the client really fell behind.
 const std::vector<std::string> kQuickSteps = {"--step-duration",
-                                              "2s",
+                                              "3s",
                                               "--warmup",
                                               "500ms",
                                               "--cooldown",
@@ -42,14 +43,14 @@ const std::vector<std::string> kQuickSteps = {"--step-duration",
                                               "--cpus",
                                               "0",
                                               "--schedule-lag-bound",
-                                              "5ms"};
+                                              "20ms"};
 
 // A capacity of exactly 1,000/s: the rate found lies within 5% below it, every step above it
 // fails because of its p99, and the rate found passed twice.
 TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "1ms"});
   ASSERT_TRUE(server.ok());
-  std::vector<std::string> args = {"--slo", "p99<20ms", "--start-rate", "400", "-c", "50"};
+  std::vector<std::string> args = {"--slo", "p99<30ms", "--start-rate", "400", "-c", "50"};
   args.insert(args.end(), kQuickSteps.begin(), kQuickSteps.end());
   args.push_back(server.Url("/"));
   RunOutput search = RunUringloadCommand("search", args, 300);
@@ -66,7 +67,7 @@ TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
     if (step.rate == found) found_passes += step.passed;
     if (step.rate > 1010) {
       EXPECT_FALSE(step.passed) << step.rate;
-      EXPECT_NE(step.why.find("p99<20ms: "), std::string::npos) << step.rate << ": " << step.why;
+      EXPECT_NE(step.why.find("p99<30ms: "), std::string::npos) << step.rate << ": " << step.why;
     }
   }
   EXPECT_EQ(found_passes, 2);
