@@ -145,7 +145,9 @@ void Worker::CheckStop(int64_t now) {
   bool stop_requested = stop_->load(std::memory_order_relaxed);
   if (!draining_ && (stop_requested || (config_.deadline_ns != 0 && now >= config_.deadline_ns))) {
     draining_ = true;
-    stats_->Unsent(pacer_.Backlog(now));
+    // What was due by the end (or by the stop request), however late this loop noticed it.
+    bool ended = config_.deadline_ns != 0 && now >= config_.deadline_ns;
+    stats_->Unsent(pacer_.Backlog(ended ? config_.deadline_ns - 1 : now));
   }
   if (stop_requested && abort_at_ns_ == 0) abort_at_ns_ = now + kStopGraceNs;
   if (abort_at_ns_ != 0 && now >= abort_at_ns_ && !aborted_) {

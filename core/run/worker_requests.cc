@@ -2,6 +2,8 @@
 // -p requests in flight (PendingRequest ring), rendered back-to-back into its buffer and sent
 // with one send at a time; each is stamped by the submit that carries it. In the open model
 // connections that can take a request wait on a list until the schedule says one is due.
+#include <algorithm>
+
 #include "core/run/worker.h"
 #include "net/check.h"
 
@@ -20,8 +22,11 @@ bool Worker::NextRequest(PendingRequest* request) {
     request->waited = true;
     return true;
   }
+  // Never one due at or after -d's end, however late this loop got there.
+  int64_t now = completions_at_ns_;
+  if (config_.deadline_ns != 0) now = std::min(now, config_.deadline_ns - 1);
   RequestPacer::Due due;
-  if (draining_ || !pacer_.Take(completions_at_ns_, &due)) return false;
+  if (draining_ || !pacer_.Take(now, &due)) return false;
   int64_t started_at = pacer_.open() ? due.intended_ns : completions_at_ns_;
   // The fleet's index (a shard's requests are a part of one run): what {i} renders and what
   // picks the target, so S shards send exactly what one process would.
