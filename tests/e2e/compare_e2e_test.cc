@@ -14,12 +14,6 @@
 namespace uringload::testing {
 namespace {
 
-#ifdef URINGLOAD_SANITIZER_BUILD
-constexpr bool kMeasuresPrecisely = false;
-#else
-constexpr bool kMeasuresPrecisely = true;
-#endif
-
 // A temporary file, removed with the test object.
 class TempFile {
  public:

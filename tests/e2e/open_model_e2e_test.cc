@@ -15,14 +15,6 @@
 namespace uringload::testing {
 namespace {
 
-// Sanitizer builds run every request several times slower: there the schedule (the count
-// started) is checked, and the measured rate and latency only in the build users run.
-#ifdef URINGLOAD_SANITIZER_BUILD
-constexpr bool kMeasuresPrecisely = false;
-#else
-constexpr bool kMeasuresPrecisely = true;
-#endif
-
 TEST(OpenModelE2ETest, HoldsTheRateWithTheServersLatency) {
   UringloadServer server({"--delay", "10ms"});
   ASSERT_TRUE(server.ok());
