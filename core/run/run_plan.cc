@@ -9,6 +9,7 @@
 #include "core/file_contents.h"
 #include "core/run/target_file.h"
 #include "net/source_addresses.h"
+#include "proto/seeded_random.h"
 
 namespace uringload::core {
 namespace {
@@ -293,12 +294,8 @@ proto::RequestSpec RunPlan::RequestFor(size_t target, size_t address) const {
 size_t RunPlan::TargetOf(uint64_t index) const {
   if (targets.size() == 1) return 0;
   if (!random_order) return index % targets.size();
-  // SplitMix64 of (seed, index): uniform, stateless, the same on every worker.
-  uint64_t z = seed * 0x9e3779b97f4a7c15ull + index;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return z % targets.size();
+  // Uniform, stateless, the same on every worker.
+  return proto::SeededRandom(seed, index) % targets.size();
 }
 
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {

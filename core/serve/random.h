@@ -4,12 +4,14 @@
 
 #include <cstdint>
 
+#include "proto/seeded_random.h"
+
 namespace uringload::core {
 
 class Rng {
  public:
   explicit Rng(uint64_t seed) {
-    for (uint64_t& word : state_) word = SplitMix(seed);
+    for (uint64_t& word : state_) word = proto::SplitMix64(seed);
   }
   uint64_t Next() {
     uint64_t result = Rotl(state_[1] * 5, 7) * 9;
@@ -27,12 +29,6 @@ class Rng {
 
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  static uint64_t SplitMix(uint64_t& x) {
-    uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
   uint64_t state_[4];
 };
 
