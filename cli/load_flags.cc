@@ -7,7 +7,9 @@
 namespace uringload::cli {
 
 void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
-  cmd->add_option("url", o.url, "http[s]://host[:port]/path; {i} is replaced by the request index");
+  cmd->add_option("url", o.url,
+                  "http[s]://host[:port]/path; placeholders such as {i} (the request index) are "
+                  "filled per request (see --data)");
   if (schedule) {
     cmd->add_option(
         "-n,--requests", o.requests,
@@ -29,8 +31,9 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "one per CPU); against `serve --cpus` with the same list on this machine, each "
                   "connection stays on one CPU");
   cmd->add_option("-m,--method", o.method, "Request method")->capture_default_str();
-  cmd->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)");
-  cmd->add_option("--body", o.body, "Request body");
+  cmd->add_option("-H,--header", o.headers,
+                  "Extra header 'Name: value' (repeatable; the value may hold placeholders)");
+  cmd->add_option("--body", o.body, "Request body (may hold placeholders; Content-Length follows)");
   cmd->add_option("--body-file", o.body_file, "Request body read from a file")
       ->type_name(kFileValue);
   cmd->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
@@ -80,10 +83,23 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
                   "all on the first line's host and port; instead of a URL")
       ->type_name(kFileValue);
-  cmd->add_option("--targets-order", o.targets_order, "round-robin or random (see --seed)")
+  cmd->add_option("--targets-order", o.targets_order,
+                  "round-robin, random (see --seed), or sequential: each target once in the "
+                  "file's order (the file's length is the request count)")
       ->capture_default_str()
-      ->type_name("round-robin|random");
-  cmd->add_option("--seed", o.seed, "Seed of --targets-order random")->capture_default_str();
+      ->type_name("round-robin|random|sequential");
+  cmd->add_option("--data", o.data_file,
+                  "Rows whose columns become {name} placeholders: CSV with a header line, or "
+                  "NDJSON (.ndjson, .jsonl) of flat objects; request k takes row k mod rows")
+      ->type_name(kFileValue);
+  cmd->add_option("--data-order", o.data_order,
+                  "sequential (row k mod rows) or random (a seeded row per request)")
+      ->capture_default_str()
+      ->type_name("sequential|random");
+  cmd->add_option("--seed", o.seed,
+                  "Seed of {rand}, {uuid}, --targets-order random and --data-order random: the "
+                  "same seed sends the same requests")
+      ->capture_default_str();
   if (schedule) {
     cmd->add_option("--warmup", o.warmup,
                     "Requests started in this first part of the run are sent but not measured");

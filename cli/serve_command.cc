@@ -89,6 +89,11 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert")
       ->type_name(kFileValue);
   serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
+  serve
+      ->add_option("--log-requests", o.log_requests,
+                   "Write every HTTP/1.1 request received to this file as it arrived, each after "
+                   "a line '# request SIZE' (for checking what a client sends; not with --http2)")
+      ->type_name(kFileValue);
   serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)")
       ->type_name(kFileValue);
   serve->add_flag("-q,--quiet", options.quiet, "Print nothing but errors");

@@ -50,7 +50,7 @@ void RunRequests(Http2ClientSession& client, Http2TestServer& server, const Requ
   std::string to_client;
   for (uint64_t i = first; i < first + n; i += streams) {
     counting = true;
-    for (uint32_t k = 0; k < streams; ++k) ASSERT_TRUE(client.Submit(t, i + k, k).ok());
+    for (uint32_t k = 0; k < streams; ++k) ASSERT_TRUE(client.Submit(t, {.index = i + k}, k).ok());
     counting = false;
     for (int round = 0; round < 100; ++round) {
       to_server.clear();

@@ -1,6 +1,7 @@
 #include "proto/http2_client_session.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -83,20 +84,46 @@ void Http2ClientSession::Stop() {
   failed_in_hpack_ = false;
 }
 
-absl::Status Http2ClientSession::Submit(const RequestTemplate& request, uint64_t index,
-                                        uint32_t tag) {
+absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
+                                        const TemplateContext& context, uint32_t tag) {
   Stream& stream = streams_.at(tag);
+  std::string rendered_body = std::move(stream.rendered_body);  // Its capacity stays.
   stream = Stream{.request = &request};
+  stream.rendered_body = std::move(rendered_body);
+  // Every rendered value in one buffer, grown to the largest need once: nghttp2 copies them.
   std::span<const RequestTemplate::Field> fields = request.http2_fields();
+  size_t room = request.path().max_size() + TextTemplate::kMaxIntegerDigits;
+  for (const RequestTemplate::Field& f : fields) room += f.value.max_size();
+  if (rendered_.size() < room) rendered_.resize(room);
+  size_t used = 0;
+  auto render = [&](const TextTemplate& t) {
+    if (t.is_static()) return t.fixed();
+    std::string_view value = t.RenderInto(context, std::span(rendered_).subspan(used));
+    used += value.size();
+    return value;
+  };
   fields_.clear();
-  for (const RequestTemplate::Field& f : fields) fields_.push_back(Http2Field(f.name, f.value));
-  path_.resize(std::max(path_.size(), request.path().max_size()));
-  std::string_view path = request.path().RenderInto(index, path_);
-  fields_.insert(fields_.begin() + 3, Http2Field(":path", path));  // Pseudo-headers come first.
+  for (const RequestTemplate::Field& f : fields)
+    fields_.push_back(Http2Field(f.name, render(f.value)));
+  // Pseudo-headers come first: :path after :method, :scheme and :authority.
+  fields_.insert(fields_.begin() + 3, Http2Field(":path", render(request.path())));
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
-  bool has_body = !request.body().empty();
+  if (request.has_body()) {
+    const TextTemplate& t = request.body();
+    if (t.is_static()) {
+      stream.body = t.fixed();
+    } else {
+      stream.rendered_body.resize(t.max_size());
+      stream.body = t.RenderInto(context, stream.rendered_body);
+    }
+    char* digits = rendered_.data() + used;
+    size_t size =
+        std::to_chars(digits, digits + TextTemplate::kMaxIntegerDigits, stream.body.size()).ptr -
+        digits;
+    fields_.push_back(Http2Field("content-length", std::string_view(digits, size)));
+  }
   int32_t id = nghttp2_submit_request(session_, nullptr, fields_.data(), fields_.size(),
-                                      has_body ? &body : nullptr, TagData(tag));
+                                      request.has_body() ? &body : nullptr, TagData(tag));
   if (id < 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(id)));
   stream.id = id;
   ++open_streams_;
@@ -239,7 +266,7 @@ ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t stream_id, uint8_
   auto* stream = static_cast<Stream*>(source->ptr);
   // A cancelled stream whose tag went to a new one: its body is not this stream's to send.
   if (stream->id != stream_id) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-  std::string_view body = stream->request->body();
+  std::string_view body = stream->body;
   size_t n = std::min(length, body.size() - stream->body_sent);
   std::memcpy(buf, body.data() + stream->body_sent, n);
   stream->body_sent += n;

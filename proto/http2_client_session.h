@@ -67,8 +67,9 @@ class Http2ClientSession {
   void Stop();
   bool started() const { return session_ != nullptr; }
 
-  // Opens a stream for request `index` of `request` (its body flows as flow control allows).
-  absl::Status Submit(const RequestTemplate& request, uint64_t index, uint32_t tag);
+  // Opens a stream for `request` rendered for `context` (its body flows as flow control
+  // allows).
+  absl::Status Submit(const RequestTemplate& request, const TemplateContext& context, uint32_t tag);
   // Feeds received bytes; ended streams are reported during the call. An error is nghttp2's
   // fatal one (out of memory); a protocol error found in the bytes shows in failed().
   absl::Status Receive(std::string_view data);
@@ -108,8 +109,10 @@ class Http2ClientSession {
  private:
   struct Stream {
     const RequestTemplate* request = nullptr;
-    int32_t id = 0;     // 0: not open (never submitted, or ended).
-    bool sent = false;  // Its HEADERS went out.
+    std::string_view body = {};      // What its DATA frames carry.
+    std::string rendered_body = {};  // A templated body's rendering (its capacity is kept).
+    int32_t id = 0;             // 0: not open (never submitted, or ended).
+    bool sent = false;          // Its HEADERS went out.
     size_t body_sent = 0;
     int status = 0;
     bool complete = false;
@@ -141,7 +144,7 @@ class Http2ClientSession {
   Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
   std::vector<nghttp2_nv> fields_;
-  std::vector<char> path_;  // The rendered :path of the stream being submitted.
+  std::vector<char> rendered_;  // The templated values of the stream being submitted.
   Http2Output output_;
   uint32_t open_streams_ = 0;
   bool going_away_ = false;

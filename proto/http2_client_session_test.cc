@@ -57,7 +57,7 @@ TEST(Http2ClientSessionTest, EachStreamEndsOnceWithItsStatusAndItsTag) {
   Recorder events;
   ASSERT_TRUE(client.Start(&events).ok());
   RequestTemplate t = Template("GET", "/b/{i}");
-  for (uint32_t tag = 0; tag < 3; ++tag) ASSERT_TRUE(client.Submit(t, tag, tag).ok());
+  for (uint32_t tag = 0; tag < 3; ++tag) ASSERT_TRUE(client.Submit(t, {.index = tag}, tag).ok());
   EXPECT_EQ(client.open_streams(), 3u);
   Pump(client, server);
   ASSERT_EQ(events.ends.size(), 3u);
@@ -83,8 +83,8 @@ TEST(Http2ClientSessionTest, AResetStreamEndsWithItsErrorCode) {
   Recorder events;
   ASSERT_TRUE(client.Start(&events).ok());
   RequestTemplate t = Template("GET", "/{i}");
-  ASSERT_TRUE(client.Submit(t, 0, 0).ok());
-  ASSERT_TRUE(client.Submit(t, 1, 1).ok());
+  ASSERT_TRUE(client.Submit(t, {.index = 0}, 0).ok());
+  ASSERT_TRUE(client.Submit(t, {.index = 1}, 1).ok());
   Pump(client, server);
   ASSERT_EQ(events.ends.size(), 2u);
   for (const Http2StreamEnd& end : events.ends) {
@@ -107,7 +107,7 @@ TEST(Http2ClientSessionTest, StreamsAboveAGoawaysLastStreamAreUnprocessed) {
   Recorder events;
   ASSERT_TRUE(client.Start(&events).ok());
   RequestTemplate t = Template("GET", "/{i}");
-  for (uint32_t tag = 0; tag < 4; ++tag) ASSERT_TRUE(client.Submit(t, tag, tag).ok());
+  for (uint32_t tag = 0; tag < 4; ++tag) ASSERT_TRUE(client.Submit(t, {.index = tag}, tag).ok());
   Pump(client, server);
   ASSERT_EQ(events.ends.size(), 4u);
   int complete = 0;
@@ -140,7 +140,7 @@ TEST(Http2ClientSessionTest, AnUploadFlowsThroughTheWindow) {
   Recorder events;
   ASSERT_TRUE(client.Start(&events).ok());
   RequestTemplate t = Template("POST", "/upload", std::string(200 * 1024, 'x'));
-  ASSERT_TRUE(client.Submit(t, 0, 0).ok());
+  ASSERT_TRUE(client.Submit(t, {.index = 0}, 0).ok());
   size_t sent = 0;
   Pump(client, server, &sent);
   ASSERT_EQ(events.ends.size(), 1u);
@@ -181,8 +181,8 @@ TEST(Http2ClientSessionTest, SessionsSharingAWorkersMemoryKeepTheirOwnFrames) {
   }
   // The last made runs first: the others' prefaces must not be in the shared buffer any more.
   for (int k = kSessions - 1; k >= 0; --k) {
-    ASSERT_TRUE(clients[k]->Submit(uploads[k], k, 0).ok());
-    ASSERT_TRUE(clients[k]->Submit(*long_header, k, 1).ok());
+    ASSERT_TRUE(clients[k]->Submit(uploads[k], {.index = static_cast<uint64_t>(k)}, 0).ok());
+    ASSERT_TRUE(clients[k]->Submit(*long_header, {.index = static_cast<uint64_t>(k)}, 1).ok());
     unsent[k] = clients[k]->Output();  // Held while the other sessions run.
   }
   for (int round = 0; round < 1000; ++round) {
@@ -224,7 +224,7 @@ TEST(Http2ClientSessionTest, TheHeaderTableIsAnnouncedWhenItIsNotTheDefault) {
     Http2ClientSession client(1, Http2ClientSettings{.header_table = table});
     Recorder events;
     ASSERT_TRUE(client.Start(&events).ok());
-    ASSERT_TRUE(client.Submit(Template("GET", "/"), 0, 0).ok());
+    ASSERT_TRUE(client.Submit(Template("GET", "/"), {.index = 0}, 0).ok());
     size_t sent = 0;
     Pump(client, server, &sent);
     ASSERT_EQ(events.ends.size(), 1u);
@@ -256,7 +256,7 @@ TEST(Http2ClientSessionTest, AWellBehavedServerNeverFailsIt) {
   Http2ClientSession client(1);
   Recorder events;
   ASSERT_TRUE(client.Start(&events).ok());
-  ASSERT_TRUE(client.Submit(Template("GET", "/"), 0, 0).ok());
+  ASSERT_TRUE(client.Submit(Template("GET", "/"), {.index = 0}, 0).ok());
   Pump(client, server);
   EXPECT_FALSE(client.failed());
 }
@@ -269,7 +269,7 @@ TEST(Http2ClientSessionTest, StartAgainIsAFreshConnection) {
   for (int connection = 0; connection < 2; ++connection) {
     Http2TestServer server;
     ASSERT_TRUE(client.Start(&events).ok());
-    ASSERT_TRUE(client.Submit(t, 0, 0).ok());
+    ASSERT_TRUE(client.Submit(t, {.index = 0}, 0).ok());
     Pump(client, server);
     ASSERT_EQ(server.requests().size(), 1u);
     EXPECT_EQ(server.requests()[0].stream_id, 1);

@@ -58,7 +58,7 @@ class Pair : public Http2ClientSession::Events, public Http2ServerSession::Event
 TEST(Http2ServerSessionTest, RequestsComeOnceAndAreAnsweredInAnyOrder) {
   Pair pair;
   for (uint32_t tag = 0; tag < 3; ++tag)
-    ASSERT_TRUE(pair.client.Submit(pair.request, tag, tag).ok());
+    ASSERT_TRUE(pair.client.Submit(pair.request, {.index = tag}, tag).ok());
   pair.Pump();
   ASSERT_EQ(pair.requests.size(), 3u);
   EXPECT_EQ(pair.requests[1].echo, "1");  // The last segment of /item/1.
@@ -77,8 +77,8 @@ TEST(Http2ServerSessionTest, RequestsComeOnceAndAreAnsweredInAnyOrder) {
 
 TEST(Http2ServerSessionTest, APartialAnswerAndAResetAreResets) {
   Pair pair;
-  ASSERT_TRUE(pair.client.Submit(pair.request, 0, 0).ok());
-  ASSERT_TRUE(pair.client.Submit(pair.request, 1, 1).ok());
+  ASSERT_TRUE(pair.client.Submit(pair.request, {.index = 0}, 0).ok());
+  ASSERT_TRUE(pair.client.Submit(pair.request, {.index = 1}, 1).ok());
   pair.Pump();
   ASSERT_EQ(pair.requests.size(), 2u);
   std::string body(100, 'x');  // Longer than what Respond copies: it must outlive the stream.
@@ -96,10 +96,10 @@ TEST(Http2ServerSessionTest, APartialAnswerAndAResetAreResets) {
 // stream 3 to the server is its business: serve ignores streams above its GOAWAY.)
 TEST(Http2ServerSessionTest, AGoawayLeavesLaterStreamsUnprocessed) {
   Pair pair;
-  ASSERT_TRUE(pair.client.Submit(pair.request, 0, 0).ok());
+  ASSERT_TRUE(pair.client.Submit(pair.request, {.index = 0}, 0).ok());
   pair.Pump();
   pair.server.GoAway();
-  ASSERT_TRUE(pair.client.Submit(pair.request, 1, 1).ok());
+  ASSERT_TRUE(pair.client.Submit(pair.request, {.index = 1}, 1).ok());
   pair.Pump();
   ASSERT_GE(pair.requests.size(), 1u);
   pair.server.Respond(pair.requests[0].stream_id, 200, "ok");
@@ -114,7 +114,7 @@ TEST(Http2ServerSessionTest, AGoawayLeavesLaterStreamsUnprocessed) {
 
 TEST(Http2ServerSessionTest, AMalformedFrameFailsTheClient) {
   Pair pair;
-  ASSERT_TRUE(pair.client.Submit(pair.request, 0, 0).ok());
+  ASSERT_TRUE(pair.client.Submit(pair.request, {.index = 0}, 0).ok());
   pair.Pump();
   pair.server.InjectMalformedFrame();
   pair.Pump();

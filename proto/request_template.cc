@@ -62,43 +62,24 @@ bool HasHeader(const std::vector<Header>& headers, absl::string_view name) {
   return false;
 }
 
+// `text` compiled, or the error with the part it is in.
+absl::StatusOr<TextTemplate> CompilePart(absl::string_view part, absl::string_view text,
+                                         TemplateColumns columns, uint32_t stream) {
+  absl::StatusOr<TextTemplate> t =
+      TextTemplate::Compile(std::string_view(text.data(), text.size()), columns, stream);
+  if (!t.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(part, ": ", t.status().message()));
+  }
+  return t;
+}
+
+// Random values of the target, of header k and of the body come from streams 0, k + 1 and this.
+constexpr uint32_t kBodyStream = 0xffff;
+
 }  // namespace
 
-IndexedText::IndexedText(std::string_view text, size_t indexed_size) {
-  segment_sizes_.clear();
-  size_t pos = 0;
-  size_t segment_start = 0;
-  while (true) {
-    size_t found = text.find(kPlaceholder, pos);
-    if (found == std::string_view::npos || found >= indexed_size) break;
-    bytes_.append(text.substr(pos, found - pos));
-    segment_sizes_.push_back(bytes_.size() - segment_start);
-    segment_start = bytes_.size();
-    pos = found + kPlaceholder.size();
-  }
-  bytes_.append(text.substr(pos));
-  segment_sizes_.push_back(bytes_.size() - segment_start);
-}
-
-std::string_view IndexedText::RenderInto(uint64_t index, std::span<char> out) const {
-  char digits[kMaxIndexDigits];
-  size_t width =
-      has_index() ? std::to_chars(digits, digits + sizeof(digits), index).ptr - digits : 0;
-  size_t offset = 0;
-  const char* source = bytes_.data();
-  for (size_t k = 0; k < segment_sizes_.size(); ++k) {
-    if (k > 0) {
-      std::memcpy(out.data() + offset, digits, width);
-      offset += width;
-    }
-    std::memcpy(out.data() + offset, source, segment_sizes_[k]);
-    source += segment_sizes_[k];
-    offset += segment_sizes_[k];
-  }
-  return std::string_view(out.data(), offset);
-}
-
-absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec) {
+absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
+                                                       TemplateColumns columns) {
   if (!IsToken(spec.method)) {
     return absl::InvalidArgumentError(absl::StrCat("invalid method '", spec.method, "'"));
   }
@@ -108,36 +89,85 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec) 
     if (!header.ok()) return header.status();
     headers.push_back(*header);
   }
-  bool has_body = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT";
-  std::string head = absl::StrCat(spec.method, " ", spec.target, " HTTP/1.1\r\n");
-  if (!HasHeader(headers, "host")) absl::StrAppend(&head, "Host: ", spec.host_header, "\r\n");
-  if (!HasHeader(headers, "user-agent")) absl::StrAppend(&head, "User-Agent: uringload/0.1\r\n");
-  if (!HasHeader(headers, "accept")) absl::StrAppend(&head, "Accept: */*\r\n");
-  for (const Header& h : headers) absl::StrAppend(&head, h.name, ": ", h.value, "\r\n");
-  if (has_body) absl::StrAppend(&head, "Content-Length: ", spec.body.size(), "\r\n");
-  if (!spec.keep_alive) absl::StrAppend(&head, "Connection: close\r\n");
-  absl::StrAppend(&head, "\r\n", spec.body);
-
   RequestTemplate tmpl;
+  absl::StatusOr<TextTemplate> path =
+      CompilePart(absl::StrCat("URL path '", spec.target, "'"), spec.target, columns, 0);
+  if (!path.ok()) return path.status();
+  tmpl.path_ = *std::move(path);
+  std::vector<TextTemplate> values;
+  for (size_t k = 0; k < headers.size(); ++k) {
+    absl::StatusOr<TextTemplate> value =
+        CompilePart(absl::StrCat("header '", headers[k].name, "'"), headers[k].value, columns,
+                    static_cast<uint32_t>(k + 1));
+    if (!value.ok()) return value.status();
+    values.push_back(*std::move(value));
+  }
+  absl::StatusOr<TextTemplate> body = CompilePart(spec.body_name, spec.body, columns, kBodyStream);
+  if (!body.ok()) return body.status();
+  tmpl.body_ = *std::move(body);
+  tmpl.has_body_ = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT";
   tmpl.is_head_ = spec.method == "HEAD";
-  tmpl.request_ = IndexedText(head, spec.method.size() + 1 + spec.target.size());
-  tmpl.path_ = IndexedText(spec.target, spec.target.size());
-  tmpl.body_ = spec.body;
+  tmpl.uses_fields_ = tmpl.path_.uses_fields() || tmpl.body_.uses_fields();
+
+  TextTemplate& head = tmpl.head_;
+  head.AppendLiteral(absl::StrCat(spec.method, " "));
+  head.Append(tmpl.path_);
+  std::string fixed = " HTTP/1.1\r\n";
+  if (!HasHeader(headers, "host")) absl::StrAppend(&fixed, "Host: ", spec.host_header, "\r\n");
+  if (!HasHeader(headers, "user-agent")) absl::StrAppend(&fixed, "User-Agent: uringload/0.1\r\n");
+  if (!HasHeader(headers, "accept")) absl::StrAppend(&fixed, "Accept: */*\r\n");
+  head.AppendLiteral(fixed);
+  for (size_t k = 0; k < headers.size(); ++k) {
+    head.AppendLiteral(absl::StrCat(headers[k].name, ": "));
+    head.Append(values[k]);
+    head.AppendLiteral("\r\n");
+    tmpl.uses_fields_ = tmpl.uses_fields_ || values[k].uses_fields();
+  }
+  // What follows the Content-Length value.
+  std::string tail = spec.keep_alive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n";
+  if (!tmpl.has_body_) {
+    head.AppendLiteral(tail.substr(2));
+  } else if (tmpl.body_.is_static()) {
+    head.AppendLiteral(absl::StrCat("Content-Length: ", spec.body.size(), tail, spec.body));
+  } else {
+    head.AppendLiteral("Content-Length: ");
+    tmpl.tail_ = tail;
+    tmpl.body_in_head_ = false;
+  }
+
   // HTTP/2 (RFC 9113 8.3.1): Host becomes :authority; names go in lower case.
-  std::string authority = spec.host_header;
-  for (const Header& h : headers) {
-    if (absl::EqualsIgnoreCase(h.name, "host")) authority = std::string(h.value);
+  TextTemplate authority = TextTemplate::Literal(spec.host_header);
+  for (size_t k = 0; k < headers.size(); ++k) {
+    if (absl::EqualsIgnoreCase(headers[k].name, "host")) authority = values[k];
   }
   std::vector<Field>& fields = tmpl.http2_fields_;
-  fields = {{":method", spec.method}, {":scheme", spec.scheme}, {":authority", authority}};
-  if (!HasHeader(headers, "user-agent")) fields.push_back({"user-agent", "uringload/0.1"});
-  if (!HasHeader(headers, "accept")) fields.push_back({"accept", "*/*"});
-  for (const Header& h : headers) {
-    if (absl::EqualsIgnoreCase(h.name, "host")) continue;
-    fields.push_back({absl::AsciiStrToLower(h.name), std::string(h.value)});
+  fields.push_back({":method", TextTemplate::Literal(spec.method)});
+  fields.push_back({":scheme", TextTemplate::Literal(spec.scheme)});
+  fields.push_back({":authority", authority});
+  if (!HasHeader(headers, "user-agent")) {
+    fields.push_back({"user-agent", TextTemplate::Literal("uringload/0.1")});
   }
-  if (has_body) fields.push_back({"content-length", absl::StrCat(spec.body.size())});
+  if (!HasHeader(headers, "accept")) fields.push_back({"accept", TextTemplate::Literal("*/*")});
+  for (size_t k = 0; k < headers.size(); ++k) {
+    if (absl::EqualsIgnoreCase(headers[k].name, "host")) continue;
+    fields.push_back({absl::AsciiStrToLower(headers[k].name), values[k]});
+  }
   return tmpl;
+}
+
+std::string_view RequestTemplate::RenderInto(const TemplateContext& context,
+                                             std::span<char> out) const {
+  if (body_in_head_) return head_.RenderInto(context, out);
+  // The body first, at the end of the room a request can need; then the head before it, the
+  // body's size, and the body moved up behind them.
+  size_t body_at = max_size() - body_.max_size();
+  std::string_view body = body_.RenderInto(context, out.subspan(body_at));
+  size_t size = head_.RenderInto(context, out).size();
+  char* p = std::to_chars(out.data() + size, out.data() + body_at, body.size()).ptr;
+  std::memcpy(p, tail_.data(), tail_.size());
+  p += tail_.size();
+  std::memmove(p, body.data(), body.size());
+  return std::string_view(out.data(), p + body.size() - out.data());
 }
 
 }  // namespace uringload::proto

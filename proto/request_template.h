@@ -1,6 +1,7 @@
-// RequestTemplate: the request built once per run, rendered per request with the request index
-// in place of each {i} of the URL target: as HTTP/1.1 bytes into a connection's buffer, or as
-// the header fields and path an HTTP/2 stream sends (Http2ClientSession).
+// RequestTemplate: the request built once per run, rendered per request with its placeholders
+// (TextTemplate) filled in the target, header values and body: as HTTP/1.1 bytes into a
+// connection's buffer, or as the header fields, path and body an HTTP/2 stream sends
+// (Http2ClientSession). Content-Length follows the rendered body.
 #pragma once
 
 #include <cstddef>
@@ -11,79 +12,69 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/text_template.h"
 
 namespace uringload::proto {
-
-// Text with the {i} placeholders of its first part cut out, rendered with an index in place.
-class IndexedText {
- public:
-  static constexpr std::string_view kPlaceholder = "{i}";
-  static constexpr size_t kMaxIndexDigits = 20;  // Digits of UINT64_MAX.
-
-  IndexedText() = default;
-  // `text` with each {i} that starts in its first `indexed_size` bytes cut out.
-  IndexedText(std::string_view text, size_t indexed_size);
-
-  bool has_index() const { return segment_sizes_.size() > 1; }
-  // Bytes of a rendering can never exceed this.
-  size_t max_size() const { return bytes_.size() + (segment_sizes_.size() - 1) * kMaxIndexDigits; }
-  // The text when !has_index().
-  std::string_view fixed() const { return bytes_; }
-  // The text for `index`, written at the start of `out` (max_size() bytes suffice). A full
-  // copy each time: ~100 bytes, a few ns against the ~5 us the kernel spends per request.
-  std::string_view RenderInto(uint64_t index, std::span<char> out) const;
-
- private:
-  std::string bytes_;                        // The text with the placeholders removed.
-  std::vector<size_t> segment_sizes_ = {0};  // Sizes of the pieces between placeholders.
-};
 
 struct RequestSpec {
   std::string method = "GET";
   std::string scheme = "http";       // HTTP/2's :scheme.
-  std::string target = "/";          // May hold {i} placeholders.
+  std::string target = "/";          // Target, header values and body may hold placeholders.
   std::string host_header;           // Used unless `headers` sets Host.
   std::vector<std::string> headers;  // "Name: value" lines, validated by Build().
   std::string body;
+  std::string body_name = "body";  // Names the body in errors (e.g. --body-file's path).
   bool keep_alive = true;
 };
 
 class RequestTemplate {
  public:
-  static constexpr std::string_view kIndexPlaceholder = IndexedText::kPlaceholder;
-  static constexpr size_t kMaxIndexDigits = IndexedText::kMaxIndexDigits;
-
   // An HTTP/2 header field (names in lower case, pseudo-headers first).
   struct Field {
     std::string name;
-    std::string value;
+    TextTemplate value;
   };
 
-  // Validates the spec (method token, header syntax, no framing headers) and lays out bytes.
-  static absl::StatusOr<RequestTemplate> Build(const RequestSpec& spec);
+  // Validates the spec (method token, header syntax, no framing headers, placeholders) and
+  // lays out bytes. A placeholder's error names the part: "URL path '/a/{x}': column 4: ...".
+  static absl::StatusOr<RequestTemplate> Build(const RequestSpec& spec,
+                                               TemplateColumns columns = {});
 
-  bool has_index() const { return request_.has_index(); }
+  // No placeholder anywhere: every request is static_bytes().
+  bool is_static() const { return head_.is_static() && body_in_head_; }
+  // A data column's placeholder is used.
+  bool uses_fields() const { return uses_fields_; }
   bool is_head() const { return is_head_; }
-  // Bytes of a rendered request can never exceed this.
-  size_t max_size() const { return request_.max_size(); }
-  // The complete request when !has_index().
-  std::string_view static_bytes() const { return request_.fixed(); }
-  // The HTTP/1.1 request for `index`, written at the start of `out` (max_size() bytes suffice).
-  std::string_view RenderInto(uint64_t index, std::span<char> out) const {
-    return request_.RenderInto(index, out);
+  // Bytes of a rendered HTTP/1.1 request can never exceed this.
+  size_t max_size() const {
+    if (body_in_head_) return head_.max_size();
+    return head_.max_size() + TextTemplate::kMaxIntegerDigits + tail_.size() + body_.max_size();
   }
+  // The complete request when is_static().
+  std::string_view static_bytes() const { return head_.fixed(); }
+  // The HTTP/1.1 request for `context`, written at the start of `out` (max_size() bytes
+  // suffice).
+  std::string_view RenderInto(const TemplateContext& context, std::span<char> out) const;
 
-  // HTTP/2: every header field but :path, the :path (with {i}) and the body.
+  // HTTP/2: every header field but :path and content-length, the :path and the body (whose
+  // rendered size is the content-length, when has_body()).
   std::span<const Field> http2_fields() const { return http2_fields_; }
-  const IndexedText& path() const { return path_; }
-  std::string_view body() const { return body_; }
+  const TextTemplate& path() const { return path_; }
+  const TextTemplate& body() const { return body_; }
+  bool has_body() const { return has_body_; }
 
  private:
-  IndexedText request_;  // HTTP/1.1 bytes; {i} only in the request line's target.
-  IndexedText path_;
+  // HTTP/1.1: with a static body (body_in_head_), the whole request; else everything up to
+  // the Content-Length value, which the rendered body's size follows, then tail_ and body_.
+  TextTemplate head_;
+  std::string tail_;
+  TextTemplate body_;
+  bool body_in_head_ = true;
+  TextTemplate path_;
   std::vector<Field> http2_fields_;
-  std::string body_;
+  bool has_body_ = false;
   bool is_head_ = false;
+  bool uses_fields_ = false;
 };
 
 }  // namespace uringload::proto

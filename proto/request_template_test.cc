@@ -19,12 +19,12 @@ TEST(RequestTemplateTest, BuildsPlainGet) {
   spec.target = "/hello";
   spec.host_header = "h:81";
   RequestTemplate tmpl = MustBuild(spec);
-  EXPECT_FALSE(tmpl.has_index());
+  EXPECT_TRUE(tmpl.is_static());
   EXPECT_EQ(tmpl.static_bytes(),
             "GET /hello HTTP/1.1\r\nHost: h:81\r\nUser-Agent: uringload/0.1\r\n"
             "Accept: */*\r\n\r\n");
   std::vector<char> storage(tmpl.max_size());
-  EXPECT_EQ(tmpl.RenderInto(7, storage), tmpl.static_bytes());
+  EXPECT_EQ(tmpl.RenderInto({.index = 7}, storage), tmpl.static_bytes());
 }
 
 TEST(RequestTemplateTest, RendersIndexDigitsAcrossWidths) {
@@ -32,7 +32,7 @@ TEST(RequestTemplateTest, RendersIndexDigitsAcrossWidths) {
   spec.target = "/{i}/x?id={i}";
   spec.host_header = "h";
   RequestTemplate tmpl = MustBuild(spec);
-  ASSERT_TRUE(tmpl.has_index());
+  ASSERT_FALSE(tmpl.is_static());
   std::vector<char> storage(tmpl.max_size());
   auto expected = [](const std::string& i) {
     return "GET /" + i + "/x?id=" + i +
@@ -40,20 +40,63 @@ TEST(RequestTemplateTest, RendersIndexDigitsAcrossWidths) {
   };
   for (uint64_t index : {0ull, 9ull, 10ull, 11ull, 99ull, 5ull, 123456789ull, 123456788ull,
                          18446744073709551615ull}) {
-    EXPECT_EQ(tmpl.RenderInto(index, storage), expected(std::to_string(index)));
+    EXPECT_EQ(tmpl.RenderInto({.index = index}, storage), expected(std::to_string(index)));
   }
 }
 
-TEST(RequestTemplateTest, PlaceholderOnlyInTarget) {
+TEST(RequestTemplateTest, HeaderValuesAndBodyAreTemplatesAndTheLengthFollows) {
   RequestSpec spec;
   spec.target = "/a";
-  spec.headers = {"X-Tag: {i}"};
-  spec.body = "{i}";
+  spec.host_header = "h";
+  spec.headers = {"X-Tag: t{i}"};
+  spec.body = R"({"id":{i}})";
   spec.method = "POST";
+  spec.keep_alive = false;
   RequestTemplate tmpl = MustBuild(spec);
-  EXPECT_FALSE(tmpl.has_index());
-  EXPECT_NE(tmpl.static_bytes().find("X-Tag: {i}\r\n"), std::string::npos);
-  EXPECT_NE(tmpl.static_bytes().find("Content-Length: 3\r\n\r\n{i}"), std::string::npos);
+  EXPECT_FALSE(tmpl.is_static());
+  std::vector<char> storage(tmpl.max_size());
+  for (uint64_t index : {7ull, 12345ull}) {
+    std::string i = std::to_string(index);
+    std::string body = R"({"id":)" + i + "}";
+    EXPECT_EQ(tmpl.RenderInto({.index = index}, storage),
+              "POST /a HTTP/1.1\r\nHost: h\r\nUser-Agent: uringload/0.1\r\nAccept: */*\r\n"
+              "X-Tag: t" +
+                  i + "\r\nContent-Length: " + std::to_string(body.size()) +
+                  "\r\nConnection: close\r\n\r\n" + body);
+  }
+  // The longest rendering fits.
+  std::vector<char> exact(tmpl.max_size());
+  EXPECT_LE(tmpl.RenderInto({.index = UINT64_MAX}, exact).size(), tmpl.max_size());
+}
+
+TEST(RequestTemplateTest, HttpTwoFieldsAndBodyCarryTheTemplates) {
+  RequestSpec spec;
+  spec.target = "/u/{i}";
+  spec.host_header = "h";
+  spec.headers = {"X-Id: {i}"};
+  spec.body = "{i}";
+  RequestTemplate tmpl = MustBuild(spec);
+  EXPECT_TRUE(tmpl.has_body());
+  EXPECT_EQ(tmpl.path().Render({.index = 3}), "/u/3");
+  EXPECT_EQ(tmpl.body().Render({.index = 3}), "3");
+  ASSERT_EQ(tmpl.http2_fields().back().name, "x-id");
+  EXPECT_EQ(tmpl.http2_fields().back().value.Render({.index = 3}), "3");
+}
+
+TEST(RequestTemplateTest, PlaceholderErrorsNameThePart) {
+  RequestSpec spec;
+  spec.target = "/a/{x}";
+  EXPECT_EQ(RequestTemplate::Build(spec).status().message(),
+            "URL path '/a/{x}': column 4: unknown placeholder {x} (known: i, rand, uuid, shard, "
+            "worker; a data column needs --data)");
+  spec.target = "/";
+  spec.headers = {"X-A: {rand:9-1}"};
+  EXPECT_EQ(RequestTemplate::Build(spec).status().message(),
+            "header 'X-A': column 1: {rand:9-1} has LO above HI (9 > 1)");
+  spec.headers = {};
+  spec.body = "ab{uuid:1}";
+  EXPECT_EQ(RequestTemplate::Build(spec).status().message(),
+            "body: column 3: {uuid} takes no arguments, got {uuid:1}");
 }
 
 TEST(RequestTemplateTest, HeadersBodyAndClose) {

@@ -34,7 +34,7 @@ absl::Status Engine::Start() {
   for (size_t t = 0; t < plan_.targets.size(); ++t) {
     for (size_t a = 0; a < plan_.addresses.size(); ++a) {
       absl::StatusOr<proto::RequestTemplate> tmpl =
-          proto::RequestTemplate::Build(plan_.RequestFor(t, a));
+          proto::RequestTemplate::Build(plan_.RequestFor(t, a), plan_.columns());
       if (!tmpl.ok()) return tmpl.status();
       templates_.push_back(*std::move(tmpl));
     }

@@ -84,7 +84,20 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   } else {
     lines.push_back({.line = 0, .method = options.method, .url = options.url, .body = {}});
   }
-  std::optional<std::string> common_body;
+  if (options.data_file.has_value()) {
+    absl::StatusOr<DataFile> data = DataFile::Open(*options.data_file);
+    if (!data.ok()) return data.status();
+    plan.data = std::make_shared<const DataFile>(*std::move(data));
+  }
+  if (options.data_order != "sequential" && options.data_order != "random") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--data-order must be sequential or random, got '", options.data_order, "'"));
+  }
+  if (options.data_order == "random" && plan.data == nullptr) {
+    return absl::InvalidArgumentError("--data-order needs --data");
+  }
+  plan.random_rows = options.data_order == "random";
+  std::optional<std::string> common_body;  // --body or --body-file's.
   if (options.body.has_value()) common_body = *options.body;
   if (options.body_file.has_value()) {
     absl::StatusOr<std::string> body = ReadRegularFile("--body-file", *options.body_file);
@@ -117,20 +130,28 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
     target.spec.keep_alive = !options.no_keepalive;
     if (line.body.has_value()) {
       target.spec.body = *line.body;
+      target.spec.body_name = absl::StrCat("body @", line.body_path);
     } else if (common_body.has_value()) {
       target.spec.body = *common_body;
+      target.spec.body_name = options.body_file.has_value()
+                                  ? absl::StrCat("--body-file ", *options.body_file)
+                                  : "--body";
     }
-    // Build once here so a bad method or header is reported before any traffic.
-    if (absl::Status s = proto::RequestTemplate::Build(target.spec).status(); !s.ok()) {
+    // Build once here so a bad method, header or placeholder is reported before any traffic.
+    if (absl::Status s = proto::RequestTemplate::Build(target.spec, plan.columns()).status();
+        !s.ok()) {
       return fail(s.message());
     }
     plan.targets.push_back(std::move(target));
   }
-  if (options.targets_order != "round-robin" && options.targets_order != "random") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--targets-order must be round-robin or random, got '", options.targets_order, "'"));
+  if (options.targets_order != "round-robin" && options.targets_order != "random" &&
+      options.targets_order != "sequential") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--targets-order must be round-robin, random or sequential, got '",
+                     options.targets_order, "'"));
   }
   plan.random_order = options.targets_order == "random";
+  plan.sequential_order = options.targets_order == "sequential";
   plan.seed = static_cast<uint64_t>(options.seed);
   plan.keep_alive = !options.no_keepalive;
   return absl::OkStatus();
@@ -293,9 +314,20 @@ proto::RequestSpec RunPlan::RequestFor(size_t target, size_t address) const {
 
 size_t RunPlan::TargetOf(uint64_t index) const {
   if (targets.size() == 1) return 0;
+  if (sequential_order) return index;  // -n is at most the targets' count.
   if (!random_order) return index % targets.size();
   // Uniform, stateless, the same on every worker.
   return proto::SeededRandom(seed, index) % targets.size();
+}
+
+uint64_t RunPlan::RowOf(uint64_t index) const {
+  // Salt 1: not the value that picks a random target for the same index.
+  return (random_rows ? proto::SeededRandom(seed, index, 1) : index) % data->rows();
+}
+
+proto::TemplateColumns RunPlan::columns() const {
+  if (data == nullptr) return {};
+  return {data->columns(), data->max_sizes()};
 }
 
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
@@ -314,6 +346,16 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
     plan.requests = static_cast<uint64_t>(*options.requests);
   } else if (!plan.duration.has_value()) {
     plan.requests = kDefaultRequests;
+  }
+  if (plan.sequential_order) {
+    // Each target once, in the file's order: the file's length unless -n asks for fewer.
+    uint64_t lines = plan.targets.size();
+    if (options.requests.has_value() && *plan.requests > lines) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--targets-order sequential sends each target once: -n ", *plan.requests,
+                       " is more than the ", lines, " targets"));
+    }
+    if (!options.requests.has_value()) plan.requests = lines;
   }
   if (absl::Status s = PlanLoadShape(options, plan); !s.ok()) return s;
   plan.requested_concurrency = static_cast<uint32_t>(options.concurrency);

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/plan_limits.h"
+#include "core/run/data_file.h"
 #include "core/run/shard.h"
 #include "net/address.h"
 #include "net/tls_context.h"
@@ -54,6 +55,8 @@ struct RunOptions {
   std::optional<std::string> targets_file;
   std::string targets_order = "round-robin";
   int64_t seed = 1;
+  std::optional<std::string> data_file;   // --data
+  std::string data_order = "sequential";  // --data-order
   std::optional<std::string> warmup;
   // https:// only.
   bool insecure = false;  // -k: no certificate verification.
@@ -98,7 +101,12 @@ struct RunPlan {
   std::vector<net::SocketAddress> sources;    // --source; empty: the kernel chooses.
   std::vector<TargetRequest> targets;         // At least one.
   bool random_order = false;                  // --targets-order random.
+  bool sequential_order = false;              // --targets-order sequential: each target once.
   uint64_t seed = 1;
+  // --data: the rows whose columns the templates may name; request k takes row k mod rows, or
+  // with --data-order random a seeded pick per index.
+  std::shared_ptr<const DataFile> data;
+  bool random_rows = false;
   bool keep_alive = true;
   std::shared_ptr<net::TlsContext> tls;  // https://: one context for every connection.
   std::optional<uint64_t> requests;      // Exact count, or none (duration only).
@@ -149,6 +157,10 @@ struct RunPlan {
   // Which target request `index` sends: round-robin, or a fixed pseudo-random pick per index
   // (the same index always picks the same target, whichever worker sends it).
   size_t TargetOf(uint64_t index) const;
+  // The data row request `index` takes (data must be set).
+  uint64_t RowOf(uint64_t index) const;
+  // The columns a template may name (none without --data).
+  proto::TemplateColumns columns() const;
   // Connections times requests per connection: the cap on requests in flight.
   uint64_t max_in_flight() const { return uint64_t{concurrency} * pipeline; }
   // Whether a connection may speak HTTP/2: --http2, or https:// without --http1.1 (ALPN).

@@ -47,6 +47,7 @@ absl::StatusOr<std::vector<TargetLine>> ParseTargetFile(const std::string& path,
       absl::StatusOr<std::string> body = ReadRegularFile("body", body_path);
       if (!body.ok()) return fail(std::string(body.status().message()));
       target.body = *std::move(body);
+      target.body_path = words[2].substr(1);
     }
     lines.push_back(std::move(target));
   }

@@ -16,6 +16,7 @@ struct TargetLine {
   std::string method;
   std::string url;
   std::optional<std::string> body;  // The body file's contents, when the line names one.
+  std::string body_path = {};       // As the line names it.
 };
 
 // Every error names path:line and what is wrong with it.

@@ -53,13 +53,16 @@ absl::Status Worker::Setup() {
   connections_ = std::vector<Connection>(n);
   AssignRoutes();
   // Requests are rendered into a buffer of -p requests per connection, except the common case
-  // of one request without {i} in flight: that one is sent straight from its template.
+  // of one request without placeholders in flight: that one is sent straight from its template.
   size_t stride = 0;
   bool rendered = plan.pipeline > 1;
+  bool uses_rows = false;
   for (const proto::RequestTemplate& t : config_.templates) {
     stride = std::max(stride, t.max_size());
-    rendered = rendered || t.has_index();
+    rendered = rendered || !t.is_static();
+    uses_rows = uses_rows || t.uses_fields();
   }
+  if (uses_rows) rows_.emplace(plan.data.get());
   // h2c connections never send HTTP/1.1 bytes: their requests become streams (at most one
   // waits for the connect, and its bytes are not used), so they need no buffer.
   bool h2c_only = plan.http == HttpVersion::kHttp2 && !plan.url.tls;

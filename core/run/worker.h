@@ -78,6 +78,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   bool MoreToCome() const;
   bool NextRequest(PendingRequest* request);
   const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const;
+  proto::TemplateContext ContextFor(const PendingRequest& request);
   void AddRequest(Connection& c, const PendingRequest& request);
   void Fill(Connection& c);
   void Flush(Connection& c);
@@ -133,6 +134,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::vector<Connection> connections_;
   std::vector<PendingRequest> pending_storage_;  // -p entries per connection.
   std::vector<char> request_storage_;            // -p rendered requests per connection.
+  std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
   std::vector<PendingRequest> retry_;  // Sent behind a response that closed the connection.
   std::vector<uint32_t> listed_;       // Open model: connections that may take requests.

@@ -67,7 +67,7 @@ void Worker::AddStream(Connection& c, const PendingRequest& request) {
   c.pending[k].in_use = true;
   ++c.count;
   ++c.submitted;
-  absl::Status s = Session(c).Submit(TemplateFor(c, request), request.index, k);
+  absl::Status s = Session(c).Submit(TemplateFor(c, request), ContextFor(request), k);
   // nghttp2 refuses a stream only when it is out of memory or of stream ids, which
   // can_open() rules out.
   URINGLOAD_CHECK(s.ok(), "slot %u: %s", c.slot, std::string(s.message()).c_str());

@@ -55,6 +55,16 @@ const proto::RequestTemplate& Worker::TemplateFor(const Connection& c,
   return config_.templates[r.target * config_.plan->addresses.size() + c.address];
 }
 
+// What `request`'s placeholders render from.
+proto::TemplateContext Worker::ContextFor(const PendingRequest& request) {
+  proto::TemplateContext context{.index = request.index,
+                                 .seed = config_.plan->seed,
+                                 .shard = config_.plan->shard.index,
+                                 .worker = config_.index};
+  if (rows_.has_value()) context.fields = rows_->Row(config_.plan->RowOf(request.index));
+  return context;
+}
+
 // Renders `request` behind what the connection has not sent yet.
 void Worker::AddRequest(Connection& c, const PendingRequest& request) {
   if (c.protocol == Protocol::kHttp2) {
@@ -70,7 +80,7 @@ void Worker::AddRequest(Connection& c, const PendingRequest& request) {
     c.static_out = tmpl.static_bytes().data();
     c.out_size = static_cast<uint32_t>(tmpl.static_bytes().size());
   } else {
-    std::string_view bytes = tmpl.RenderInto(request.index, c.out.subspan(c.out_size));
+    std::string_view bytes = tmpl.RenderInto(ContextFor(request), c.out.subspan(c.out_size));
     c.out_size += static_cast<uint32_t>(bytes.size());
   }
 }

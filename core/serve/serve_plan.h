@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/serve/random.h"
+#include "core/serve/request_log.h"
 #include "net/address.h"
 #include "net/tls_context.h"
 
@@ -78,6 +79,7 @@ struct ServeOptions {
   uint64_t seed = 1;
   std::optional<std::string> tls_cert;  // PEM; with tls_key, every listener speaks TLS.
   std::optional<std::string> tls_key;
+  std::optional<std::string> log_requests;  // --log-requests FILE
 };
 
 struct ServePlan {
@@ -102,6 +104,7 @@ struct ServePlan {
   uint32_t http2_max_streams = 128;  // SETTINGS_MAX_CONCURRENT_STREAMS
   uint32_t http2_window = 65535;     // SETTINGS_INITIAL_WINDOW_SIZE
   uint32_t http2_goaway_after = 0;   // GOAWAY after this many streams of a connection (0: never)
+  std::shared_ptr<RequestLog> request_log;  // --log-requests: every HTTP/1.1 request received.
 };
 
 absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options);

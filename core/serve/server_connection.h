@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/serve/serve_plan.h"
@@ -97,6 +98,7 @@ struct ServerConnection {
   // kept for the slot's later connections: memory for pipelining clients, never per request.
   std::unique_ptr<PendingResponse[]> deep_pending;
   std::unique_ptr<char[]> burst;
+  std::string logged;  // --log-requests: the bytes of the request being parsed.
   char out[proto::kMaxResponseHead + proto::RequestParser::kMaxEcho];  // Echo responses.
   // The connection speaks HTTP/2 (serve --http2: h2c, or h2 chosen by ALPN); h2 holds it.
   bool http2 = false;

@@ -42,7 +42,9 @@ ServerWorker::ServerWorker(const ServePlan* plan, const FixedResponses* fixed, u
       incoming_cpu_(CpuOfWorker(plan->cpus, index)),
       rng_(plan->seed * 0x9e3779b97f4a7c15ull + index),
       service_(plan->service_slots),
-      loop_(std::move(loop)) {}
+      loop_(std::move(loop)) {
+  if (plan->request_log != nullptr) log_.emplace(plan->request_log.get());
+}
 
 absl::Status ServerWorker::Listen() {
   for (const net::SocketAddress& address : plan_->listen) {
@@ -85,6 +87,7 @@ absl::Status ServerWorker::Run() {
     if (absl::Status s = loop_->SubmitAndWait(wait, 1); !s.ok()) return s;
     loop_->Drain(*this);
   }
+  if (log_.has_value()) log_->Flush();
   return absl::OkStatus();
 }
 
@@ -178,9 +181,11 @@ void ServerWorker::OnData(uint32_t slot, std::string_view data) {
   while (!data.empty() && c.state == ServerConnState::kOpen) {
     proto::RequestParser::Result r = c.parser.Feed(data);
     if (r.state == proto::RequestParser::State::kError) {
+      c.logged.clear();
       Reject(slot, c, now);
       return;
     }
+    if (log_.has_value()) c.logged.append(data.substr(0, r.consumed));
     data.remove_prefix(r.consumed);
     if (r.state == proto::RequestParser::State::kNeedMore) {
       // The client waits for 100 Continue before it sends the body (curl: up to 1 s).
@@ -188,6 +193,10 @@ void ServerWorker::OnData(uint32_t slot, std::string_view data) {
       break;
     }
     c.continue_sent = false;
+    if (log_.has_value()) {
+      log_->Add(c.logged);
+      c.logged.clear();
+    }
     if (c.Full()) {
       stats_->PipelineOverflow();
       Close(slot);
@@ -377,7 +386,8 @@ void ServerWorker::Close(uint32_t slot, bool notify) {
   if (!c.in_use()) return;
   c.state = ServerConnState::kFree;
   c.send_pending = false;
-  if (c.http2) {  // Its memory goes back while the slot has no connection.
+  c.logged.clear();  // A request cut off by the close is not logged.
+  if (c.http2) {     // Its memory goes back while the slot has no connection.
     c.h2->session.Stop();
     c.h2->waiting.clear();
     c.http2 = false;

@@ -6,12 +6,14 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "core/serve/random.h"
+#include "core/serve/request_log.h"
 #include "core/serve/serve_plan.h"
 #include "core/serve/server_connection.h"
 #include "core/serve/server_stats.h"
@@ -74,7 +76,8 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   const std::atomic<bool>* stop_;
   int incoming_cpu_;  // SO_INCOMING_CPU of this worker's listeners (-1: none, no --cpus).
   Rng rng_;
-  ServiceQueue service_;  // --service-slots.
+  ServiceQueue service_;                   // --service-slots.
+  std::optional<RequestLog::Writer> log_;  // --log-requests.
   std::vector<net::UniqueFd> listeners_;
   std::unique_ptr<net::EventLoop> loop_;
   // Indexed by direct-descriptor slot; allocated on a slot's first use and reused after.

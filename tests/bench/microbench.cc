@@ -22,7 +22,7 @@ void BM_RenderIndexedRequest(benchmark::State& state) {
   RequestTemplate tmpl = *RequestTemplate::Build(spec);
   std::vector<char> storage(tmpl.max_size());
   uint64_t index = 1'000'000;
-  for (auto _ : state) benchmark::DoNotOptimize(tmpl.RenderInto(index++, storage));
+  for (auto _ : state) benchmark::DoNotOptimize(tmpl.RenderInto({.index = index++}, storage));
 }
 BENCHMARK(BM_RenderIndexedRequest);
 

@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Ends ends;
   if (!session.Start(&ends).ok()) abort();
   for (uint32_t tag = 0; tag < 4; ++tag) {
-    if (!session.Submit(Template(), tag, tag).ok()) abort();
+    if (!session.Submit(Template(), {.index = tag}, tag).ok()) abort();
   }
   Drain(session);
   for (std::string_view piece : {input.substr(0, split), input.substr(split)}) {
