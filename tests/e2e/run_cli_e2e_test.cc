@@ -2,6 +2,8 @@
 // problem, print nothing on stdout, and never start traffic.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,7 +18,25 @@ struct BadInvocation {
   std::string expected;  // Part of the one-line message.
 };
 
+// A folder of --data files, removed with it.
+class DataFiles {
+ public:
+  DataFiles() {
+    char folder[] = "/tmp/uringload-cli-data-XXXXXX";
+    folder_ = mkdtemp(folder);
+    std::ofstream(Path("empty.csv"));
+    std::ofstream(Path("count.csv")) << "a,b\n1,2\n1,2,3\n";
+    std::ofstream(Path("good.csv")) << "user,id\nalice,1\n";
+  }
+  ~DataFiles() { std::system(("rm -rf " + folder_).c_str()); }
+  std::string Path(const std::string& name) const { return folder_ + "/" + name; }
+
+ private:
+  std::string folder_;
+};
+
 TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
+  DataFiles data;
   std::vector<BadInvocation> cases = {
       {{"run", "--cacert", "/nonexistent.pem", "https://127.0.0.1/"}, "--cacert"},
       {{"run", "--ciphers", "NOPE", "https://127.0.0.1/"}, "--ciphers 'NOPE'"},
@@ -131,13 +151,28 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
        "unknown measure"},
       {{"compare", "--confidence", "2", "/etc/hostname", "/etc/hostname"}, "--confidence"},
       {{"compare", "/etc/hostname"}, "files"},
+      // Requests from data: every mistake before any traffic, with the file:line or the flag.
+      {{"run", "--data", "/nonexistent.csv", "URL"}, "--data '/nonexistent.csv': No such file"},
+      {{"run", "--data", data.Path("empty.csv"), "URL"}, "empty.csv: the file is empty"},
+      {{"run", "--data", data.Path("count.csv"), "URL"},
+       "count.csv:3: the row has 3 values, the header 2"},
+      {{"run", "--data", data.Path("good.csv"), "URL{usr}"},
+       "column 2: unknown placeholder {usr} (known: i, rand, uuid, shard, worker and the data "
+       "columns user, id)"},
+      {{"run", "URL{rand:9-1}"}, "{rand:9-1} has LO above HI (9 > 1)"},
+      {{"run", "--body", "{\"a\":{x}}", "URL"}, "--body: column 6: unknown placeholder {x}"},
+      {{"run", "-H", "X-A: {uuid:4}", "URL"}, "header 'X-A': column 1: {uuid} takes no arguments"},
+      {{"run", "--data-order", "random", "URL"}, "--data-order needs --data"},
+      {{"run", "--data-order", "up", "--data", data.Path("good.csv"), "URL"}, "--data-order"},
+      {{"serve", "--log-requests", "/nonexistent-dir/requests.log"}, "--log-requests"},
+      {{"serve", "--http2", "--log-requests", data.Path("h2.log")}, "not with --http2"},
   };
   SilentListener target;  // Every URL points here: nothing may connect to it.
   std::string url = "http://127.0.0.1:" + std::to_string(target.port()) + "/";
   ASSERT_GE(cases.size(), 30u);
   for (BadInvocation& c : cases) {
     for (std::string& arg : c.args) {
-      if (arg == "URL") arg = url;
+      if (arg.starts_with("URL")) arg = url + arg.substr(3);  // "URL{x}": a path after it.
     }
     std::vector<std::string> argv = {URINGLOAD_BINARY};
     argv.insert(argv.end(), c.args.begin(), c.args.end());

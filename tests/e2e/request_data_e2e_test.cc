@@ -1,0 +1,242 @@
+// End-to-end: requests built from templates and data. `uringload serve --log-requests` writes
+// every request as it arrived; the tests check each one against what its index says it must
+// be: the URL, header values and body rendered from the row, Content-Length equal to the
+// body's size, {rand} and {uuid} repeated by the seed, shards taking disjoint indexes, and
+// --targets-order sequential arriving in the file's order.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+
+namespace uringload::testing {
+namespace {
+
+// A request as the server received it.
+struct Received {
+  std::string method;
+  std::string target;
+  std::map<std::string, std::string> headers;
+  std::string body;
+};
+
+// Records "# request SIZE\n" + SIZE bytes + "\n"; each parsed (the test's own HTTP reading).
+std::vector<Received> ReadLog(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream whole;
+  whole << in.rdbuf();
+  std::string text = whole.str();
+  std::vector<Received> requests;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t eol = text.find('\n', at);
+    EXPECT_EQ(text.compare(at, 10, "# request "), 0) << "bad record at " << at;
+    if (eol == std::string::npos || text.compare(at, 10, "# request ") != 0) break;
+    size_t size = std::stoul(text.substr(at + 10, eol - at - 10));
+    std::string raw = text.substr(eol + 1, size);
+    at = eol + 1 + size + 1;
+    Received r;
+    size_t head_end = raw.find("\r\n\r\n");
+    std::istringstream head(raw.substr(0, head_end));
+    std::string line;
+    std::getline(head, line);
+    std::istringstream request_line(line);
+    request_line >> r.method >> r.target;
+    while (std::getline(head, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      size_t colon = line.find(": ");
+      r.headers[line.substr(0, colon)] = line.substr(colon + 2);
+    }
+    r.body = raw.substr(head_end + 4);
+    requests.push_back(r);
+  }
+  return requests;
+}
+
+class RequestDataE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char folder[] = "/tmp/uringload-data-e2e-XXXXXX";
+    ASSERT_NE(mkdtemp(folder), nullptr);
+    folder_ = folder;
+  }
+  void TearDown() override { std::system(("rm -rf " + folder_).c_str()); }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::ofstream(folder_ + "/" + name) << text;
+    return folder_ + "/" + name;
+  }
+  std::string Path(const std::string& name) const { return folder_ + "/" + name; }
+  std::string folder_;
+};
+
+const char kUuidV4[] = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
+
+// The body each request must carry, from its index, by the test's own reckoning.
+struct Row {
+  std::string user;
+  std::string id;
+};
+
+// Every request of the run, checked against its index; returns index -> body.
+std::map<uint64_t, std::string> CheckRendered(const std::vector<Received>& requests,
+                                              const std::vector<Row>& rows, uint64_t n) {
+  std::map<uint64_t, std::string> bodies;
+  std::regex body_shape(std::string(R"(\{"i":(\d+),"id":(\d+),"r":(\d+),"u":")") + kUuidV4 +
+                        R"("\})");
+  for (const Received& r : requests) {
+    uint64_t i = std::stoull(r.headers.at("X-Index"));
+    const Row& row = rows[i % rows.size()];
+    EXPECT_EQ(r.method, "POST");
+    EXPECT_EQ(r.target, "/u/" + row.user + "/" + std::to_string(i));
+    EXPECT_EQ(r.headers.at("X-User"), row.user) << i;
+    EXPECT_EQ(r.headers.at("Content-Length"), std::to_string(r.body.size())) << r.body;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_match(r.body, m, body_shape)) << r.body;
+    if (m.size() == 4) {
+      EXPECT_EQ(m[1].str(), std::to_string(i));
+      EXPECT_EQ(m[2].str(), row.id);
+      int die = std::stoi(m[3].str());
+      EXPECT_TRUE(die >= 1 && die <= 6) << r.body;
+    }
+    EXPECT_TRUE(bodies.emplace(i, r.body).second) << "index " << i << " twice";
+  }
+  EXPECT_EQ(bodies.size(), n);
+  if (!bodies.empty()) {
+    EXPECT_EQ(bodies.rbegin()->first, n - 1);
+  }
+  return bodies;
+}
+
+std::vector<std::string> TemplatedRun(const std::string& data, const std::string& url) {
+  return {"-m",     "POST",
+          "-H",     "X-Index: {i}",
+          "-H",     "X-User: {user}",
+          "--data", data,
+          "--body", R"({"i":{i},"id":{id},"r":{rand:1-6},"u":"{uuid}"})",
+          url};
+}
+
+TEST_F(RequestDataE2ETest, EveryRequestArrivesAsItsIndexAndRowRenderIt) {
+  std::vector<Row> rows = {{"alice", "1"}, {"bob", "22"}, {"carol", "333"}};
+  std::string csv = Write("users.csv", "user,id\nalice,1\n\"bob\",22\ncarol,333\n");
+  std::string ndjson = Write("users.ndjson",
+                             "{\"user\":\"alice\",\"id\":1}\n{\"id\":22,\"user\":\"bob\"}\n"
+                             "{\"user\":\"carol\",\"id\":333}\n");
+  std::map<uint64_t, std::string> first;
+  for (const std::string& data : {csv, ndjson}) {
+    UringloadServer server({"--log-requests", Path("log")});
+    ASSERT_TRUE(server.ok());
+    std::vector<std::string> args = {"-n", "300", "-c", "4", "-t", "2", "-p", "2"};
+    for (const std::string& a : TemplatedRun(data, server.Url("/u/{user}/{i}"))) {
+      args.push_back(a);
+    }
+    ExpectAllOk(RunUringload(args), 300);
+    FlatJson summary;
+    ASSERT_EQ(server.Stop(&summary), 0);
+    std::vector<Received> requests = ReadLog(Path("log"));
+    ASSERT_EQ(requests.size(), 300u);
+    std::map<uint64_t, std::string> bodies = CheckRendered(requests, rows, 300);
+    // The same seed sends the same requests, whatever the file's format or the worker.
+    if (first.empty()) {
+      first = bodies;
+    } else {
+      EXPECT_EQ(bodies, first);
+    }
+  }
+  // Another seed draws other {rand} and {uuid} values for the same indexes.
+  UringloadServer server({"--log-requests", Path("log")});
+  ASSERT_TRUE(server.ok());
+  FlatJson summary;
+  std::vector<std::string> args = {"-n", "300", "-c", "4", "--seed", "2"};
+  for (const std::string& a : TemplatedRun(csv, server.Url("/u/{user}/{i}"))) args.push_back(a);
+  ExpectAllOk(RunUringload(args), 300);
+  ASSERT_EQ(server.Stop(&summary), 0);
+  std::map<uint64_t, std::string> reseeded = CheckRendered(ReadLog(Path("log")), rows, 300);
+  size_t differ = 0;
+  for (const auto& [i, body] : reseeded) differ += body != first[i];
+  EXPECT_EQ(differ, 300u);  // Every uuid differs.
+}
+
+TEST_F(RequestDataE2ETest, ShardsTakeDisjointIndexesAndTheirRows) {
+  std::vector<Row> rows = {{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "4"}, {"e", "5"}};
+  std::string csv = Write("rows.csv", "user,id\na,1\nb,2\nc,3\nd,4\ne,5\n");
+  FlatJson summary;
+  UringloadServer server({"--log-requests", Path("log")});
+  ASSERT_TRUE(server.ok());
+  for (const char* shard : {"0/3", "1/3", "2/3"}) {
+    std::vector<std::string> args = {"-n", "100", "-c", "3", "--shard", shard};
+    for (const std::string& a : TemplatedRun(csv, server.Url("/u/{user}/{i}"))) {
+      args.push_back(a);
+    }
+    RunOutput run = RunUringload(args);
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  }
+  ASSERT_EQ(server.Stop(&summary), 0);
+  // Together exactly the one run's indexes 0..99, each with its row.
+  CheckRendered(ReadLog(Path("log")), rows, 100);
+}
+
+TEST_F(RequestDataE2ETest, RandomRowsRepeatWithTheSeed) {
+  std::string csv = Write("rows.csv", "user\nu0\nu1\nu2\nu3\nu4\nu5\nu6\nu7\nu8\nu9\n");
+  std::vector<std::map<uint64_t, std::string>> picks;
+  FlatJson summary;
+  for (int round = 0; round < 2; ++round) {
+    UringloadServer server({"--log-requests", Path("log")});
+    ASSERT_TRUE(server.ok());
+    ExpectAllOk(RunUringload({"-n", "200", "-c", "5", "--data", csv, "--data-order", "random", "-H",
+                              "X-Index: {i}", server.Url("/{user}")}),
+                200);
+    ASSERT_EQ(server.Stop(&summary), 0);
+    std::map<uint64_t, std::string> pick;
+    for (const Received& r : ReadLog(Path("log")))
+      pick[std::stoull(r.headers.at("X-Index"))] = r.target;
+    ASSERT_EQ(pick.size(), 200u);
+    picks.push_back(pick);
+  }
+  EXPECT_EQ(picks[0], picks[1]);
+  size_t in_order = 0;
+  std::set<std::string> used;
+  for (const auto& [i, target] : picks[0]) {
+    in_order += target == "/u" + std::to_string(i % 10);
+    used.insert(target);
+  }
+  EXPECT_LT(in_order, 60u);  // Not i mod 10 (a uniform pick matches it 1 time in 10).
+  EXPECT_EQ(used.size(), 10u);
+}
+
+TEST_F(RequestDataE2ETest, SequentialTargetsArriveOnceEachInTheFilesOrder) {
+  FlatJson summary;
+  UringloadServer server({"--log-requests", Path("log")});
+  ASSERT_TRUE(server.ok());
+  Write("body.json", "{\"n\":{i}}");
+  std::string base = server.Url("");
+  std::vector<std::string> paths = {"/e", "/a", "/d", "/b", "/c", "/a"};
+  std::string targets;
+  for (const std::string& p : paths) targets += "GET " + base + p + "\n";
+  targets += "POST " + base + "/post @body.json\n";
+  std::string file = Write("targets.txt", targets);
+  RunOutput run = RunUringload({"-c", "1", "--targets", file, "--targets-order", "sequential"});
+  ExpectAllOk(run, 7);  // No -n: the file's length.
+  ASSERT_EQ(server.Stop(&summary), 0);
+  std::vector<Received> requests = ReadLog(Path("log"));
+  ASSERT_EQ(requests.size(), 7u);
+  for (size_t k = 0; k < paths.size(); ++k) EXPECT_EQ(requests[k].target, paths[k]) << k;
+  EXPECT_EQ(requests[6].target, "/post");
+  EXPECT_EQ(requests[6].body, "{\"n\":6}");
+  // More than the file holds is refused before any traffic.
+  RunOutput more = RunUringload({"-n", "8", "--targets", file, "--targets-order", "sequential"});
+  EXPECT_EQ(more.process.exit_code, 2);
+  EXPECT_NE(more.process.err.find("-n 8 is more than the 7 targets"), std::string::npos)
+      << more.process.err;
+}
+
+}  // namespace
+}  // namespace uringload::testing
