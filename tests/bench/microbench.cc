@@ -26,6 +26,27 @@ void BM_RenderIndexedRequest(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderIndexedRequest);
 
+// A POST from placeholders: {i} in the path, a {uuid} header, a body with a data column, a
+// {rand} and a {uuid} (scripts/bench's templated section sends the same).
+void BM_RenderTemplatedPost(benchmark::State& state) {
+  RequestSpec spec;
+  spec.method = "POST";
+  spec.target = "/{i}";
+  spec.host_header = "127.0.0.1:8080";
+  spec.headers = {"X-Id: {uuid}"};
+  spec.body = R"({"user":"{user}","n":{rand:100000-999999},"id":"{uuid}"})";
+  std::vector<std::string> names = {"user"};
+  std::vector<size_t> widths = {8};
+  RequestTemplate tmpl = *RequestTemplate::Build(spec, {names, widths});
+  std::vector<char> storage(tmpl.max_size());
+  std::vector<std::string_view> row = {"user0001"};
+  uint64_t index = 1'000'000;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(tmpl.RenderInto({.index = index++, .fields = row}, storage));
+  }
+}
+BENCHMARK(BM_RenderTemplatedPost);
+
 void BM_ParseNginxResponse(benchmark::State& state) {
   const std::string response =
       "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Mon, 30 Nov 2026 07:00:00 GMT\r\n"
