@@ -83,6 +83,12 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
                   "all on the first line's host and port; instead of a URL")
       ->type_name(kFileValue);
+  cmd->add_option("--max-target-labels", o.max_target_labels,
+                  absl::StrCat("Per-target results (JSON, summary, metrics) for at most this many "
+                               "targets (names, or lines without one); the rest are summed as "
+                               "'other' (at most ",
+                               core::kMaxTargetLabels, ")"))
+      ->capture_default_str();
   cmd->add_option("--targets-order", o.targets_order,
                   "round-robin, random (see --seed), or sequential: each target once in the "
                   "file's order (the file's length is the request count)")

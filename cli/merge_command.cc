@@ -47,8 +47,13 @@ int MergeCommand(const MergeCommandOptions& options) {
     return Fail(merged.status(), absl::IsNotFound(merged.status()) ? kShardsMissing : kUsageError);
   }
   exporters::RunReport report = merged->Report();
+  if (absl::Status s = core::CheckThresholdTargets(*thresholds, merged->plan.target_names);
+      !s.ok()) {
+    return Fail(s);
+  }
   report.thresholds = core::EvaluateThresholds(
-      *thresholds, merged->result.stats, exporters::MeasuredDuration(merged->result, report.plan));
+      *thresholds, merged->result.stats, exporters::MeasuredDuration(merged->result, report.plan),
+      merged->plan.target_names);
   if (!options.quiet && !json->is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }

@@ -264,6 +264,9 @@ int RunCommand(const RunCommandOptions& options) {
   if (!plan.ok()) return Fail(plan.status());
   absl::StatusOr<std::vector<core::Threshold>> thresholds = core::ParseThresholds(options.fail_if);
   if (!thresholds.ok()) return Fail(thresholds.status());
+  if (absl::Status s = core::CheckThresholdTargets(*thresholds, plan->target_names); !s.ok()) {
+    return Fail(s);
+  }
   absl::StatusOr<absl::Duration> interval = core::ParseDurationFlag(
       "--interval", options.interval, absl::Milliseconds(10), absl::Hours(1));
   if (!interval.ok()) return Fail(interval.status());
@@ -300,7 +303,7 @@ int RunCommand(const RunCommandOptions& options) {
   if (!result.ok()) return Fail(result.status(), kRuntimeError);
   bool recorded = recorder.Finish(*result);
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
-      *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan));
+      *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan), plan->target_names);
   bool written = ReportResult(options, *plan, *run_id, *result, checks, *json, *html);
   core::GeneratorVerdict generator =
       core::JudgeGenerator(result->stats, plan->rate.has_value(), plan->schedule_lag_bound);

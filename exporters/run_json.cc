@@ -34,6 +34,37 @@ Json HistogramJson(const core::HistogramSnapshot& h) {
           {run_key::kMax, h.max}};
 }
 
+Json OutcomesJson(const std::array<uint64_t, core::kOutcomeCount>& counts) {
+  Json outcomes = Json::object();
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) outcomes[core::kOutcomeNames[o]] = counts[o];
+  return outcomes;
+}
+
+Json StatusCodesJson(const std::array<uint64_t, core::kStatusCodeSlots>& counts) {
+  Json status_codes = Json::object();
+  for (size_t code = 0; code < counts.size(); ++code) {
+    if (counts[code] > 0) status_codes[std::to_string(code)] = counts[code];
+  }
+  return status_codes;
+}
+
+// Per target (--targets: each name=, or each unnamed line): what the run has for the whole.
+Json ByTargetJson(const RunReport& report) {
+  Json by_target = Json::array();
+  const RunStats& s = report.result->stats;
+  if (report.plan == nullptr) return by_target;
+  for (size_t t = 0; t < report.plan->target_names.size() && t < s.by_target.size(); ++t) {
+    const core::TargetStats& target = s.by_target[t];
+    by_target.push_back({{run_key::kName, report.plan->target_names[t]},
+                         {run_key::kRequests, target.requests()},
+                         {run_key::kOutcomes, OutcomesJson(target.outcomes)},
+                         {run_key::kStatusCodes, StatusCodesJson(target.status_codes)},
+                         {"latency_seconds", LatencyJson(target.latency)},
+                         {run_key::kLatencyHistogram, HistogramJson(target.latency)}});
+  }
+  return by_target;
+}
+
 // RFC 3339 in UTC with microseconds.
 std::string Timestamp(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
@@ -109,12 +140,8 @@ std::string RunResultToJson(const RunReport& report) {
   const RunStats& s = report.result->stats;
   absl::Duration measured = MeasuredDuration(*report.result, report.plan);
   const core::RunPlan* plan = report.plan;
-  Json outcomes = Json::object();
-  for (size_t o = 0; o < core::kOutcomeCount; ++o) outcomes[core::kOutcomeNames[o]] = s.outcomes[o];
-  Json status_codes = Json::object();
-  for (size_t code = 0; code < s.status_codes.size(); ++code) {
-    if (s.status_codes[code] > 0) status_codes[std::to_string(code)] = s.status_codes[code];
-  }
+  Json outcomes = OutcomesJson(s.outcomes);
+  Json status_codes = StatusCodesJson(s.status_codes);
   Json thresholds = Json::array();
   for (const core::ThresholdResult& t : report.thresholds) {
     thresholds.push_back({{"expr", t.expr},
@@ -181,6 +208,7 @@ std::string RunResultToJson(const RunReport& report) {
       {"tls_handshake_seconds", LatencyJson(s.tls_handshake)},
       {run_key::kErrors, ErrorsJson(s)},
       {run_key::kTargets, TargetsJson(report)},
+      {run_key::kByTarget, ByTargetJson(report)},
       {run_key::kGenerator, GeneratorJson(report)},
       {run_key::kOkPerInterval,
        {{run_key::kSeconds, report.result->interval_seconds},

@@ -77,6 +77,23 @@ size_t OutcomeIndex(const std::string& name) {
 
 // The cause slot of an "errors" entry: its errno, or for a parse error (written with errno
 // 0) the parse cause whose text is the message.
+void ReadOutcomes(const Json& j, std::array<uint64_t, core::kOutcomeCount>* outcomes) {
+  for (const auto& [name, count] : j.items()) {
+    if (!count.is_number_unsigned()) throw BadField{"an outcome is not a count"};
+    (*outcomes)[OutcomeIndex(name)] = count.get<uint64_t>();
+  }
+}
+
+void ReadStatusCodes(const Json& j, std::array<uint64_t, core::kStatusCodeSlots>* codes) {
+  for (const auto& [code, count] : j.items()) {
+    size_t c = 0;
+    if (!absl::SimpleAtoi(code, &c) || c >= codes->size() || !count.is_number_unsigned()) {
+      throw BadField{absl::StrCat("bad status code entry '", code, "'")};
+    }
+    (*codes)[c] = count.get<uint64_t>();
+  }
+}
+
 size_t CauseSlot(size_t outcome, const Json& error) {
   uint64_t slot = Count(error, run_key::kErrno);
   if (outcome != static_cast<size_t>(core::Outcome::kParseError)) {
@@ -95,17 +112,8 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   const Json& requests = At(doc, run_key::kRequests);
   s.started = Count(requests, run_key::kStarted);
   s.late_starts = Count(requests, run_key::kLateStarts);
-  for (const auto& [name, count] : At(doc, run_key::kOutcomes).items()) {
-    if (!count.is_number_unsigned()) throw BadField{"an outcome is not a count"};
-    s.outcomes[OutcomeIndex(name)] = count.get<uint64_t>();
-  }
-  for (const auto& [code, count] : At(doc, run_key::kStatusCodes).items()) {
-    size_t c = 0;
-    if (!absl::SimpleAtoi(code, &c) || c >= s.status_codes.size() || !count.is_number_unsigned()) {
-      throw BadField{absl::StrCat("bad status code entry '", code, "'")};
-    }
-    s.status_codes[c] = count.get<uint64_t>();
-  }
+  ReadOutcomes(At(doc, run_key::kOutcomes), &s.outcomes);
+  ReadStatusCodes(At(doc, run_key::kStatusCodes), &s.status_codes);
   s.bytes_sent = Count(At(doc, run_key::kBytes), run_key::kSent);
   s.bytes_received = Count(At(doc, run_key::kBytes), run_key::kReceived);
   const Json& connections = At(doc, run_key::kConnections);
@@ -167,6 +175,18 @@ void ReadStats(const Json& doc, RunResultFile& r) {
                          .url = Text(target, run_key::kUrl)});
     s.target_ok.push_back(Count(target, run_key::kOk));
     s.target_failed.push_back(Count(target, run_key::kFailed));
+  }
+  if (doc.contains(run_key::kByTarget)) {  // Absent from results before per-target results.
+    for (const Json& target : At(doc, run_key::kByTarget)) {
+      r.target_names.push_back(Text(target, run_key::kName));
+      core::TargetStats& t = s.by_target.emplace_back();
+      ReadOutcomes(At(target, run_key::kOutcomes), &t.outcomes);
+      ReadStatusCodes(At(target, run_key::kStatusCodes), &t.status_codes);
+      t.latency = Histogram(target, run_key::kLatencyHistogram);
+      if (t.latency.count != t.outcomes[static_cast<size_t>(core::Outcome::kOk)]) {
+        throw BadField{"a target's latency histogram does not count its ok requests"};
+      }
+    }
   }
 }
 

@@ -28,6 +28,7 @@ absl::Status Check(const RunResultFile& first, const RunResultFile& file) {
     return absl::InvalidArgumentError(
         absl::StrCat(file.name, " and ", first.name, " have different --start-at times"));
   }
+  same_targets = same_targets && file.target_names == first.target_names;
   if (!same_targets || file.pipeline != first.pipeline ||
       file.warmup_seconds != first.warmup_seconds ||
       file.rate.has_value() != first.rate.has_value()) {
@@ -102,6 +103,7 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
     merged.plan.targets.push_back(
         {.line = t.line, .method = t.method, .url = t.url, .parsed = {}, .spec = {}});
   }
+  merged.plan.target_names = first.target_names;
   if (first.rate.has_value()) merged.plan.rate = rate;
   merged.plan.url.tls = first.tls;
   merged.plan.start_at = first.start_at;  // start_skew_seconds: the latest shard's.

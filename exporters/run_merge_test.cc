@@ -14,7 +14,7 @@ namespace {
 
 // One shard's result: `fast` ok requests around 1 ms, `slow` around 100 ms, plus failures.
 core::RunResult ShardResult(int fast, int slow, uint32_t seed) {
-  core::WorkerStats stats(/*targets=*/2);
+  core::WorkerStats stats(/*targets=*/2, /*open_model=*/false, /*target_of=*/{0, 1});
   std::mt19937 random(seed);
   std::uniform_int_distribution<uint64_t> jitter(0, 500'000);
   for (int i = 0; i < fast + slow + 3; ++i) stats.RequestStarted();
@@ -56,6 +56,8 @@ core::RunPlan TwoTargets() {
   core::RunPlan plan;
   plan.targets = {{.line = 1, .method = "GET", .url = "http://h/a", .parsed = {}, .spec = {}},
                   {.line = 2, .method = "POST", .url = "http://h/b", .parsed = {}, .spec = {}}};
+  plan.target_names = {"GET http://h/a", "checkout"};
+  plan.target_of = {0, 1};
   return plan;
 }
 
@@ -95,6 +97,15 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(m.bytes_sent, one.bytes_sent);
   EXPECT_EQ(m.target_ok, one.target_ok);
   EXPECT_EQ(m.target_failed, one.target_failed);
+  // Per target: outcomes, status codes and the latency histogram, each added up exactly.
+  ASSERT_EQ(m.by_target.size(), 2u);
+  for (size_t t = 0; t < 2; ++t) {
+    EXPECT_EQ(m.by_target[t].outcomes, one.by_target[t].outcomes) << t;
+    EXPECT_EQ(m.by_target[t].status_codes, one.by_target[t].status_codes) << t;
+    EXPECT_EQ(m.by_target[t].latency.counts, one.by_target[t].latency.counts) << t;
+  }
+  EXPECT_EQ(m.by_target[1].status_codes[503], 5'100u);
+  EXPECT_EQ(m.by_target[1].outcomes[size_t(core::Outcome::kTimeout)], 2u);
   EXPECT_EQ(m.latency.counts, one.latency.counts);
   EXPECT_EQ(m.latency.sum, one.latency.sum);
   EXPECT_EQ(m.latency.min, one.latency.min);
@@ -131,6 +142,8 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
             std::string::npos);
   EXPECT_EQ(j["targets"][1]["url"], "http://h/b");
   EXPECT_EQ(j["targets"][1]["requests"], one.target_ok[1] + one.target_failed[1]);
+  EXPECT_EQ(j["by_target"][1]["name"], "checkout");
+  EXPECT_EQ(j["by_target"][1]["requests"], one.by_target[1].requests());
 }
 
 TEST(RunMergeTest, NamesMissingShardsAndRefusesMixedRuns) {

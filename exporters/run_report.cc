@@ -86,15 +86,47 @@ void AppendStatus(const RunStats& s, std::string* out) {
   }
 }
 
+// Per target (--targets): one row per name (or unnamed line), its requests, the share ok,
+// the latency quantiles of its ok requests and its failures.
 void AppendTargets(const RunReport& report, std::string* out) {
   const RunStats& s = report.result->stats;
-  absl::StrAppend(out, "Targets:\n");
-  for (size_t t = 0; t < report.plan->targets.size(); ++t) {
-    const core::TargetRequest& target = report.plan->targets[t];
-    uint64_t ok = t < s.target_ok.size() ? s.target_ok[t] : 0;
-    uint64_t failed = t < s.target_failed.size() ? s.target_failed[t] : 0;
-    absl::StrAppend(out, "  ", target.method, " ", target.url, ": ", ok + failed, " requests, ", ok,
-                    " ok, ", failed, " failed\n");
+  const std::vector<std::string>& names = report.plan->target_names;
+  if (names.empty() || s.by_target.size() < names.size()) {
+    absl::StrAppend(out, "Targets:\n");
+    for (size_t t = 0; t < report.plan->targets.size(); ++t) {
+      const core::TargetRequest& target = report.plan->targets[t];
+      uint64_t ok = t < s.target_ok.size() ? s.target_ok[t] : 0;
+      uint64_t failed = t < s.target_failed.size() ? s.target_failed[t] : 0;
+      absl::StrAppend(out, "  ", target.method, " ", target.url, ": ", ok + failed, " requests, ",
+                      ok, " ok, ", failed, " failed\n");
+    }
+    return;
+  }
+  size_t width = 6;
+  for (const std::string& name : names) width = std::max(width, name.size());
+  absl::StrAppend(out, absl::StrFormat("Targets:     %-*s %10s %8s %10s %10s %10s %8s %8s\n",
+                                       static_cast<int>(width), "target", "requests", "ok", "p50",
+                                       "p99", "p99.9", "failed", "non-2xx"));
+  for (size_t t = 0; t < names.size(); ++t) {
+    const core::TargetStats& target = s.by_target[t];
+    uint64_t requests = target.requests();
+    uint64_t ok = target.outcomes[static_cast<size_t>(Outcome::kOk)];
+    std::string p50 = "-", p99 = "-", p999 = "-";
+    if (target.latency.count > 0) {
+      Quantiles q = LatencyQuantiles(target.latency);
+      p50 = FormatSeconds(q.p50);
+      p99 = FormatSeconds(q.p99);
+      p999 = FormatSeconds(q.p999);
+    }
+    std::string share =
+        requests > 0 ? absl::StrFormat("%.2f%%", 100.0 * ok / requests) : std::string("-");
+    uint64_t non_2xx = 0;
+    for (size_t code = 0; code < target.status_codes.size(); ++code) {
+      if (code < 200 || code > 299) non_2xx += target.status_codes[code];
+    }
+    absl::StrAppend(out, absl::StrFormat("             %-*s %10d %8s %10s %10s %10s %8d %8d\n",
+                                         static_cast<int>(width), names[t], requests, share, p50,
+                                         p99, p999, requests - ok, non_2xx));
   }
 }
 

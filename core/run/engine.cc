@@ -13,7 +13,8 @@ namespace uringload::core {
 // Snapshot() may run on another thread (a scrape) before, during and after Start().
 Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests), workers_(plan.threads) {
   for (WorkerSlot& slot : workers_) {
-    slot.stats = std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value());
+    slot.stats =
+        std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value(), plan.target_of);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -120,8 +121,12 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
                                "): connections are shared"));
     }
     if (plan.targets.empty()) plan.url = *url;
-    TargetRequest target{
-        .line = line.line, .method = line.method, .url = line.url, .parsed = *url, .spec = {}};
+    TargetRequest target{.line = line.line,
+                         .name = line.name,
+                         .method = line.method,
+                         .url = line.url,
+                         .parsed = *url,
+                         .spec = {}};
     target.spec.method = line.method;
     target.spec.target = url->target;
     target.spec.host_header = url->HostHeader();
@@ -152,6 +157,33 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   }
   plan.random_order = options.targets_order == "random";
   plan.sequential_order = options.targets_order == "sequential";
+  if (absl::Status s =
+          CheckRange("--max-target-labels", options.max_target_labels, 1, kMaxTargetLabels);
+      !s.ok()) {
+    return s;
+  }
+  if (options.targets_file.has_value()) {
+    std::map<std::string, uint32_t, std::less<>> known;
+    size_t named = 0;  // Names with a target of their own.
+    for (const TargetRequest& target : plan.targets) {
+      std::string name =
+          target.name.empty() ? absl::StrCat(target.method, " ", target.url) : target.name;
+      auto it = known.find(name);
+      if (it == known.end() && named == static_cast<size_t>(options.max_target_labels)) {
+        // Past the bound, every new name counts as "other" (a line may carry that name too).
+        it = known.find(kOtherTarget);
+        if (it == known.end()) {
+          it = known.emplace(kOtherTarget, plan.target_names.size()).first;
+          plan.target_names.emplace_back(kOtherTarget);
+        }
+      } else if (it == known.end()) {
+        it = known.emplace(name, plan.target_names.size()).first;
+        plan.target_names.push_back(name);
+        ++named;
+      }
+      plan.target_of.push_back(it->second);
+    }
+  }
   plan.seed = static_cast<uint64_t>(options.seed);
   plan.keep_alive = !options.no_keepalive;
   return absl::OkStatus();

@@ -55,6 +55,7 @@ struct RunOptions {
   std::optional<std::string> targets_file;
   std::string targets_order = "round-robin";
   int64_t seed = 1;
+  int64_t max_target_labels = 50;         // --max-target-labels
   std::optional<std::string> data_file;   // --data
   std::string data_order = "sequential";  // --data-order
   std::optional<std::string> warmup;
@@ -81,7 +82,8 @@ enum class HttpVersion : uint8_t { kAuto, kHttp1, kHttp2 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
 struct TargetRequest {
-  int line = 0;  // In the --targets file; 0 for the command line's URL.
+  int line = 0;      // In the --targets file; 0 for the command line's URL.
+  std::string name = {};  // name=, or empty.
   std::string method;
   std::string url;  // As given.
   proto::Url parsed;
@@ -94,14 +96,21 @@ inline constexpr int64_t kMaxHttp2Window = (int64_t{1} << 31) - 1;  // RFC 9113 
 inline constexpr int64_t kMaxHttp2HeaderTable = int64_t{1} << 20;
 inline constexpr double kMaxRate = 1e9;
 inline constexpr int64_t kMaxTargetLines = 1'000'000;
+inline constexpr int64_t kMaxTargetLabels = 10'000;
+inline constexpr std::string_view kOtherTarget = "other";
 
 struct RunPlan {
   proto::Url url;  // The first target's: every target shares its host and ports.
   std::vector<net::SocketAddress> addresses;  // One per port of the URL's port range.
   std::vector<net::SocketAddress> sources;    // --source; empty: the kernel chooses.
   std::vector<TargetRequest> targets;         // At least one.
-  bool random_order = false;                  // --targets-order random.
-  bool sequential_order = false;              // --targets-order sequential: each target once.
+  // Per-target results (--targets): each name= (or each unnamed line, by "METHOD URL") is a
+  // target, in order of first appearance; past --max-target-labels the rest are one, "other".
+  // target_of[k]: the target of targets[k]. Empty without --targets.
+  std::vector<std::string> target_names;
+  std::vector<uint32_t> target_of;
+  bool random_order = false;      // --targets-order random.
+  bool sequential_order = false;  // --targets-order sequential: each target once.
   uint64_t seed = 1;
   // --data: the rows whose columns the templates may name; request k takes row k mod rows, or
   // with --data-order random a seeded pick per index.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,35 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
     EXPECT_NE(message.find(c.message_part), std::string::npos) << c.name << ": " << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
   }
+}
+
+// Per-target results: one target per name= (lines of one name together) or unnamed line, in
+// order of first appearance; past --max-target-labels the new ones are one, "other".
+TEST(RunPlanTest, TargetsAreNamesOrLinesBoundedByMaxTargetLabels) {
+  std::string path = ::testing::TempDir() + "/named-targets.txt";
+  std::ofstream(path) << "GET http://127.0.0.1:1/a name=login\n"
+                         "GET http://127.0.0.1:1/b\n"
+                         "GET http://127.0.0.1:1/c name=login\n"
+                         "GET http://127.0.0.1:1/d name=pay\n"
+                         "GET http://127.0.0.1:1/e\n";
+  RunOptions options;
+  options.targets_file = path;
+  options.max_target_labels = 2;
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->target_names,
+            (std::vector<std::string>{"login", "GET http://127.0.0.1:1/b", "other"}));
+  EXPECT_EQ(plan->target_of, (std::vector<uint32_t>{0, 1, 0, 2, 2}));
+  options.max_target_labels = 50;
+  plan = MakeRunPlan(options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->target_names.size(), 4u);
+  options.max_target_labels = 0;
+  EXPECT_EQ(MakeRunPlan(options).status().message().substr(0, 19), "--max-target-labels");
+  // A URL alone keeps no per-target results.
+  RunOptions url;
+  url.url = "http://127.0.0.1:1/";
+  EXPECT_TRUE(MakeRunPlan(url)->target_names.empty());
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "core/run/target_file.h"
 
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -14,6 +18,12 @@ std::string Folder(const std::string& path) {
 }
 
 }  // namespace
+
+bool IsTargetName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
 
 absl::StatusOr<std::vector<TargetLine>> ReadTargetFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadRegularFile("--targets", path);
@@ -34,20 +44,29 @@ absl::StatusOr<std::vector<TargetLine>> ParseTargetFile(const std::string& path,
     };
     std::vector<std::string> words =
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    if (words.size() < 2 || words.size() > 3) {
-      return fail(absl::StrCat("expected 'METHOD URL [@bodyfile]', got '", line, "'"));
+    if (words.size() < 2 || words.size() > 4) {
+      return fail(absl::StrCat("expected 'METHOD URL [@bodyfile] [name=NAME]', got '", line, "'"));
     }
     TargetLine target{.line = number, .method = words[0], .url = words[1], .body = std::nullopt};
-    if (words.size() == 3) {
-      if (words[2].size() < 2 || words[2][0] != '@') {
-        return fail(absl::StrCat("a body is '@file', got '", words[2], "'"));
+    for (size_t k = 2; k < words.size(); ++k) {
+      const std::string& word = words[k];
+      if (absl::StartsWith(word, "name=") && target.name.empty()) {
+        target.name = word.substr(5);
+        if (!IsTargetName(target.name)) {
+          return fail(
+              absl::StrCat("a name is letters, digits, '_', '-' and '.', got '", word, "'"));
+        }
+      } else if (word.size() >= 2 && word[0] == '@' && !target.body.has_value()) {
+        std::string body_path = word.substr(1);
+        if (body_path[0] != '/') body_path = absl::StrCat(Folder(path), "/", body_path);
+        absl::StatusOr<std::string> body = ReadRegularFile("body", body_path);
+        if (!body.ok()) return fail(std::string(body.status().message()));
+        target.body = *std::move(body);
+        target.body_path = word.substr(1);
+      } else {
+        return fail(absl::StrCat(
+            "after METHOD URL, a body '@file' and a 'name=NAME' once each, got '", word, "'"));
       }
-      std::string body_path = words[2].substr(1);
-      if (body_path[0] != '/') body_path = absl::StrCat(Folder(path), "/", body_path);
-      absl::StatusOr<std::string> body = ReadRegularFile("body", body_path);
-      if (!body.ok()) return fail(std::string(body.status().message()));
-      target.body = *std::move(body);
-      target.body_path = words[2].substr(1);
     }
     lines.push_back(std::move(target));
   }

@@ -1,10 +1,12 @@
-// TargetFile: the requests of a --targets file, one per line: `METHOD URL [@bodyfile]`, blank
-// lines and `#` comments skipped. A body path is relative to the file's own folder, so a
+// TargetFile: the requests of a --targets file, one per line: `METHOD URL [@bodyfile]
+// [name=NAME]`, blank lines and `#` comments skipped. Lines of one name are one target in the
+// per-target results. A body path is relative to the file's own folder, so a
 // targets file and its bodies move together.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -17,7 +19,12 @@ struct TargetLine {
   std::string url;
   std::optional<std::string> body;  // The body file's contents, when the line names one.
   std::string body_path = {};       // As the line names it.
+  std::string name = {};            // name=NAME, or empty.
 };
+
+// A target's name: letters, digits, '_', '-' and '.' (it goes into --fail-if expressions and
+// metric labels).
+bool IsTargetName(std::string_view name);
 
 // Every error names path:line and what is wrong with it.
 absl::StatusOr<std::vector<TargetLine>> ReadTargetFile(const std::string& path);

@@ -19,15 +19,19 @@ TEST(TargetFileTest, ReadsLinesSkipsCommentsAndLoadsBodiesBesideTheFile) {
   WriteFile("body.json", "{\"a\":1}");
   std::string path = WriteFile("targets.txt",
                                "# comment\n\nGET http://h/a\n  POST http://h/b @body.json  \n"
-                               "DELETE\thttp://h/c/{i}\n");
+                               "DELETE\thttp://h/c/{i}\n"
+                               "PUT http://h/d name=login @body.json\n");
   absl::StatusOr<std::vector<TargetLine>> lines = ReadTargetFile(path);
   ASSERT_TRUE(lines.ok()) << lines.status();
-  ASSERT_EQ(lines->size(), 3u);
+  ASSERT_EQ(lines->size(), 4u);
   EXPECT_EQ((*lines)[0].line, 3);
   EXPECT_EQ((*lines)[1].method, "POST");
   EXPECT_EQ((*lines)[1].body, "{\"a\":1}");
   EXPECT_EQ((*lines)[2].url, "http://h/c/{i}");
   EXPECT_FALSE((*lines)[2].body.has_value());
+  EXPECT_EQ((*lines)[2].name, "");
+  EXPECT_EQ((*lines)[3].name, "login");
+  EXPECT_EQ((*lines)[3].body, "{\"a\":1}");
 }
 
 TEST(TargetFileTest, AMalformedLineNamesFileAndLine) {
@@ -35,10 +39,13 @@ TEST(TargetFileTest, AMalformedLineNamesFileAndLine) {
     const char* text;
     const char* message;
   } cases[] = {
-      {"GET http://h/\nGET\n", "t.txt:2: expected 'METHOD URL [@bodyfile]'"},
-      {"GET http://h/ body\n", "t.txt:1: a body is '@file'"},
+      {"GET http://h/\nGET\n", "t.txt:2: expected 'METHOD URL [@bodyfile] [name=NAME]'"},
+      {"GET http://h/ body\n", "t.txt:1: after METHOD URL, a body '@file' and a 'name=NAME'"},
       {"\n\nPOST http://h/ @missing.bin\n", "t.txt:3: body"},
-      {"GET http://h/ @x @y\n", "t.txt:1: expected"},
+      {"GET http://h/ @/etc/hostname @/etc/hostname\n", "t.txt:1: after METHOD URL"},
+      {"GET http://h/ name=a name=b\n", "t.txt:1: after METHOD URL"},
+      {"GET http://h/ name=a{b}\n", "t.txt:1: a name is letters, digits"},
+      {"GET http://h/ a b c d\n", "t.txt:1: expected"},
       {"# only a comment\n", "no request in the file"},
   };
   for (const Case& c : cases) {

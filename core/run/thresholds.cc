@@ -1,5 +1,6 @@
 #include "core/run/thresholds.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
@@ -7,7 +8,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "core/run/target_file.h"
 
 namespace uringload::core {
 namespace {
@@ -47,6 +50,19 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
   Threshold t;
   t.expr = text;
   t.measure = std::string(absl::StripAsciiWhitespace(text.substr(0, at)));
+  if (size_t open = t.measure.find('{'); open != std::string::npos) {
+    constexpr std::string_view kTarget = "{target=";
+    if (t.measure.compare(open, kTarget.size(), kTarget) != 0 || t.measure.back() != '}' ||
+        !IsTargetName(t.measure.substr(open + kTarget.size(),
+                                       t.measure.size() - open - kTarget.size() - 1))) {
+      return fail("a target is named as MEASURE{target=NAME}, e.g. p99{target=login}<200ms");
+    }
+    t.target =
+        t.measure.substr(open + kTarget.size(), t.measure.size() - open - kTarget.size() - 1);
+    t.measure.resize(open);
+    if (t.measure == "late_starts")
+      return fail("late_starts is counted for the run, not per target");
+  }
   bool greater = text[at] == '>';
   bool equal = at + 1 < text.size() && text[at + 1] == '=';
   t.op = greater ? (equal ? Threshold::Op::kGreaterEqual : Threshold::Op::kGreater)
@@ -115,14 +131,45 @@ std::optional<double> MeasureOf(const std::string& measure, const RunStats& s,
   return std::nullopt;
 }
 
+absl::Status CheckThresholdTargets(const std::vector<Threshold>& thresholds,
+                                   std::span<const std::string> target_names) {
+  for (const Threshold& t : thresholds) {
+    if (t.target.empty() ||
+        std::find(target_names.begin(), target_names.end(), t.target) != target_names.end()) {
+      continue;
+    }
+    if (target_names.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--fail-if '", t.expr, "': names a target, which needs --targets"));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fail-if '", t.expr, "': no target named '", t.target,
+                     "' (targets: ", absl::StrJoin(target_names, ", "), ")"));
+  }
+  return absl::OkStatus();
+}
+
 std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
-                                                const RunStats& stats, absl::Duration duration) {
+                                                const RunStats& stats, absl::Duration duration,
+                                                std::span<const std::string> target_names) {
   std::vector<ThresholdResult> results;
   for (const Threshold& t : thresholds) {
-    ThresholdResult r{.expr = t.expr,
-                      .kind = t.kind,
-                      .value = MeasureOf(t.measure, stats, duration),
-                      .failed = true};
+    std::optional<double> value;
+    if (t.target.empty()) {
+      value = MeasureOf(t.measure, stats, duration);
+    } else {
+      // One target's outcomes, status codes and latency, measured as a run's.
+      auto name = std::find(target_names.begin(), target_names.end(), t.target);
+      size_t k = static_cast<size_t>(name - target_names.begin());
+      if (name != target_names.end() && k < stats.by_target.size()) {
+        RunStats target;
+        target.outcomes = stats.by_target[k].outcomes;
+        target.status_codes = stats.by_target[k].status_codes;
+        target.latency = stats.by_target[k].latency;
+        value = MeasureOf(t.measure, target, duration);
+      }
+    }
+    ThresholdResult r{.expr = t.expr, .kind = t.kind, .value = value, .failed = true};
     if (r.value.has_value()) {
       double v = *r.value;
       switch (t.op) {

@@ -2,10 +2,12 @@
 // measure of the finished run, a comparison and a bound; one that holds fails the run (exit 3).
 // Measures: latency p50 p75 p90 p95 p99 p999 min mean max (the corrected latency under -R;
 // a duration bound with its unit), error_rate and success_rate (0.01 or 1%), rps, late_starts,
-// errors (every outcome but ok), and each outcome by name (ok, timeout, …).
+// errors (every outcome but ok), and each outcome by name (ok, timeout, …). `{target=NAME}`
+// after the measure (`p99{target=login}<200ms`) takes it from one target of --targets.
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@ struct Threshold {
   enum class Op { kGreater, kGreaterEqual, kLess, kLessEqual };
   std::string expr;     // As given.
   std::string measure;  // "p99", "error_rate", "ok", …
+  std::string target;   // {target=NAME}: one target's; empty: the run's.
   Op op = Op::kGreater;
   double bound = 0;  // Seconds for latencies, a fraction for rates.
   MeasureKind kind = MeasureKind::kNumber;
@@ -42,7 +45,12 @@ absl::StatusOr<std::vector<Threshold>> ParseThresholds(const std::vector<std::st
 // The measured value of `measure` for a run with `stats` over `duration`.
 std::optional<double> MeasureOf(const std::string& measure, const RunStats& stats,
                                 absl::Duration duration);
+// Every threshold that names a target names one of `target_names` (RunPlan::target_names), or
+// InvalidArgument saying which does not.
+absl::Status CheckThresholdTargets(const std::vector<Threshold>& thresholds,
+                                   std::span<const std::string> target_names);
 std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
-                                                const RunStats& stats, absl::Duration duration);
+                                                const RunStats& stats, absl::Duration duration,
+                                                std::span<const std::string> target_names = {});
 
 }  // namespace uringload::core

@@ -64,5 +64,44 @@ TEST(ThresholdsTest, BadExpressionsSayWhatIsWrong) {
   }
 }
 
+// Two targets: "fast" (1 ms, all ok) and "slow" (100 ms, a tenth timed out).
+TEST(ThresholdsTest, AThresholdMayNameOneTarget) {
+  WorkerStats stats(/*targets=*/2, /*open_model=*/false, /*target_of=*/{0, 1});
+  for (int i = 0; i < 100; ++i) {
+    stats.RequestStarted();
+    stats.RequestSucceeded(200, 1'000'000, 0, 0);
+    stats.RequestStarted();
+    if (i % 10 == 0) {
+      stats.RequestFailed(Outcome::kTimeout, 0, 1);
+    } else {
+      stats.RequestSucceeded(200, 100'000'000, 0, 1);
+    }
+  }
+  RunStats s = stats.Snapshot();
+  std::vector<std::string> names = {"fast", "slow"};
+  auto fails = [&](const std::string& expr) {
+    absl::StatusOr<Threshold> t = ParseThreshold(expr);
+    EXPECT_TRUE(t.ok()) << expr << ": " << t.status();
+    EXPECT_TRUE(CheckThresholdTargets({*t}, names).ok()) << expr;
+    return EvaluateThresholds({*t}, s, absl::Seconds(10), names)[0].failed;
+  };
+  EXPECT_FALSE(fails("p99{target=fast}>2ms"));
+  EXPECT_TRUE(fails("p99{target=slow}>2ms"));
+  EXPECT_TRUE(fails("p99>2ms"));  // The run's.
+  EXPECT_FALSE(fails("error_rate{target=fast}>0"));
+  EXPECT_TRUE(fails("error_rate{target=slow}>=10%"));
+  EXPECT_TRUE(fails("rps{target=fast}>=10"));  // 100 in 10 s.
+  absl::StatusOr<Threshold> other = ParseThreshold("p99{target=login}<1s");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(CheckThresholdTargets({*other}, names).message(),
+            "--fail-if 'p99{target=login}<1s': no target named 'login' (targets: fast, slow)");
+  EXPECT_EQ(CheckThresholdTargets({*other}, {}).message(),
+            "--fail-if 'p99{target=login}<1s': names a target, which needs --targets");
+  for (const char* bad :
+       {"p99{target=}<1s", "p99{name=a}<1s", "p99{target=a<1s", "late_starts{target=a}>0"}) {
+    EXPECT_FALSE(ParseThreshold(bad).ok()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace uringload::core

@@ -10,6 +10,18 @@ uint64_t RunStats::completed() const {
   return total;
 }
 
+uint64_t TargetStats::requests() const {
+  uint64_t total = 0;
+  for (uint64_t n : outcomes) total += n;
+  return total;
+}
+
+void TargetStats::Merge(const TargetStats& other) {
+  for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
+  for (size_t i = 0; i < status_codes.size(); ++i) status_codes[i] += other.status_codes[i];
+  latency.Merge(other.latency);
+}
+
 void GeneratorStats::Merge(const GeneratorStats& other) {
   schedule_lag.Merge(other.schedule_lag);
   unsent += other.unsent;
@@ -63,13 +75,19 @@ void RunStats::Merge(const RunStats& other) {
     target_ok[t] += other.target_ok[t];
     target_failed[t] += other.target_failed[t];
   }
+  if (by_target.size() < other.by_target.size()) by_target.resize(other.by_target.size());
+  for (size_t t = 0; t < other.by_target.size(); ++t) by_target[t].Merge(other.by_target[t]);
 }
 
-WorkerStats::WorkerStats(size_t targets, bool open_model)
+WorkerStats::WorkerStats(size_t targets, bool open_model, std::vector<uint32_t> target_of)
     : targets_(targets),
       target_ok_(new SingleWriterCounter[targets]()),
       target_failed_(new SingleWriterCounter[targets]()),
-      open_model_(open_model) {}
+      target_of_(std::move(target_of)),
+      open_model_(open_model) {
+  for (uint32_t t : target_of_) tracked_targets_ = std::max<size_t>(tracked_targets_, t + 1);
+  if (tracked_targets_ > 0) by_target_.reset(new TargetCounters[tracked_targets_]());
+}
 
 void WorkerStats::ConnectionOpened() {
   Add(connections_opened_);
@@ -140,6 +158,15 @@ RunStats WorkerStats::Snapshot() const {
     for (size_t e = 0; e < kErrnoSlots; ++e) {
       s.causes[o][e] = Read(causes_[o][e]);
     }
+  }
+  s.by_target.resize(tracked_targets_);
+  for (size_t t = 0; t < tracked_targets_; ++t) {
+    TargetStats& out = s.by_target[t];
+    const TargetCounters& in = by_target_[t];
+    for (size_t o = 0; o < kOutcomeCount; ++o) out.outcomes[o] = Read(in.outcomes[o]);
+    for (size_t c = 0; c < kStatusCodeSlots; ++c) out.status_codes[c] = Read(in.status_codes[c]);
+    out.latency = in.latency.Snapshot();
+    out.outcomes[static_cast<size_t>(Outcome::kOk)] = out.latency.count;
   }
   return s;
 }

@@ -39,6 +39,16 @@ struct GeneratorStats {
   void Merge(const GeneratorStats& other);
 };
 
+// One target's results (a targets line, or the lines of one name=): outcomes, status codes
+// and the latency of its ok requests.
+struct TargetStats {
+  std::array<uint64_t, kOutcomeCount> outcomes{};
+  std::array<uint64_t, kStatusCodeSlots> status_codes{};
+  HistogramSnapshot latency;
+  uint64_t requests() const;
+  void Merge(const TargetStats& other);
+};
+
 struct RunStats {
   uint64_t started = 0;
   std::array<uint64_t, kOutcomeCount> outcomes{};
@@ -76,6 +86,7 @@ struct RunStats {
   GeneratorStats generator;
   std::vector<uint64_t> target_ok;      // Per target request (--targets line).
   std::vector<uint64_t> target_failed;  // Ended with any outcome but ok.
+  std::vector<TargetStats> by_target;   // Per target (RunPlan::target_names), when tracked.
 
   uint64_t completed() const;  // Requests with an outcome.
   uint64_t in_flight() const { return started - completed(); }
@@ -86,8 +97,10 @@ struct RunStats {
 class WorkerStats {
  public:
   // `targets`: how many target requests the plan has; `open_model`: record the uncorrected
-  // latency apart (closed, it is the same as the latency).
-  explicit WorkerStats(size_t targets = 1, bool open_model = false);
+  // latency apart (closed, it is the same as the latency); `target_of`: each target request's
+  // target in the per-target results (empty: none kept).
+  explicit WorkerStats(size_t targets = 1, bool open_model = false,
+                       std::vector<uint32_t> target_of = {});
 
   void RequestStarted() { Add(started_); }
   // A request that failed; `error` is the errno behind it (0 if none), kept for the summary's
@@ -97,6 +110,7 @@ class WorkerStats {
     Add(outcomes_[static_cast<size_t>(o)]);
     Add(causes_[static_cast<size_t>(o)][slot]);
     Add(target_failed_[target]);
+    if (!target_of_.empty()) Add(by_target_[target_of_[target]].outcomes[static_cast<size_t>(o)]);
   }
   // A request that ended `ok`. The latency histogram is the ok counter: a snapshot takes the
   // ok count from the same bucket reads as the histogram, so a scrape's `_count`, its `+Inf`
@@ -108,6 +122,11 @@ class WorkerStats {
     Add(target_ok_[target]);
     if (open_model_) uncorrected_.Record(uncorrected_ns);
     latency_.Record(latency_ns);
+    if (!target_of_.empty()) {
+      TargetCounters& t = by_target_[target_of_[target]];
+      Add(t.status_codes[static_cast<size_t>(status) < kStatusCodeSlots ? status : 0]);
+      t.latency.Record(latency_ns);  // Its count is the target's ok (as for the run's).
+    }
   }
   void LateStart() { Add(late_starts_); }
   void ScheduleLag(int64_t lag_ns) { schedule_lag_.Record(static_cast<uint64_t>(lag_ns)); }
@@ -164,6 +183,14 @@ class WorkerStats {
   size_t targets_;
   std::unique_ptr<SingleWriterCounter[]> target_ok_;
   std::unique_ptr<SingleWriterCounter[]> target_failed_;
+  struct TargetCounters {
+    std::array<SingleWriterCounter, kOutcomeCount> outcomes{};  // All but ok.
+    std::array<SingleWriterCounter, kStatusCodeSlots> status_codes{};
+    LatencyHistogram latency;
+  };
+  std::vector<uint32_t> target_of_;
+  std::unique_ptr<TargetCounters[]> by_target_;
+  size_t tracked_targets_ = 0;
   bool open_model_;
   LatencyHistogram latency_;
   LatencyHistogram uncorrected_;

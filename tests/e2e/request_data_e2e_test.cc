@@ -238,5 +238,60 @@ TEST_F(RequestDataE2ETest, SequentialTargetsArriveOnceEachInTheFilesOrder) {
       << more.process.err;
 }
 
+// Per-target results: lines of one name= are one target, an unnamed line is its own; each
+// target's requests equal what the server received on its paths, its status codes add up to
+// the run's, and a --fail-if may name one. (Shards merge them exactly: RunMergeTest.)
+TEST_F(RequestDataE2ETest, PerTargetResultsEqualWhatTheServerReceived) {
+  FlatJson summary;
+  UringloadServer server(
+      {"--log-requests", Path("log"), "--fault-status", "503", "--fault-status-rate", "0.2"});
+  ASSERT_TRUE(server.ok());
+  std::string base = server.Url("");
+  std::string file = Write("targets.txt", "GET " + base + "/login/a name=login\n" + "GET " + base +
+                                              "/login/b name=login\n" + "GET " + base +
+                                              "/search\n" + "POST " + base + "/buy name=buy\n");
+  std::vector<std::string> names = {"login", "GET " + base + "/search", "buy"};
+  RunOutput run = RunUringload({"-n", "4000", "-c", "8", "--targets", file, "--fail-if",
+                                "error_rate{target=buy}>0", "--fail-if", "p99{target=login}>1h"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  std::vector<uint64_t> expected = {2000, 1000, 1000};
+  uint64_t unavailable = 0;
+  for (size_t t = 0; t < names.size(); ++t) {
+    std::string at = "by_target." + std::to_string(t);
+    EXPECT_EQ(run.json.at(at + ".name"), names[t]);
+    EXPECT_EQ(JsonCount(run.json, at + ".requests"), expected[t]);
+    EXPECT_EQ(JsonCount(run.json, at + ".outcomes.ok"), expected[t]);
+    uint64_t codes = JsonCount(run.json, at + ".status_codes.200");
+    if (run.json.count(at + ".status_codes.503")) {
+      codes += JsonCount(run.json, at + ".status_codes.503");
+      unavailable += JsonCount(run.json, at + ".status_codes.503");
+    }
+    EXPECT_EQ(codes, expected[t]);
+    EXPECT_EQ(JsonCount(run.json, at + ".latency_histogram.count"), expected[t]);
+  }
+  EXPECT_EQ(unavailable, JsonCount(run.json, "status_codes.503"));
+  EXPECT_GT(unavailable, 0u);
+  // One target's threshold holds: exit 3. A target that is not there: exit 2, no traffic.
+  RunOutput gated =
+      RunUringload({"-n", "400", "-c", "4", "--targets", file, "--fail-if", "ok{target=buy}<200"});
+  EXPECT_EQ(gated.process.exit_code, 3) << gated.process.err;
+  RunOutput unknown =
+      RunUringload({"-n", "400", "--targets", file, "--fail-if", "p99{target=nope}<1s"});
+  EXPECT_EQ(unknown.process.exit_code, 2);
+  EXPECT_NE(unknown.process.err.find("no target named 'nope' (targets: login, GET "),
+            std::string::npos)
+      << unknown.process.err;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 4400u);
+  // The server's log, whole once it stopped: the two runs' requests by path.
+  std::map<std::string, uint64_t> received;
+  for (const Received& r : ReadLog(Path("log"))) {
+    ++received[r.target.starts_with("/login") ? "login" : r.target == "/buy" ? "buy" : "search"];
+  }
+  EXPECT_EQ(received["login"], 2200u);
+  EXPECT_EQ(received["search"], 1100u);
+  EXPECT_EQ(received["buy"], 1100u);
+}
+
 }  // namespace
 }  // namespace uringload::testing

@@ -165,6 +165,10 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"run", "--data-order", "random", "URL"}, "--data-order needs --data"},
       {{"run", "--data-order", "up", "--data", data.Path("good.csv"), "URL"}, "--data-order"},
       {{"serve", "--log-requests", "/nonexistent-dir/requests.log"}, "--log-requests"},
+      {{"run", "--max-target-labels", "0", "URL"}, "--max-target-labels"},
+      {{"run", "--fail-if", "p99{target=login}<1s", "URL"},
+       "names a target, which needs --targets"},
+      {{"run", "--fail-if", "p99{tgt=login}<1s", "URL"}, "MEASURE{target=NAME}"},
       {{"serve", "--http2", "--log-requests", data.Path("h2.log")}, "not with --http2"},
   };
   SilentListener target;  // Every URL points here: nothing may connect to it.
