@@ -91,8 +91,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--seed", o.seed, "Seed for delays and faults")->capture_default_str();
   serve
       ->add_option("--log-requests", o.log_requests,
-                   "Write every HTTP/1.1 request received to this file as it arrived, each after "
-                   "a line '# request SIZE' (for checking what a client sends; not with --http2)")
+                   "Write every request received to this file as it arrived, each after "
+                   "a line '# request SIZE' (HTTP/2 as METHOD PATH HTTP/2 and its fields; for "
+                   "checking what a client sends)")
       ->type_name(kFileValue);
   serve->add_option("--json", options.json_path, "Write the exit summary as JSON (- = stdout)")
       ->type_name(kFileValue);

@@ -39,6 +39,7 @@ const nghttp2_session_callbacks* Http2ServerSession::Callbacks() {
     nghttp2_session_callbacks_set_on_header_callback(c, &OnHeader);
     nghttp2_session_callbacks_set_on_frame_recv_callback(c, &OnFrameReceived);
     nghttp2_session_callbacks_set_on_stream_close_callback(c, &OnStreamClose);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(c, &OnDataChunk);
     return c;
   }();
   return callbacks;
@@ -47,6 +48,7 @@ const nghttp2_session_callbacks* Http2ServerSession::Callbacks() {
 absl::Status Http2ServerSession::Start(Events* events, const Settings& settings) {
   Stop();
   events_ = events;
+  keep_text_ = settings.keep_text;
   // Room for every stream the client may open, and a few it opens before our SETTINGS reach it
   // (those above get REFUSED_STREAM).
   streams_.resize(settings.max_streams + 16);
@@ -130,7 +132,14 @@ int Http2ServerSession::OnBeginHeaders(nghttp2_session* session, const nghttp2_f
   }
   uint32_t index = self->free_streams_.back();
   self->free_streams_.pop_back();
-  self->streams_[index] = Stream{};
+  Stream& stream = self->streams_[index];
+  stream.echo_size = 0;
+  stream.body = {};
+  stream.sent = stream.stop_at = 0;
+  stream.method.clear();
+  stream.path.clear();
+  stream.fields.clear();
+  stream.received_body.clear();
   nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, IndexData(index));
   return 0;
 }
@@ -139,14 +148,24 @@ int Http2ServerSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, c
                                  size_t namelen, const uint8_t* value, size_t valuelen, uint8_t,
                                  void* user_data) {
   auto* self = static_cast<Http2ServerSession*>(user_data);
-  if (frame->hd.type != NGHTTP2_HEADERS ||
-      std::string_view(reinterpret_cast<const char*>(name), namelen) != ":path") {
-    return 0;
-  }
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
+  std::string_view field(reinterpret_cast<const char*>(name), namelen);
+  std::string_view text(reinterpret_cast<const char*>(value), valuelen);
+  bool is_path = field == ":path";
+  if (!is_path && !self->keep_text_) return 0;  // The common case: only :path is read.
   Stream* stream = self->StreamOf(frame->hd.stream_id);
   if (stream == nullptr) return 0;
-  std::string_view echo =
-      LastSegment(std::string_view(reinterpret_cast<const char*>(value), valuelen), kMaxEcho);
+  if (self->keep_text_) {
+    if (field == ":method") {
+      stream->method.assign(text);
+    } else if (field == ":path") {
+      stream->path.assign(text);
+    } else {
+      stream->fields.append(field).append(": ").append(text).append("\r\n");
+    }
+  }
+  if (!is_path) return 0;
+  std::string_view echo = LastSegment(text, kMaxEcho);
   std::copy(echo.begin(), echo.end(), stream->echo);
   stream->echo_size = static_cast<uint8_t>(echo.size());
   return 0;
@@ -160,8 +179,23 @@ int Http2ServerSession::OnFrameReceived(nghttp2_session*, const nghttp2_frame* f
   if (!request_ends) return 0;
   Stream* stream = self->StreamOf(frame->hd.stream_id);
   if (stream == nullptr) return 0;  // Refused: no room.
+  if (self->keep_text_) {
+    self->text_.clear();
+    self->text_.append(stream->method).append(" ").append(stream->path).append(" HTTP/2\r\n");
+    self->text_.append(stream->fields).append("\r\n").append(stream->received_body);
+  }
   self->events_->OnRequest({.stream_id = frame->hd.stream_id,
-                            .echo = std::string_view(stream->echo, stream->echo_size)});
+                            .echo = std::string_view(stream->echo, stream->echo_size),
+                            .text = self->keep_text_ ? std::string_view(self->text_) : ""});
+  return 0;
+}
+
+int Http2ServerSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id,
+                                    const uint8_t* data, size_t len, void* user_data) {
+  auto* self = static_cast<Http2ServerSession*>(user_data);
+  if (!self->keep_text_) return 0;
+  Stream* stream = self->StreamOf(stream_id);
+  if (stream != nullptr) stream->received_body.append(reinterpret_cast<const char*>(data), len);
   return 0;
 }
 

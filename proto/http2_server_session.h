@@ -24,10 +24,17 @@ class Http2ServerSession {
   struct Settings {
     uint32_t max_streams = 128;  // SETTINGS_MAX_CONCURRENT_STREAMS (nginx's default).
     uint32_t window = 65535;     // SETTINGS_INITIAL_WINDOW_SIZE: what a client may upload ahead.
+    // Keep each request's text (serve --log-requests): its header fields and body, copied as
+    // they arrive (memory per open stream; off, nothing is copied).
+    bool keep_text = false;
   };
   struct Request {
     int32_t stream_id = 0;
     std::string_view echo;  // The last segment of :path (as serve echoes it), valid in the call.
+    // With keep_text: "METHOD PATH HTTP/2", then "name: value" lines (pseudo-headers
+    // :scheme and :authority among them), an empty line and the body, lines ending in CRLF as
+    // in HTTP/1.1; valid in the call.
+    std::string_view text = {};
   };
   class Events {
    public:
@@ -76,12 +83,20 @@ class Http2ServerSession {
     char copy[kMaxCopiedBody];
     size_t sent = 0;
     size_t stop_at = 0;  // Partial: the DATA stops here and the stream is reset.
+    // keep_text: the request line's parts, the other fields and the body (their capacity stays
+    // with the pool entry).
+    std::string method;
+    std::string path;
+    std::string fields;
+    std::string received_body;
   };
   static int OnBeginHeaders(nghttp2_session* session, const nghttp2_frame* frame, void* user_data);
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t flags,
                       void* user_data);
   static int OnFrameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* user_data);
+  static int OnDataChunk(nghttp2_session*, uint8_t flags, int32_t stream_id, const uint8_t* data,
+                         size_t len, void* user_data);
   static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
                            void* user_data);
   static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
@@ -97,6 +112,8 @@ class Http2ServerSession {
   Http2Output output_;
   std::vector<Stream> streams_;
   std::vector<uint32_t> free_streams_;
+  bool keep_text_ = false;
+  std::string text_;  // The request text handed to OnRequest (keep_text).
 };
 
 }  // namespace uringload::proto

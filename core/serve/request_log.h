@@ -1,8 +1,9 @@
-// RequestLog: `serve --log-requests FILE`, every HTTP/1.1 request as it arrived, for checking
-// what a client sent (templated bodies, header values, order). Each record is a line
-// "# request SIZE" and then SIZE bytes of the request and a newline. A worker gathers records
-// in its own buffer and appends it to the file in one write of at least 64 KiB (or at its end),
-// so workers never take a lock and the hot path makes no system call per request.
+// RequestLog: `serve --log-requests FILE`, every request as it arrived (an HTTP/2 one as the
+// text Http2ServerSession keeps), for checking what a client sent (templated bodies, header
+// values, order). Each record is a line "# request SIZE" and then SIZE bytes of the request
+// and a newline. A worker gathers records in its own buffer and appends it to the file in one
+// write of at least 64 KiB (or at its end), so workers never take a lock and the hot path
+// makes no system call per request.
 #pragma once
 
 #include <memory>

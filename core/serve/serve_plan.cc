@@ -254,10 +254,6 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   }
   plan.seed = options.seed;
   if (options.log_requests.has_value()) {
-    // HTTP/2 requests arrive as nghttp2's header callbacks, not as bytes to copy.
-    if (plan.http2) {
-      return absl::InvalidArgumentError("--log-requests logs HTTP/1.1 requests; not with --http2");
-    }
     absl::StatusOr<std::shared_ptr<RequestLog>> log = RequestLog::Open(*options.log_requests);
     if (!log.ok()) return log.status();
     plan.request_log = *std::move(log);

@@ -104,7 +104,7 @@ struct ServePlan {
   uint32_t http2_max_streams = 128;  // SETTINGS_MAX_CONCURRENT_STREAMS
   uint32_t http2_window = 65535;     // SETTINGS_INITIAL_WINDOW_SIZE
   uint32_t http2_goaway_after = 0;   // GOAWAY after this many streams of a connection (0: never)
-  std::shared_ptr<RequestLog> request_log;  // --log-requests: every HTTP/1.1 request received.
+  std::shared_ptr<RequestLog> request_log;  // --log-requests: every request received.
 };
 
 absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options);

@@ -17,8 +17,9 @@ void ServerWorker::StartHttp2(uint32_t slot, ServerConnection& c) {
   c.h2->goaway_last_stream = 0;
   c.h2->closing = c.h2->malformed_due = false;
   c.h2->close_notify = true;
-  absl::Status s = c.h2->session.Start(
-      this, {.max_streams = plan_->http2_max_streams, .window = plan_->http2_window});
+  absl::Status s = c.h2->session.Start(this, {.max_streams = plan_->http2_max_streams,
+                                              .window = plan_->http2_window,
+                                              .keep_text = log_.has_value()});
   if (!s.ok()) {  // nghttp2 fails only when out of memory.
     Close(slot);
     return;
@@ -43,6 +44,7 @@ void ServerWorker::OnRequest(const proto::Http2ServerSession::Request& request) 
   // Above the GOAWAY it sent: not processed (the client sends it again elsewhere).
   if (h2.goaway_last_stream != 0 && request.stream_id > h2.goaway_last_stream) return;
   stats_->RequestReceived();
+  if (log_.has_value()) log_->Add(request.text);
   Http2Response& r = h2.waiting.emplace_back();
   r.stream_id = request.stream_id;
   r.ready_at_ns = service_.Admit(loop_->Now(), plan_->delay.SampleNanos(rng_));

@@ -14,6 +14,7 @@
 
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/temp_folder.h"
 
 namespace uringload::testing {
 namespace {
@@ -35,8 +36,9 @@ std::vector<std::string> Chromium(const std::string& url, std::vector<std::strin
 TEST(ReportE2ETest, ChromiumRendersEveryChartWithoutErrors) {
   UringloadServer server({"--delay", "uniform:1ms-30ms", "--fault-reset", "0.02"});
   ASSERT_TRUE(server.ok());
-  std::string dir = std::filesystem::temp_directory_path() / "uringload-report-XXXXXX";
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  TempFolder folder("uringload-report");  // Removed however the test ends.
+  ASSERT_TRUE(folder.ok());
+  const std::string& dir = folder.path();
   std::string html = dir + "/report.html";
   ProcessResult run =
       RunProcess({URINGLOAD_BINARY, "run", "-q", "-d", "3s", "-c", "40", "-t", "1", "--interval",
@@ -82,7 +84,6 @@ TEST(ReportE2ETest, ChromiumRendersEveryChartWithoutErrors) {
       30);
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_EQ(ReadFile(again), ReadFile(html));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

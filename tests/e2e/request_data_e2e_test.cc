@@ -5,7 +5,7 @@
 // --targets-order sequential arriving in the file's order.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -16,6 +16,7 @@
 
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/temp_folder.h"
 
 namespace uringload::testing {
 namespace {
@@ -28,7 +29,8 @@ struct Received {
   std::string body;
 };
 
-// Records "# request SIZE\n" + SIZE bytes + "\n"; each parsed (the test's own HTTP reading).
+// Records "# request SIZE\n" + SIZE bytes + "\n"; each parsed (the test's own HTTP reading;
+// an HTTP/2 request is logged as "METHOD PATH HTTP/2" and its fields, in the same shape).
 std::vector<Received> ReadLog(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream whole;
@@ -53,7 +55,9 @@ std::vector<Received> ReadLog(const std::string& path) {
     while (std::getline(head, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       size_t colon = line.find(": ");
-      r.headers[line.substr(0, colon)] = line.substr(colon + 2);
+      std::string name = line.substr(0, colon);  // In lower case, as HTTP/2 sends names.
+      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+      r.headers[name] = line.substr(colon + 2);
     }
     r.body = raw.substr(head_end + 4);
     requests.push_back(r);
@@ -63,18 +67,12 @@ std::vector<Received> ReadLog(const std::string& path) {
 
 class RequestDataE2ETest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char folder[] = "/tmp/uringload-data-e2e-XXXXXX";
-    ASSERT_NE(mkdtemp(folder), nullptr);
-    folder_ = folder;
-  }
-  void TearDown() override { std::system(("rm -rf " + folder_).c_str()); }
+  void SetUp() override { ASSERT_TRUE(folder_.ok()); }
   std::string Write(const std::string& name, const std::string& text) {
-    std::ofstream(folder_ + "/" + name) << text;
-    return folder_ + "/" + name;
+    return folder_.Write(name, text);
   }
-  std::string Path(const std::string& name) const { return folder_ + "/" + name; }
-  std::string folder_;
+  std::string Path(const std::string& name) const { return folder_.Path(name); }
+  TempFolder folder_{"uringload-data-e2e"};
 };
 
 const char kUuidV4[] = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
@@ -92,12 +90,12 @@ std::map<uint64_t, std::string> CheckRendered(const std::vector<Received>& reque
   std::regex body_shape(std::string(R"(\{"i":(\d+),"id":(\d+),"r":(\d+),"u":")") + kUuidV4 +
                         R"("\})");
   for (const Received& r : requests) {
-    uint64_t i = std::stoull(r.headers.at("X-Index"));
+    uint64_t i = std::stoull(r.headers.at("x-index"));
     const Row& row = rows[i % rows.size()];
     EXPECT_EQ(r.method, "POST");
     EXPECT_EQ(r.target, "/u/" + row.user + "/" + std::to_string(i));
-    EXPECT_EQ(r.headers.at("X-User"), row.user) << i;
-    EXPECT_EQ(r.headers.at("Content-Length"), std::to_string(r.body.size())) << r.body;
+    EXPECT_EQ(r.headers.at("x-user"), row.user) << i;
+    EXPECT_EQ(r.headers.at("content-length"), std::to_string(r.body.size())) << r.body;
     std::smatch m;
     EXPECT_TRUE(std::regex_match(r.body, m, body_shape)) << r.body;
     if (m.size() == 4) {
@@ -131,18 +129,27 @@ TEST_F(RequestDataE2ETest, EveryRequestArrivesAsItsIndexAndRowRenderIt) {
                              "{\"user\":\"alice\",\"id\":1}\n{\"id\":22,\"user\":\"bob\"}\n"
                              "{\"user\":\"carol\",\"id\":333}\n");
   std::map<uint64_t, std::string> first;
-  for (const std::string& data : {csv, ndjson}) {
-    UringloadServer server({"--log-requests", Path("log")});
+  // CSV and NDJSON over HTTP/1.1, and CSV over HTTP/2 (h2c): the same requests each time.
+  for (const auto& [data, http2] : {std::pair{csv, false}, {ndjson, false}, {csv, true}}) {
+    std::vector<std::string> serve_flags = {"--log-requests", Path("log")};
+    if (http2) serve_flags.push_back("--http2");
+    UringloadServer server(serve_flags);
     ASSERT_TRUE(server.ok());
     std::vector<std::string> args = {"-n", "300", "-c", "4", "-t", "2", "-p", "2"};
+    if (http2) args.push_back("--http2");
     for (const std::string& a : TemplatedRun(data, server.Url("/u/{user}/{i}"))) {
       args.push_back(a);
     }
-    ExpectAllOk(RunUringload(args), 300);
+    RunOutput run = RunUringload(args);
+    ExpectAllOk(run, 300);
+    // Every connection spoke what the pass is about.
+    EXPECT_EQ(
+        JsonCount(run.json, http2 ? "connections.protocols.h2" : "connections.protocols.http/1.1"),
+        JsonCount(run.json, "connections.opened"));
     FlatJson summary;
     ASSERT_EQ(server.Stop(&summary), 0);
     std::vector<Received> requests = ReadLog(Path("log"));
-    ASSERT_EQ(requests.size(), 300u);
+    ASSERT_EQ(requests.size(), 300u) << (http2 ? "h2c" : "HTTP/1.1");
     std::map<uint64_t, std::string> bodies = CheckRendered(requests, rows, 300);
     // The same seed sends the same requests, whatever the file's format or the worker.
     if (first.empty()) {
@@ -197,7 +204,7 @@ TEST_F(RequestDataE2ETest, RandomRowsRepeatWithTheSeed) {
     ASSERT_EQ(server.Stop(&summary), 0);
     std::map<uint64_t, std::string> pick;
     for (const Received& r : ReadLog(Path("log")))
-      pick[std::stoull(r.headers.at("X-Index"))] = r.target;
+      pick[std::stoull(r.headers.at("x-index"))] = r.target;
     ASSERT_EQ(pick.size(), 200u);
     picks.push_back(pick);
   }

@@ -2,13 +2,12 @@
 // problem, print nothing on stdout, and never start traffic.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
+#include "tests/support/temp_folder.h"
 
 namespace uringload::testing {
 namespace {
@@ -18,25 +17,12 @@ struct BadInvocation {
   std::string expected;  // Part of the one-line message.
 };
 
-// A folder of --data files, removed with it.
-class DataFiles {
- public:
-  DataFiles() {
-    char folder[] = "/tmp/uringload-cli-data-XXXXXX";
-    folder_ = mkdtemp(folder);
-    std::ofstream(Path("empty.csv"));
-    std::ofstream(Path("count.csv")) << "a,b\n1,2\n1,2,3\n";
-    std::ofstream(Path("good.csv")) << "user,id\nalice,1\n";
-  }
-  ~DataFiles() { std::system(("rm -rf " + folder_).c_str()); }
-  std::string Path(const std::string& name) const { return folder_ + "/" + name; }
-
- private:
-  std::string folder_;
-};
-
 TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
-  DataFiles data;
+  TempFolder data("uringload-cli-data");  // --data files.
+  ASSERT_TRUE(data.ok());
+  data.Write("empty.csv", "");
+  data.Write("count.csv", "a,b\n1,2\n1,2,3\n");
+  data.Write("good.csv", "user,id\nalice,1\n");
   std::vector<BadInvocation> cases = {
       {{"run", "--cacert", "/nonexistent.pem", "https://127.0.0.1/"}, "--cacert"},
       {{"run", "--ciphers", "NOPE", "https://127.0.0.1/"}, "--ciphers 'NOPE'"},
@@ -169,7 +155,6 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"run", "--fail-if", "p99{target=login}<1s", "URL"},
        "names a target, which needs --targets"},
       {{"run", "--fail-if", "p99{tgt=login}<1s", "URL"}, "MEASURE{target=NAME}"},
-      {{"serve", "--http2", "--log-requests", data.Path("h2.log")}, "not with --http2"},
   };
   SilentListener target;  // Every URL points here: nothing may connect to it.
   std::string url = "http://127.0.0.1:" + std::to_string(target.port()) + "/";
