@@ -68,6 +68,34 @@ std::string PlanTable(const RunResultFile& run) {
   return out + "</table>\n";
 }
 
+// Per target (--targets): requests, share ok, latency quantiles of its ok requests, failed and
+// non-2xx; nothing without per-target results.
+std::string TargetsTable(const RunResultFile& run) {
+  const core::RunStats& s = run.stats;
+  if (run.target_names.empty() || s.by_target.size() < run.target_names.size()) return "";
+  std::string out =
+      "<h2>Per target</h2>\n<table class=\"targets\"><tr><th>target</th><th>requests</th>"
+      "<th>ok</th><th>p50</th><th>p99</th><th>p99.9</th><th>failed</th><th>non-2xx</th></tr>\n";
+  for (size_t t = 0; t < run.target_names.size(); ++t) {
+    const core::TargetStats& target = s.by_target[t];
+    uint64_t requests = target.requests();
+    uint64_t ok = target.outcomes[static_cast<size_t>(core::Outcome::kOk)];
+    uint64_t non_2xx = 0;
+    for (size_t code = 0; code < target.status_codes.size(); ++code) {
+      if (code < 200 || code > 299) non_2xx += target.status_codes[code];
+    }
+    auto quantile = [&](double q) {
+      return target.latency.count > 0 ? FormatSeconds(target.latency.Quantile(q) / 1e9) : "-";
+    };
+    absl::StrAppend(&out, "<tr><td>", Html(run.target_names[t]), "</td><td>", requests, "</td><td>",
+                    requests > 0 ? absl::StrFormat("%.2f%%", 100.0 * ok / requests) : "-",
+                    "</td><td>", quantile(0.5), "</td><td>", quantile(0.99), "</td><td>",
+                    quantile(0.999), "</td><td>", requests - ok, "</td><td>", non_2xx,
+                    "</td></tr>\n");
+  }
+  return out + "</table>\n";
+}
+
 std::string CountTables(const core::RunStats& s) {
   std::string out = "<table class=\"outcomes\"><tr><th>outcome</th><th>requests</th></tr>\n";
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
@@ -200,7 +228,7 @@ std::string HtmlReport(const RunResultFile& run, const std::vector<TimelinePoint
       run.target,
       absl::StrCat("<h1>uringload run: ", Html(run.target), "</h1>\n", PlanTable(run),
                    "<h2>Outcomes, status codes, errors</h2>\n", CountTables(run.stats),
-                   "<h2>Over time</h2>\n", TimelineCharts(timeline),
+                   TargetsTable(run), "<h2>Over time</h2>\n", TimelineCharts(timeline),
                    "<h2>Latency distribution</h2>\n", HistogramChart(run.stats.latency)));
 }
 

@@ -76,6 +76,41 @@ TEST(HtmlReportTest, TablesAndEveryChartFromTheResultAndTimeline) {
   EXPECT_EQ(html.find(" href="), std::string::npos);
 }
 
+TEST(HtmlReportTest, PerTargetResultsGetATable) {
+  core::WorkerStats stats(/*targets=*/2, /*open_model=*/false, /*target_of=*/{0, 1});
+  for (int i = 0; i < 4; ++i) stats.RequestStarted();
+  stats.RequestSucceeded(200, 2'000'000, 0, 0);
+  stats.RequestSucceeded(503, 3'000'000, 0, 1);
+  stats.RequestSucceeded(200, 3'000'000, 0, 1);
+  stats.RequestFailed(core::Outcome::kTimeout, 0, 1);
+  core::RunResult result;
+  result.stats = stats.Snapshot();
+  result.started_at = absl::FromUnixSeconds(1'800'000'000);
+  result.ended_at = result.started_at + absl::Seconds(1);
+  result.duration = absl::Seconds(1);
+  core::RunPlan plan;
+  plan.targets = {{.line = 1, .method = "GET", .url = "http://h/a", .parsed = {}, .spec = {}},
+                  {.line = 2, .method = "GET", .url = "http://h/b", .parsed = {}, .spec = {}}};
+  plan.target_names = {"login", "<b>"};
+  plan.target_of = {0, 1};
+  RunReport report{.target = "t.txt",
+                   .run_id = "r",
+                   .planned = 4,
+                   .concurrency = 1,
+                   .threads = 1,
+                   .result = &result,
+                   .plan = &plan};
+  absl::StatusOr<RunResultFile> file = ReadRunResult(RunResultToJson(report), "t.json");
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::string html = HtmlReport(*file, {});
+  EXPECT_NE(html.find("<h2>Per target</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>login</td><td>1</td><td>100.00%</td>"), std::string::npos) << html;
+  // Escaped; 3 requests, 2 ok, 1 failed, 1 non-2xx.
+  EXPECT_NE(html.find("<tr><td>&lt;b&gt;</td><td>3</td><td>66.67%</td>"), std::string::npos);
+  EXPECT_NE(html.find("</td><td>1</td><td>1</td></tr>"), std::string::npos);
+  EXPECT_EQ(HtmlReport(SampleRun(), {}).find("Per target"), std::string::npos);
+}
+
 TEST(HtmlReportTest, WithoutATimelineSaysHowToGetOne) {
   std::string html = HtmlReport(SampleRun(), {});
   EXPECT_NE(html.find("--timeline FILE"), std::string::npos);
