@@ -160,11 +160,11 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(options.metrics, "client",
-                               [&engine, &info](exporters::LabelPairs labels) {
+                               [&engine, &info, &plan](exporters::LabelPairs labels) {
                                  return std::make_shared<exporters::RunCollector>(
                                      [&engine] { return engine.Snapshot(); },
                                      [&engine] { return engine.Elapsed(); }, info,
-                                     std::move(labels));
+                                     std::move(labels), plan.target_names);
                                },
                                {{"run_id", run_id}, {"shard", std::to_string(plan.shard.index)}});
 }

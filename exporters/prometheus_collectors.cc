@@ -45,10 +45,10 @@ class FamilyBuilder {
   std::vector<MetricFamily> families_;
 };
 
-void AddDurationHistogram(FamilyBuilder& b, const std::string& name, const std::string& help,
-                          const core::HistogramSnapshot& latency) {
-  MetricFamily& family = b.Family(name, help, MetricType::Histogram);
-  ClientMetric::Histogram& h = b.Metric(family).histogram;
+// One histogram series of `family` (labelled `extra`) from `latency`.
+void AddDurationSeries(FamilyBuilder& b, MetricFamily& family,
+                       const core::HistogramSnapshot& latency, const LabelPairs& extra = {}) {
+  ClientMetric::Histogram& h = b.Metric(family, extra).histogram;
   h.sample_count = latency.count;
   h.sample_sum = static_cast<double>(latency.sum) / 1e9;
   for (double bound : DurationBuckets()) {
@@ -56,6 +56,44 @@ void AddDurationHistogram(FamilyBuilder& b, const std::string& name, const std::
     h.bucket.push_back({latency.CountAtOrBelow(bound_ns), bound});
   }
   h.bucket.push_back({latency.count, std::numeric_limits<double>::infinity()});
+}
+
+void AddDurationHistogram(FamilyBuilder& b, const std::string& name, const std::string& help,
+                          const core::HistogramSnapshot& latency) {
+  AddDurationSeries(b, b.Family(name, help, MetricType::Histogram), latency);
+}
+
+// Per target (--targets, at most --max-target-labels of them, the rest as "other"): its own
+// outcomes, status codes and latency, in families of their own so that the run's series keep
+// their labels.
+void AddTargets(FamilyBuilder& b, const core::RunStats& s, const std::vector<std::string>& names) {
+  if (names.empty() || s.by_target.size() < names.size()) return;
+  MetricFamily& completed =
+      b.Family("uringload_target_requests_completed_total",
+               "Requests with an outcome, by target and outcome", MetricType::Counter);
+  for (size_t t = 0; t < names.size(); ++t) {
+    for (size_t o = 0; o < core::kOutcomeCount; ++o) {
+      b.Metric(completed, {{"target", names[t]}, {"outcome", core::kOutcomeNames[o]}})
+          .counter.value = static_cast<double>(s.by_target[t].outcomes[o]);
+    }
+  }
+  MetricFamily& responses = b.Family("uringload_target_responses_total",
+                                     "Responses by target and status code", MetricType::Counter);
+  for (size_t t = 0; t < names.size(); ++t) {
+    const auto& codes = s.by_target[t].status_codes;
+    for (size_t code = 0; code < codes.size(); ++code) {
+      if (codes[code] == 0) continue;
+      b.Metric(responses, {{"target", names[t]}, {"code", std::to_string(code)}}).counter.value =
+          static_cast<double>(codes[code]);
+    }
+  }
+  MetricFamily& duration =
+      b.Family("uringload_target_request_duration_seconds",
+               "Ok requests of each target, measured as uringload_request_duration_seconds",
+               MetricType::Histogram);
+  for (size_t t = 0; t < names.size(); ++t) {
+    AddDurationSeries(b, duration, s.by_target[t].latency, {{"target", names[t]}});
+  }
 }
 
 }  // namespace
@@ -81,11 +119,13 @@ const std::vector<double>& DurationBuckets() {
 }
 
 RunCollector::RunCollector(std::function<core::RunStats()> snapshot,
-                           std::function<absl::Duration()> elapsed, RunInfo info, LabelPairs labels)
+                           std::function<absl::Duration()> elapsed, RunInfo info, LabelPairs labels,
+                           std::vector<std::string> target_names)
     : snapshot_(std::move(snapshot)),
       elapsed_(std::move(elapsed)),
       info_(std::move(info)),
-      labels_(std::move(labels)) {}
+      labels_(std::move(labels)),
+      target_names_(std::move(target_names)) {}
 
 std::vector<MetricFamily> RunCollector::Collect() const {
   core::RunStats s = snapshot_();
@@ -109,6 +149,7 @@ std::vector<MetricFamily> RunCollector::Collect() const {
   AddDurationHistogram(b, "uringload_request_duration_uncorrected_seconds",
                        "Ok requests, from the send submission to the end of the parsed response",
                        s.latency_uncorrected);
+  AddTargets(b, s, target_names_);
   AddDurationHistogram(b, "uringload_connect_duration_seconds",
                        "TCP connects, from the connect call to the established connection",
                        s.connect);

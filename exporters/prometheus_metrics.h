@@ -44,8 +44,10 @@ struct RunInfo {
 class RunCollector : public prometheus::Collectable {
  public:
   // `elapsed` is the run's time so far, frozen at its end (progress of -d runs).
+  // `target_names`: the run's targets (RunPlan::target_names), each with its own series of
+  // outcomes, status codes and latency under a `target` label (none: no per-target series).
   RunCollector(std::function<core::RunStats()> snapshot, std::function<absl::Duration()> elapsed,
-               RunInfo info, LabelPairs labels);
+               RunInfo info, LabelPairs labels, std::vector<std::string> target_names = {});
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
@@ -53,6 +55,7 @@ class RunCollector : public prometheus::Collectable {
   std::function<absl::Duration()> elapsed_;
   RunInfo info_;
   LabelPairs labels_;  // role + constant labels, on every metric.
+  std::vector<std::string> target_names_;
 };
 
 class ServeCollector : public prometheus::Collectable {

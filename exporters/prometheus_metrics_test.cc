@@ -53,6 +53,38 @@ TEST(PrometheusMetricsTest, RunCollectorExposesEveryMetricWithLabels) {
   }
 }
 
+// With --targets each target has its own outcomes, status codes and latency histogram under a
+// `target` label, in families apart from the run's.
+TEST(PrometheusMetricsTest, EachTargetHasItsOwnSeries) {
+  RunCollector collector(
+      [] {
+        core::WorkerStats w(/*targets=*/2, /*open_model=*/false, /*target_of=*/{0, 1});
+        for (int i = 0; i < 3; ++i) w.RequestStarted();
+        w.RequestSucceeded(200, 1'000'000, 0, 0);
+        w.RequestSucceeded(503, 1'000'000, 0, 1);
+        w.RequestFailed(core::Outcome::kTimeout, 0, 1);
+        return w.Snapshot();
+      },
+      [] { return absl::Seconds(1); }, RunInfo{"0.1.0", "t.txt", 1, 1, 3, std::nullopt},
+      {{"role", "client"}}, {"login", "other"});
+  std::string text = SerializeMetrics(collector);
+  for (const char* line :
+       {"uringload_target_requests_completed_total{role=\"client\",target=\"login\",outcome="
+        "\"ok\"} 1",
+        "uringload_target_requests_completed_total{role=\"client\",target=\"other\",outcome="
+        "\"timeout\"} 1",
+        "uringload_target_responses_total{role=\"client\",target=\"other\",code=\"503\"} 1",
+        "uringload_target_request_duration_seconds_count{role=\"client\",target=\"login\"} 1",
+        "uringload_target_request_duration_seconds_count{role=\"client\",target=\"other\"} 1",
+        "uringload_requests_completed_total{role=\"client\",outcome=\"ok\"} 2"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  // Without targets, no per-target family.
+  RunCollector plain([] { return core::WorkerStats().Snapshot(); }, [] { return absl::Seconds(1); },
+                     RunInfo{}, {});
+  EXPECT_EQ(SerializeMetrics(plain).find("uringload_target_"), std::string::npos);
+}
+
 // Under -R the latency counts from the intended start; the uncorrected one from the send.
 TEST(PrometheusMetricsTest, OpenModelExportsBothLatenciesAndLateStarts) {
   RunCollector collector(
