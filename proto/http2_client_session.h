@@ -111,8 +111,8 @@ class Http2ClientSession {
     const RequestTemplate* request = nullptr;
     std::string_view body = {};      // What its DATA frames carry.
     std::string rendered_body = {};  // A templated body's rendering (its capacity is kept).
-    int32_t id = 0;             // 0: not open (never submitted, or ended).
-    bool sent = false;          // Its HEADERS went out.
+    int32_t id = 0;                  // 0: not open (never submitted, or ended).
+    bool sent = false;               // Its HEADERS went out.
     size_t body_sent = 0;
     int status = 0;
     bool complete = false;

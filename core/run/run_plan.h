@@ -82,7 +82,7 @@ enum class HttpVersion : uint8_t { kAuto, kHttp1, kHttp2 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
 struct TargetRequest {
-  int line = 0;      // In the --targets file; 0 for the command line's URL.
+  int line = 0;           // In the --targets file; 0 for the command line's URL.
   std::string name = {};  // name=, or empty.
   std::string method;
   std::string url;  // As given.
