@@ -80,17 +80,13 @@ std::string TargetsTable(const RunResultFile& run) {
     const core::TargetStats& target = s.by_target[t];
     uint64_t requests = target.requests();
     uint64_t ok = target.outcomes[static_cast<size_t>(core::Outcome::kOk)];
-    uint64_t non_2xx = 0;
-    for (size_t code = 0; code < target.status_codes.size(); ++code) {
-      if (code < 200 || code > 299) non_2xx += target.status_codes[code];
-    }
     auto quantile = [&](double q) {
       return target.latency.count > 0 ? FormatSeconds(target.latency.Quantile(q) / 1e9) : "-";
     };
     absl::StrAppend(&out, "<tr><td>", Html(run.target_names[t]), "</td><td>", requests, "</td><td>",
                     requests > 0 ? absl::StrFormat("%.2f%%", 100.0 * ok / requests) : "-",
                     "</td><td>", quantile(0.5), "</td><td>", quantile(0.99), "</td><td>",
-                    quantile(0.999), "</td><td>", requests - ok, "</td><td>", non_2xx,
+                    quantile(0.999), "</td><td>", requests - ok, "</td><td>", target.non_2xx(),
                     "</td></tr>\n");
   }
   return out + "</table>\n";

@@ -120,13 +120,9 @@ void AppendTargets(const RunReport& report, std::string* out) {
     }
     std::string share =
         requests > 0 ? absl::StrFormat("%.2f%%", 100.0 * ok / requests) : std::string("-");
-    uint64_t non_2xx = 0;
-    for (size_t code = 0; code < target.status_codes.size(); ++code) {
-      if (code < 200 || code > 299) non_2xx += target.status_codes[code];
-    }
     absl::StrAppend(out, absl::StrFormat("             %-*s %10d %8s %10s %10s %10s %8d %8d\n",
                                          static_cast<int>(width), names[t], requests, share, p50,
-                                         p99, p999, requests - ok, non_2xx));
+                                         p99, p999, requests - ok, target.non_2xx()));
   }
 }
 

@@ -219,13 +219,7 @@ std::string_view TextTemplate::RenderInto(const TemplateContext& context,
   for (const Piece& piece : pieces_) {
     switch (piece.kind) {
       case Kind::kLiteral:
-        // Short ones in one fixed-size move rather than a call to memcpy (most literals of a
-        // request are short: "\r\nX-Id: ", "\",\"n\":").
-        if (piece.size <= kRenderSlack && piece.offset + kRenderSlack <= literals_.size()) {
-          std::memcpy(p, literals_.data() + piece.offset, kRenderSlack);
-        } else {
-          std::memcpy(p, literals_.data() + piece.offset, piece.size);
-        }
+        std::memcpy(p, literals_.data() + piece.offset, piece.size);
         p += piece.size;
         break;
       case Kind::kIndex:

@@ -40,7 +40,6 @@ class TextTemplate {
   static constexpr std::string_view kBuiltins[] = {"i", "rand", "uuid", "shard", "worker"};
   static constexpr size_t kMaxIntegerDigits = 20;  // UINT64_MAX, or INT64_MIN with its sign.
   static constexpr size_t kUuidSize = 36;
-  static constexpr size_t kRenderSlack = 16;
 
   TextTemplate() = default;
   // `text`'s placeholders, checked: an error says "column C: what is wrong" (1-based, in
@@ -58,9 +57,8 @@ class TextTemplate {
   bool is_static() const { return literal_only_; }
   // Whether a {name} of a data column is used.
   bool uses_fields() const { return uses_fields_; }
-  // Room a rendering needs: its longest text and kRenderSlack bytes that a short literal's
-  // fixed-size copy may write past it (overwritten by what follows, or unused).
-  size_t max_size() const { return max_size_ + kRenderSlack; }
+  // A rendering never needs more bytes than this.
+  size_t max_size() const { return max_size_; }
   // The text, when is_static().
   std::string_view fixed() const { return literals_; }
   // The text for `context`, written at the start of `out` (max_size() bytes suffice).

@@ -30,7 +30,7 @@ TEST(TextTemplateTest, TextWithoutPlaceholdersIsStatic) {
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->is_static());
   EXPECT_EQ(t->fixed(), "/a/b?c=1");
-  EXPECT_EQ(t->max_size(), 8u + TextTemplate::kRenderSlack);
+  EXPECT_EQ(t->max_size(), 8u);
 }
 
 TEST(TextTemplateTest, IndexShardAndWorkerRenderAsNumbers) {
@@ -117,7 +117,7 @@ TEST(TextTemplateTest, DataColumnsRenderTheRowsValues) {
   std::vector<std::string_view> row = {"alice", "42"};
   EXPECT_EQ(t->Render({.fields = row}), R"({"user":"alice","id":42})");
   EXPECT_EQ(t->max_size(),
-            std::string(R"({"user":"","id":})").size() + 8 + TextTemplate::kRenderSlack);
+            std::string(R"({"user":"","id":})").size() + 8);
 }
 
 TEST(TextTemplateTest, BuiltinsShadowAColumnOfTheSameName) {
@@ -159,7 +159,7 @@ TEST(TextTemplateTest, AppendedTemplatesRenderInOrder) {
   t.AppendLiteral(" HTTP/1.1");
   EXPECT_FALSE(t.is_static());
   EXPECT_EQ(t.Render({.index = 12}), "GET /12 HTTP/1.1");
-  EXPECT_EQ(t.max_size(), 4 + 1 + TextTemplate::kMaxIntegerDigits + 9 + TextTemplate::kRenderSlack);
+  EXPECT_EQ(t.max_size(), 4 + 1 + TextTemplate::kMaxIntegerDigits + 9);
   TextTemplate fixed = TextTemplate::Literal("a{i}");
   fixed.Append(TextTemplate::Literal("b"));
   EXPECT_TRUE(fixed.is_static());

@@ -16,6 +16,14 @@ uint64_t TargetStats::requests() const {
   return total;
 }
 
+uint64_t TargetStats::non_2xx() const {
+  uint64_t total = 0;
+  for (size_t code = 0; code < status_codes.size(); ++code) {
+    if (code < 200 || code > 299) total += status_codes[code];
+  }
+  return total;
+}
+
 void TargetStats::Merge(const TargetStats& other) {
   for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
   for (size_t i = 0; i < status_codes.size(); ++i) status_codes[i] += other.status_codes[i];

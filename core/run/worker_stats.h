@@ -46,6 +46,7 @@ struct TargetStats {
   std::array<uint64_t, kStatusCodeSlots> status_codes{};
   HistogramSnapshot latency;
   uint64_t requests() const;
+  uint64_t non_2xx() const;  // Responses with a status outside 200-299.
   void Merge(const TargetStats& other);
 };
 
