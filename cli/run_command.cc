@@ -41,7 +41,7 @@ class RunRecorder {
               absl::Duration interval, bool live)
       : engine_(engine), plan_(plan), timeline_(timeline), interval_(interval), live_(live) {
     csv_ = timeline_->enabled() && absl::EndsWith(timeline_->path(), ".csv");
-    if (csv_) ok_ = timeline_->Append(exporters::TimelineCsvHeader());
+    if (csv_) ok_ = timeline_->Append(exporters::TimelineCsvHeader(plan_.target_names));
   }
 
   // Records what is due by now; returns how long until the next thing to record.
@@ -93,7 +93,7 @@ class RunRecorder {
     double seconds = std::round(absl::ToDoubleSeconds(t) * 1e6) / 1e6;
     double span = std::max(std::round(absl::ToDoubleSeconds(length) * 1e6) / 1e6, 0.0);
     exporters::TimelineRow row = exporters::MakeTimelineRow(last_, stats, seconds, span);
-    ok_ = ok_ && timeline_->Append(exporters::FormatTimelineRow(row, csv_));
+    ok_ = ok_ && timeline_->Append(exporters::FormatTimelineRow(row, csv_, plan_.target_names));
     last_ = stats;
     ++rows_;
   }

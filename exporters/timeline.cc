@@ -3,11 +3,68 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "exporters/json_text.h"
 
 namespace uringload::exporters {
+namespace {
 
-uint64_t TimelineRow::completed() const {
+constexpr const char* kQuantileNames[] = {"p50", "p90", "p99", "max"};
+
+using Outcomes = std::array<uint64_t, core::kOutcomeCount>;
+
+// `outcomes` and `latency` less what `before` had (none: nothing before).
+TimelineCounts CountsSince(const Outcomes& outcomes, const core::HistogramSnapshot& latency,
+                           const Outcomes* before_outcomes,
+                           const core::HistogramSnapshot* before_latency) {
+  TimelineCounts counts;
+  counts.outcomes = outcomes;
+  if (before_outcomes != nullptr) {
+    for (size_t o = 0; o < core::kOutcomeCount; ++o) counts.outcomes[o] -= (*before_outcomes)[o];
+  }
+  counts.latency = before_latency == nullptr ? latency : latency.Since(*before_latency);
+  return counts;
+}
+
+// p50, p90, p99 and max in seconds; none when nothing was ok.
+std::array<std::optional<double>, 4> Quantiles(const core::HistogramSnapshot& h) {
+  if (h.count == 0) return {};
+  return {h.Quantile(0.5) / 1e9, h.Quantile(0.9) / 1e9, h.Quantile(0.99) / 1e9, h.max / 1e9};
+}
+
+double Rate(const TimelineCounts& counts, double seconds) {
+  return seconds > 0 ? counts.completed() / seconds : 0;
+}
+
+// completed, one count per outcome, rps, p50, p90, p99, max.
+void AppendCsvCounts(const TimelineCounts& counts, double seconds, std::string* line) {
+  absl::StrAppend(line, ",", counts.completed());
+  for (uint64_t n : counts.outcomes) absl::StrAppend(line, ",", n);
+  absl::StrAppend(line, absl::StrFormat(",%.3f", Rate(counts, seconds)));
+  for (const std::optional<double>& v : Quantiles(counts.latency)) {
+    absl::StrAppend(line, ",", v ? absl::StrFormat("%.9f", *v) : "");
+  }
+}
+
+void AddJsonCounts(const TimelineCounts& counts, double seconds, Json* j) {
+  (*j)["completed"] = counts.completed();
+  for (size_t o = 0; o < core::kOutcomeCount; ++o) {
+    (*j)[core::kOutcomeNames[o]] = counts.outcomes[o];
+  }
+  (*j)["rps"] = Rate(counts, seconds);
+  std::array<std::optional<double>, 4> q = Quantiles(counts.latency);
+  for (int i = 0; i < 4; ++i) (*j)[kQuantileNames[i]] = q[i] ? Json(*q[i]) : Json(nullptr);
+}
+
+// A header field, quoted (RFC 4180) when a target's name holds a comma or a quote.
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\"\""}}), "\"");
+}
+
+}  // namespace
+
+uint64_t TimelineCounts::completed() const {
   uint64_t total = 0;
   for (uint64_t n : outcomes) total += n;
   return total;
@@ -19,53 +76,65 @@ TimelineRow MakeTimelineRow(const core::RunStats& before, const core::RunStats& 
   row.t = t;
   row.seconds = seconds;
   row.started = after.started - before.started;
-  for (size_t o = 0; o < core::kOutcomeCount; ++o) {
-    row.outcomes[o] = after.outcomes[o] - before.outcomes[o];
-  }
-  row.latency = after.latency.Since(before.latency);
+  row.counts = CountsSince(after.outcomes, after.latency, &before.outcomes, &before.latency);
   row.in_flight = after.in_flight();
   row.connections_open = after.connections_open;
+  for (size_t k = 0; k < after.by_target.size(); ++k) {
+    const core::TargetStats& now = after.by_target[k];
+    if (k < before.by_target.size()) {
+      const core::TargetStats& then = before.by_target[k];
+      row.by_target.push_back(
+          CountsSince(now.outcomes, now.latency, &then.outcomes, &then.latency));
+    } else {
+      row.by_target.push_back(CountsSince(now.outcomes, now.latency, nullptr, nullptr));
+    }
+  }
   return row;
 }
 
-std::string TimelineCsvHeader() {
+std::string TimelineCsvHeader(std::span<const std::string> target_names) {
   std::string header = "t,seconds,started,completed";
   for (const char* name : core::kOutcomeNames) absl::StrAppend(&header, ",", name);
-  absl::StrAppend(&header, ",rps,p50,p90,p99,max,in_flight,connections_open\n");
-  return header;
+  absl::StrAppend(&header, ",rps,p50,p90,p99,max,in_flight,connections_open");
+  for (const std::string& target : target_names) {
+    absl::StrAppend(&header, ",", CsvField(target + ":completed"));
+    for (const char* name : core::kOutcomeNames) {
+      absl::StrAppend(&header, ",", CsvField(absl::StrCat(target, ":", name)));
+    }
+    for (const char* name : {"rps", "p50", "p90", "p99", "max"}) {
+      absl::StrAppend(&header, ",", CsvField(absl::StrCat(target, ":", name)));
+    }
+  }
+  return header + "\n";
 }
 
-std::string FormatTimelineRow(const TimelineRow& row, bool csv) {
-  const core::HistogramSnapshot& h = row.latency;
-  double rps = row.seconds > 0 ? row.completed() / row.seconds : 0;
-  std::optional<double> q[4];
-  if (h.count > 0) {
-    q[0] = h.Quantile(0.5) / 1e9;
-    q[1] = h.Quantile(0.9) / 1e9;
-    q[2] = h.Quantile(0.99) / 1e9;
-    q[3] = h.max / 1e9;
-  }
+std::string FormatTimelineRow(const TimelineRow& row, bool csv,
+                              std::span<const std::string> target_names) {
+  size_t targets = std::min(target_names.size(), row.by_target.size());
   if (csv) {
-    std::string line =
-        absl::StrFormat("%.3f,%.3f,%d,%d", row.t, row.seconds, row.started, row.completed());
-    for (uint64_t n : row.outcomes) absl::StrAppend(&line, ",", n);
-    absl::StrAppend(&line, absl::StrFormat(",%.3f", rps));
-    for (const std::optional<double>& v : q) {
-      absl::StrAppend(&line, ",", v ? absl::StrFormat("%.9f", *v) : "");
+    std::string line = absl::StrFormat("%.3f,%.3f,%d", row.t, row.seconds, row.started);
+    AppendCsvCounts(row.counts, row.seconds, &line);
+    absl::StrAppend(&line, ",", row.in_flight, ",", row.connections_open);
+    for (size_t k = 0; k < targets; ++k) AppendCsvCounts(row.by_target[k], row.seconds, &line);
+    // A run that tracks targets writes their columns even before its first snapshot has them.
+    for (size_t k = targets; k < target_names.size(); ++k) {
+      AppendCsvCounts(TimelineCounts{}, row.seconds, &line);
     }
-    absl::StrAppend(&line, ",", row.in_flight, ",", row.connections_open, "\n");
-    return line;
+    return line + "\n";
   }
-  Json j = {{"t", row.t},
-            {"seconds", row.seconds},
-            {"started", row.started},
-            {"completed", row.completed()}};
-  for (size_t o = 0; o < core::kOutcomeCount; ++o) j[core::kOutcomeNames[o]] = row.outcomes[o];
-  j["rps"] = rps;
-  const char* names[] = {"p50", "p90", "p99", "max"};
-  for (int i = 0; i < 4; ++i) j[names[i]] = q[i] ? Json(*q[i]) : Json(nullptr);
+  Json j = {{"t", row.t}, {"seconds", row.seconds}, {"started", row.started}};
+  AddJsonCounts(row.counts, row.seconds, &j);
   j["in_flight"] = row.in_flight;
   j["connections_open"] = row.connections_open;
+  if (!target_names.empty()) {
+    Json by_target = Json::array();
+    for (size_t k = 0; k < target_names.size(); ++k) {
+      Json target = {{"name", target_names[k]}};
+      AddJsonCounts(k < targets ? row.by_target[k] : TimelineCounts{}, row.seconds, &target);
+      by_target.push_back(std::move(target));
+    }
+    j["by_target"] = std::move(by_target);
+  }
   return j.dump() + "\n";
 }
 

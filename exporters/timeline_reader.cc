@@ -32,10 +32,10 @@ bool FromJson(const std::string& line, TimelinePoint* p) {
 }
 
 // A CSV row under TimelineCsvHeader(): t,seconds,started,completed,<outcomes>,rps,p50,p90,p99,
-// max,in_flight,connections_open.
+// max,in_flight,connections_open, then the targets' columns (numbers only), if any.
 bool FromCsv(const std::string& line, TimelinePoint* p) {
   std::vector<std::string> f = absl::StrSplit(line, ',');
-  if (f.size() != 4 + core::kOutcomeCount + 1 + 4 + 2) return false;
+  if (f.size() < 4 + core::kOutcomeCount + 1 + 4 + 2) return false;
   size_t k = 0;
   bool ok = absl::SimpleAtod(f[k++], &p->t) && absl::SimpleAtod(f[k++], &p->seconds);
   k += 2;  // started, completed

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/temp_folder.h"
@@ -258,10 +260,33 @@ TEST_F(RequestDataE2ETest, PerTargetResultsEqualWhatTheServerReceived) {
                                               "/login/b name=login\n" + "GET " + base +
                                               "/search\n" + "POST " + base + "/buy name=buy\n");
   std::vector<std::string> names = {"login", "GET " + base + "/search", "buy"};
-  RunOutput run = RunUringload({"-n", "4000", "-c", "8", "--targets", file, "--fail-if",
-                                "error_rate{target=buy}>0", "--fail-if", "p99{target=login}>1h"});
+  RunOutput run =
+      RunUringload({"-n", "4000", "-c", "8", "-R", "20000", "--targets", file, "--fail-if",
+                    "error_rate{target=buy}>0", "--fail-if", "p99{target=login}>1h", "--interval",
+                    "50ms", "--timeline", Path("timeline.csv")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   std::vector<uint64_t> expected = {2000, 1000, 1000};
+  // The timeline's per-target columns add up to each target's requests, over several rows.
+  std::ifstream timeline(Path("timeline.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(timeline, line));
+  std::vector<std::string> header = absl::StrSplit(line, ',');
+  std::map<std::string, uint64_t> sums;
+  int rows = 0;
+  for (; std::getline(timeline, line); ++rows) {
+    std::vector<std::string> cells = absl::StrSplit(line, ',');
+    ASSERT_EQ(cells.size(), header.size()) << line;
+    for (size_t k = 0; k < cells.size(); ++k) {
+      uint64_t n = 0;
+      if (absl::SimpleAtoi(cells[k], &n)) sums[header[k]] += n;
+    }
+  }
+  EXPECT_GE(rows, 3);
+  for (size_t t = 0; t < names.size(); ++t) {
+    EXPECT_EQ(sums[names[t] + ":completed"], expected[t]) << names[t];
+    EXPECT_EQ(sums[names[t] + ":ok"], expected[t]) << names[t];
+  }
+  EXPECT_EQ(sums["completed"], 4000u);
   uint64_t unavailable = 0;
   for (size_t t = 0; t < names.size(); ++t) {
     std::string at = "by_target." + std::to_string(t);

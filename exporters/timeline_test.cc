@@ -1,0 +1,78 @@
+#include "exporters/timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "exporters/json_text.h"
+#include "exporters/timeline_reader.h"
+
+namespace uringload::exporters {
+namespace {
+
+// Three target requests: 0 and 1 are the target "login", 2 is "a,\"b\"" (a name CSV quotes).
+const std::vector<std::string> kNames = {"login", "a,\"b\""};
+
+TEST(TimelineTest, EachTargetsIntervalCountsAndLatency) {
+  core::WorkerStats stats(3, false, {0, 0, 1});
+  core::RunStats t0 = stats.Snapshot();
+  stats.RequestSucceeded(200, 5'000'000, 0, 0);
+  stats.RequestSucceeded(200, 9'000'000, 0, 1);
+  stats.RequestFailed(core::Outcome::kReset, 104, 2);
+  core::RunStats t1 = stats.Snapshot();
+  stats.RequestSucceeded(200, 2'000'000, 0, 2);
+  core::RunStats t2 = stats.Snapshot();
+
+  TimelineRow first = MakeTimelineRow(t0, t1, 1, 1);
+  ASSERT_EQ(first.by_target.size(), 2u);
+  EXPECT_EQ(first.by_target[0].outcomes[0], 2u);
+  EXPECT_EQ(first.by_target[0].latency.count, 2u);
+  EXPECT_EQ(first.by_target[1].outcomes[size_t(core::Outcome::kReset)], 1u);
+  EXPECT_EQ(first.by_target[1].latency.count, 0u);
+  TimelineRow second = MakeTimelineRow(t1, t2, 2, 1);
+  EXPECT_EQ(second.by_target[0].completed(), 0u);
+  EXPECT_EQ(second.by_target[1].outcomes[0], 1u);
+  EXPECT_EQ(second.by_target[1].latency.max, 2'000'000u);
+  // A first snapshot taken before the targets were tracked counts from zero.
+  TimelineRow from_nothing = MakeTimelineRow(core::RunStats{}, t2, 2, 2);
+  EXPECT_EQ(from_nothing.by_target[1].completed(), 2u);
+
+  Json j = Json::parse(FormatTimelineRow(first, false, kNames));
+  ASSERT_EQ(j["by_target"].size(), 2u);
+  EXPECT_EQ(j["by_target"][0]["name"], "login");
+  EXPECT_EQ(j["by_target"][0]["ok"], 2);
+  EXPECT_EQ(j["by_target"][0]["rps"], 2.0);
+  EXPECT_NEAR(j["by_target"][0]["max"].get<double>(), 0.009, 1e-9);
+  EXPECT_EQ(j["by_target"][1]["reset"], 1);
+  EXPECT_TRUE(j["by_target"][1]["p50"].is_null());  // Nothing ok.
+  EXPECT_EQ(Json::parse(FormatTimelineRow(first, false)).count("by_target"), 0u);
+}
+
+TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
+  core::WorkerStats stats(3, false, {0, 0, 1});
+  core::RunStats t0 = stats.Snapshot();
+  stats.RequestSucceeded(200, 5'000'000, 0, 1);
+  stats.RequestFailed(core::Outcome::kTimeout, 0, 2);
+  std::string header = TimelineCsvHeader(kNames);
+  std::string row = FormatTimelineRow(MakeTimelineRow(t0, stats.Snapshot(), 1, 1), true, kNames);
+  EXPECT_NE(header.find(",login:completed,login:ok,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",\"a,\"\"b\"\":completed\","), std::string::npos) << header;
+  // Every row has as many cells as the header has columns (the quoted name is one).
+  std::vector<std::string> cells = absl::StrSplit(row.substr(0, row.size() - 1), ',');
+  EXPECT_EQ(cells.size(), 16u + 2 * 11u);  // The run's 16, then 11 per target.
+  EXPECT_EQ(cells[16], "1");               // login:completed
+  EXPECT_EQ(cells[17], "1");               // login:ok
+  EXPECT_EQ(cells[27], "1");               // a,"b":completed
+  EXPECT_EQ(cells[29], "1");               // a,"b":timeout
+
+  absl::StatusOr<std::vector<TimelinePoint>> points = ReadTimeline(header + row, "t.csv");
+  ASSERT_TRUE(points.ok()) << points.status();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ((*points)[0].outcomes[0], 1u);
+  EXPECT_EQ((*points)[0].outcomes[size_t(core::Outcome::kTimeout)], 1u);
+}
+
+}  // namespace
+}  // namespace uringload::exporters
