@@ -43,6 +43,10 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   cmd->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
   cmd->add_option("--source", o.source,
                   "Source addresses: 127.0.0.2,127.0.0.3 or 127.0.0.2-127.0.0.9 or 127.0.0.0/28");
+  cmd->add_option("--unix", o.unix_socket,
+                  "Connect to the Unix domain socket at PATH instead of the URL's host and port "
+                  "(the URL still gives the scheme, Host and path)")
+      ->type_name("PATH");
   cmd->add_option("--max-connecting", o.max_connecting, "Connects in flight per thread (ramp)")
       ->capture_default_str();
   cmd->add_option("--batch-window", o.batch_window,

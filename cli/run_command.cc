@@ -147,12 +147,20 @@ Supervision SuperviseRun(core::Engine& engine, const sigset_t& signals, RunRecor
   return {.stopped_by = stopped_by};
 }
 
+// What the summary, the JSON and the metrics call the target: the URL or the targets file,
+// and the Unix socket the connections go to instead of the URL's host, if any.
+std::string TargetText(const core::RunOptions& run) {
+  std::string target = run.targets_file ? *run.targets_file : run.url;
+  if (run.unix_socket) absl::StrAppend(&target, " via unix:", *run.unix_socket);
+  return target;
+}
+
 absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommandOptions& options,
                                                                 const core::RunPlan& plan,
                                                                 const std::string& run_id,
                                                                 const core::Engine& engine) {
   exporters::RunInfo info{.version = URINGLOAD_VERSION,
-                          .target = options.run.url,
+                          .target = TargetText(options.run),
                           .threads = plan.threads,
                           .concurrency = plan.concurrency,
                           .planned = plan.requests,
@@ -175,19 +183,18 @@ bool ReportResult(const RunCommandOptions& options, const core::RunPlan& plan,
                   const std::string& run_id, const core::RunResult& result,
                   const std::vector<core::ThresholdResult>& checks, OutputFile& json,
                   OutputFile& html) {
-  exporters::RunReport report{
-      .target = options.run.targets_file ? *options.run.targets_file : options.run.url,
-      .run_id = run_id,
-      .shard = plan.shard,
-      .machine = exporters::ThisMachine(URINGLOAD_VERSION),
-      .planned = plan.requests,
-      .concurrency = plan.concurrency,
-      .requested_concurrency = plan.requested_concurrency,
-      .threads = plan.threads,
-      .result = &result,
-      .plan = &plan,
-      .batch_window_max = plan.batch_window_max,
-      .thresholds = checks};
+  exporters::RunReport report{.target = TargetText(options.run),
+                              .run_id = run_id,
+                              .shard = plan.shard,
+                              .machine = exporters::ThisMachine(URINGLOAD_VERSION),
+                              .planned = plan.requests,
+                              .concurrency = plan.concurrency,
+                              .requested_concurrency = plan.requested_concurrency,
+                              .threads = plan.threads,
+                              .result = &result,
+                              .plan = &plan,
+                              .batch_window_max = plan.batch_window_max,
+                              .thresholds = checks};
   if (!options.quiet && !json.is_stdout()) {
     std::cout << exporters::FormatRunSummary(report) << std::flush;
   }

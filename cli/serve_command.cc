@@ -33,8 +33,14 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   CLI::App* serve =
       app.add_subcommand("serve", "A target HTTP/1.1 and HTTP/2 server with delays and faults");
   core::ServeOptions& o = options.serve;
-  serve->add_option("--listen", o.listen, "ADDR:PORT or ADDR:PORT-PORT (repeatable)")
-      ->capture_default_str();
+  serve->add_option("--listen", o.listen,
+                    absl::StrCat("ADDR:PORT or ADDR:PORT-PORT (repeatable; default ",
+                                 core::kDefaultListen, " unless --unix)"));
+  serve
+      ->add_option("--unix", o.unix_sockets,
+                   "Listen on a Unix domain socket at PATH (repeatable; a stale socket there "
+                   "is replaced, any other file refused; removed on exit)")
+      ->type_name("PATH");
   serve->add_option("-t,--threads", o.threads,
                     "Worker threads (default: the larger of the online CPUs and what "
                     "--max-connections needs: each ring's descriptor table holds at most "
@@ -102,7 +108,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   RequireWholeNumbers(
       serve, {"-t", "--max-connections", "--backlog", "--body-size", "--fault-status",
               "--http2-max-streams", "--http2-window", "--http2-goaway-after", "--service-slots"});
-  SetRepeatPolicy(serve, {"--listen", "--metrics-label"});
+  SetRepeatPolicy(serve, {"--listen", "--unix", "--metrics-label"});
   return serve;
 }
 
@@ -119,8 +125,10 @@ int ServeCommand(const ServeCommandOptions& options) {
       usleep(50'000);
       free = net::CheckAddressFree(address);
     }
-    if (!free.ok())
-      return Fail(free, absl::IsFailedPrecondition(free) ? kUsageError : kRuntimeError);
+    if (!free.ok()) {
+      bool usage = absl::IsFailedPrecondition(free) || absl::IsInvalidArgument(free);
+      return Fail(free, usage ? kUsageError : kRuntimeError);
+    }
   }
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) return Fail(json.status());

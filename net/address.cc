@@ -3,7 +3,11 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +15,7 @@
 namespace uringload::net {
 
 std::string SocketAddress::ToString() const {
+  if (is_unix()) return absl::StrCat("unix:", UnixPath());
   char text[INET6_ADDRSTRLEN] = {};
   if (family() == AF_INET) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&storage);
@@ -20,6 +25,12 @@ std::string SocketAddress::ToString() const {
   const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&storage);
   inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
   return absl::StrCat("[", text, "]:", ntohs(v6->sin6_port));
+}
+
+std::string SocketAddress::UnixPath() const {
+  if (!is_unix()) return "";
+  const auto* un = reinterpret_cast<const sockaddr_un*>(&storage);
+  return std::string(un->sun_path, strnlen(un->sun_path, sizeof(un->sun_path)));
 }
 
 absl::StatusOr<SocketAddress> Resolve(const std::string& host, uint16_t port) {
@@ -39,6 +50,40 @@ absl::StatusOr<SocketAddress> Resolve(const std::string& host, uint16_t port) {
   address.length = results->ai_addrlen;
   freeaddrinfo(results);
   return address;
+}
+
+absl::StatusOr<SocketAddress> UnixAddress(std::string_view path) {
+  SocketAddress address;
+  auto* un = reinterpret_cast<sockaddr_un*>(&address.storage);
+  if (path.empty() || path.find('\0') != std::string_view::npos) {
+    return absl::InvalidArgumentError("a Unix socket's path must be a non-empty path");
+  }
+  if (path.size() >= sizeof(un->sun_path)) {
+    return absl::InvalidArgumentError(absl::StrCat("the Unix socket path '", std::string(path),
+                                                   "' is ", path.size(), " bytes; at most ",
+                                                   sizeof(un->sun_path) - 1, " fit"));
+  }
+  un->sun_family = AF_UNIX;
+  std::memcpy(un->sun_path, path.data(), path.size());
+  address.length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+  return address;
+}
+
+absl::Status CheckUnixSocketTarget(const SocketAddress& address) {
+  std::string path = address.UnixPath();
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", strerror(errno)));
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a socket"));
+  }
+  // connect() needs write permission on the socket (unix(7)); access() checks the real uid,
+  // which is this process' unless it is set-uid, and it is not.
+  if (access(path.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace uringload::net

@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -18,10 +19,12 @@ absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog,
     return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
   }
   int one = 1;
-  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-  setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  if (incoming_cpu >= 0 &&
+  if (!address.is_unix()) {
+    setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
+  if (incoming_cpu >= 0 && !address.is_unix() &&
       setsockopt(fd.get(), SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, sizeof(incoming_cpu)) != 0) {
     return absl::UnavailableError(absl::StrCat("SO_INCOMING_CPU: ", strerror(errno)));
   }
@@ -36,7 +39,40 @@ absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog,
   return fd;
 }
 
+namespace {
+
+absl::Status CheckUnixPathFree(const SocketAddress& address) {
+  std::string path = address.UnixPath();
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", path, ": ", strerror(errno)));
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot listen on ", path, ": it exists and is not a socket"));
+  }
+  UniqueFd probe(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (probe.get() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  if (connect(probe.get(), address.get(), address.length) == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot listen on ", path, ": a server accepts on it (address already in use)"));
+  }
+  if (errno != ECONNREFUSED) {  // EACCES, EAGAIN (a full backlog: someone listens), ...
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot listen on ", path, ": ", strerror(errno)));
+  }
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {  // Stale: its server is gone.
+    return absl::UnavailableError(
+        absl::StrCat("cannot remove the stale socket ", path, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckAddressFree(const SocketAddress& address) {
+  if (address.is_unix()) return CheckUnixPathFree(address);
   UniqueFd probe(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (probe.get() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
   int one = 1;

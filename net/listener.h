@@ -1,6 +1,7 @@
 // UniqueFd: owns one file descriptor. OpenListener: a TCP listening socket with SO_REUSEPORT
 // (one per worker, the kernel spreads connections between them) and TCP_NODELAY, which
-// accepted sockets inherit, so pipelined responses are not held back by Nagle.
+// accepted sockets inherit, so pipelined responses are not held back by Nagle; or a Unix
+// domain one (one for all workers: a path binds once).
 #pragma once
 
 #include <unistd.h>
@@ -41,7 +42,9 @@ class UniqueFd {
 absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog,
                                       int incoming_cpu = -1);
 
-// Fails with "address already in use" when another socket holds `address`. SO_REUSEPORT would
+// Fails with "address already in use" when another socket holds `address`. For a Unix socket:
+// fails when the path exists and is not a socket, or when a server accepts on it; a stale
+// socket nobody listens on (a server that was killed) is removed. SO_REUSEPORT would
 // let a second server join a port silently (each answering part of a run), so before this
 // process' workers bind their SO_REUSEPORT listeners, a probe without SO_REUSEPORT must bind
 // (SO_REUSEADDR only, so TIME_WAIT sockets of an earlier run do not count). The window

@@ -20,7 +20,9 @@ namespace {
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// A Unix socket's server is on this machine, like a loopback one: somaxconn caps its backlog.
 bool IsLoopback(const net::SocketAddress& address) {
+  if (address.is_unix()) return true;
   if (address.family() == AF_INET) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address.storage);
     return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
@@ -40,6 +42,7 @@ PreflightCheck CheckTables(const RunPlan& plan, const MachineLimits& limits) {
 }
 
 PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
+  if (plan.addresses[0].is_unix()) return {true, "ports: none used (a Unix socket)"};
   uint64_t sources = std::max<size_t>(1, plan.sources.size());
   uint64_t pairs = sources * plan.addresses.size();
   uint64_t per_pair = CeilDiv(plan.concurrency, pairs);

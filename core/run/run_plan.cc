@@ -423,7 +423,23 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (!lag_bound.ok()) return lag_bound.status();
   plan.schedule_lag_bound = *lag_bound;
 
-  for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
+  if (options.unix_socket.has_value()) {
+    if (plan.url.last_port != plan.url.port) {
+      return absl::InvalidArgumentError("--unix: a port range in the URL needs TCP");
+    }
+    if (options.source.has_value()) {
+      return absl::InvalidArgumentError("--unix and --source: a Unix socket has no source address");
+    }
+    absl::StatusOr<net::SocketAddress> address = net::UnixAddress(*options.unix_socket);
+    if (!address.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--unix: ", address.status().message()));
+    }
+    if (absl::Status s = net::CheckUnixSocketTarget(*address); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--unix: ", s.message()));
+    }
+    plan.addresses.push_back(*address);
+  }
+  for (uint32_t port = plan.url.port; !options.unix_socket && port <= plan.url.last_port; ++port) {
     absl::StatusOr<net::SocketAddress> address =
         net::Resolve(plan.url.host, static_cast<uint16_t>(port));
     if (!address.ok()) return address.status();

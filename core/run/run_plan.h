@@ -47,11 +47,12 @@ struct RunOptions {
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
   std::string schedule_lag_bound = "1ms";
   bool no_keepalive = false;
-  std::optional<std::string> source;  // --source list, range or CIDR.
-  int64_t max_connecting = 1024;      // Connects in flight per worker (the ramp).
-  std::optional<std::string> rate;    // -R: requests per second in total (open model).
-  std::optional<std::string> ramp;    // --ramp: rises linearly from 0 to -R over this.
-  int64_t pipeline = 1;               // -p: requests written back-to-back per connection.
+  std::optional<std::string> source;       // --source list, range or CIDR.
+  std::optional<std::string> unix_socket;  // --unix: connect here; the URL gives Host and path.
+  int64_t max_connecting = 1024;           // Connects in flight per worker (the ramp).
+  std::optional<std::string> rate;         // -R: requests per second in total (open model).
+  std::optional<std::string> ramp;         // --ramp: rises linearly from 0 to -R over this.
+  int64_t pipeline = 1;                    // -p: requests written back-to-back per connection.
   std::optional<std::string> targets_file;
   std::string targets_order = "round-robin";
   int64_t seed = 1;

@@ -147,6 +147,22 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
       {"bad source", [](RunOptions& o) { o.source = "127.0.0.9-127.0.0.1"; }, "--source"},
       {"v6 source, v4 target", [](RunOptions& o) { o.source = "::1"; }, "--source"},
       {"bad ramp", [](RunOptions& o) { o.max_connecting = 0; }, "--max-connecting"},
+      {"unix socket missing", [](RunOptions& o) { o.unix_socket = "/nonexistent/x.sock"; },
+       "--unix: /nonexistent/x.sock: No such file or directory"},
+      {"unix socket not a socket", [](RunOptions& o) { o.unix_socket = "/etc/hostname"; },
+       "--unix: /etc/hostname: not a socket"},
+      {"unix socket and a port range",
+       [](RunOptions& o) {
+         o.unix_socket = "/nonexistent/x.sock";
+         o.url = "http://localhost:80-81/";
+       },
+       "--unix: a port range in the URL needs TCP"},
+      {"unix socket and sources",
+       [](RunOptions& o) {
+         o.unix_socket = "/nonexistent/x.sock";
+         o.source = "127.0.0.2";
+       },
+       "--unix and --source"},
       {"preconnect without a start", [](RunOptions& o) { o.preconnect = true; },
        "--preconnect needs --start-at"},
       {"n beyond the maximum", [](RunOptions& o) { o.requests = kMaxRequests + 1; },

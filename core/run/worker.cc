@@ -246,7 +246,7 @@ void Worker::OnConnect(Connection& c, const net::Completion& completion) {
   if (completion.tls != nullptr ? completion.tls->http2
                                 : config_.plan->http == HttpVersion::kHttp2) {
     stats_->Http2Connected();
-    loop_->SetNoDelay(c.slot);
+    if (!config_.plan->addresses[c.address].is_unix()) loop_->SetNoDelay(c.slot);
     if (absl::Status s = StartSession(c); !s.ok()) {
       Fail(c, Outcome::kConnectError, ENOMEM);  // nghttp2 fails only when out of memory.
       return;

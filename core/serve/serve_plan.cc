@@ -222,10 +222,18 @@ absl::StatusOr<std::vector<net::SocketAddress>> ParseListen(const std::string& t
 
 absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   ServePlan plan;
-  for (const std::string& text : options.listen) {
+  std::vector<std::string> listen = options.listen;
+  if (listen.empty() && options.unix_sockets.empty()) listen.push_back(kDefaultListen);
+  for (const std::string& text : listen) {
     absl::StatusOr<std::vector<net::SocketAddress>> addresses = ParseListen(text);
     if (!addresses.ok()) return addresses.status();
     plan.listen.insert(plan.listen.end(), addresses->begin(), addresses->end());
+  }
+  for (const std::string& path : options.unix_sockets) {
+    absl::StatusOr<net::SocketAddress> address = net::UnixAddress(path);
+    if (!address.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--unix: ", address.status().message()));
+    plan.listen.push_back(*address);
   }
   if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
   if (absl::Status s = ChooseBody(options, plan); !s.ok()) return s;

@@ -57,8 +57,11 @@ struct FaultPlan {
 // The most --service-slots: the queue keeps a time per slot.
 inline constexpr int64_t kMaxServiceSlots = 1'000'000;
 
+inline constexpr char kDefaultListen[] = "127.0.0.1:8080";
+
 struct ServeOptions {
-  std::vector<std::string> listen = {"127.0.0.1:8080"};
+  std::vector<std::string> listen;        // Empty: kDefaultListen, unless unix_sockets is not.
+  std::vector<std::string> unix_sockets;  // --unix PATH
   std::optional<int64_t> threads;
   std::optional<std::string> cpus;  // --cpus, taskset's list syntax
   int64_t backlog = 65535;

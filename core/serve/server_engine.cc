@@ -1,5 +1,7 @@
 #include "core/serve/server_engine.h"
 
+#include <unistd.h>
+
 #include "core/cpu_pinning.h"
 
 namespace uringload::core {
@@ -11,13 +13,25 @@ ServerEngine::ServerEngine(const ServePlan& plan)
 ServerEngine::~ServerEngine() {
   Stop();
   for (WorkerSlot& slot : workers_) slot.thread.Join();
+  for (size_t i = 0; i < unix_listeners_.size(); ++i) {
+    if (unix_listeners_[i].get() >= 0) unlink(plan_.listen[i].UnixPath().c_str());
+  }
 }
 
 absl::Status ServerEngine::Start() {
+  std::vector<int> shared(plan_.listen.size(), -1);
+  unix_listeners_.resize(plan_.listen.size());
+  for (size_t i = 0; i < plan_.listen.size(); ++i) {
+    if (!plan_.listen[i].is_unix()) continue;
+    absl::StatusOr<net::UniqueFd> fd = net::OpenListener(plan_.listen[i], plan_.backlog);
+    if (!fd.ok()) return fd.status();
+    unix_listeners_[i] = *std::move(fd);
+    shared[i] = unix_listeners_[i].get();
+  }
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<ServerWorker>(&plan_, &fixed_, i, slot.stats.get(), &stop_);
-    if (absl::Status s = slot.worker->Listen(); !s.ok()) return s;
+    if (absl::Status s = slot.worker->Listen(shared); !s.ok()) return s;
   }
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerSlot& slot = workers_[i];

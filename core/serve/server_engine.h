@@ -21,7 +21,7 @@ class ServerEngine {
   ServerEngine(const ServerEngine&) = delete;
   ServerEngine& operator=(const ServerEngine&) = delete;
 
-  // Opens every worker's listeners, then starts the threads.
+  // Opens every worker's listeners (a Unix socket's once, shared), then starts the threads.
   absl::Status Start();
   ServerRunStats Snapshot() const;
   // True when a worker ended by itself (its ring failed).
@@ -39,6 +39,9 @@ class ServerEngine {
 
   const ServePlan plan_;
   FixedResponses fixed_;
+  // Per plan_.listen entry: the one listening socket of a Unix path (-1 for TCP, where each
+  // worker has its own); the engine removes the paths it bound when it goes.
+  std::vector<net::UniqueFd> unix_listeners_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   std::vector<WorkerSlot> workers_;

@@ -1,10 +1,13 @@
 #include "core/serve/server_worker.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
@@ -46,8 +49,15 @@ ServerWorker::ServerWorker(const ServePlan* plan, const FixedResponses* fixed, u
   if (plan->request_log != nullptr) log_.emplace(plan->request_log.get());
 }
 
-absl::Status ServerWorker::Listen() {
-  for (const net::SocketAddress& address : plan_->listen) {
+absl::Status ServerWorker::Listen(std::span<const int> shared) {
+  for (size_t i = 0; i < plan_->listen.size(); ++i) {
+    if (i < shared.size() && shared[i] >= 0) {
+      net::UniqueFd copy(fcntl(shared[i], F_DUPFD_CLOEXEC, 0));
+      if (copy.get() < 0) return absl::UnavailableError(absl::StrCat("dup: ", strerror(errno)));
+      listeners_.push_back(std::move(copy));
+      continue;
+    }
+    const net::SocketAddress& address = plan_->listen[i];
     absl::StatusOr<net::UniqueFd> fd = net::OpenListener(address, plan_->backlog, incoming_cpu_);
     if (!fd.ok()) return fd.status();
     listeners_.push_back(*std::move(fd));

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +40,10 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   ServerWorker(const ServerWorker&) = delete;
   ServerWorker& operator=(const ServerWorker&) = delete;
 
-  // Opens the listeners (called before Run so bind errors reach the caller first).
-  absl::Status Listen();
+  // Opens the listeners (called before Run so bind errors reach the caller first). A Unix
+  // socket binds once for all workers: `shared[i]`, when given and >= 0, is the listening
+  // socket of plan->listen[i], which this worker accepts on through a duplicate of its own.
+  absl::Status Listen(std::span<const int> shared = {});
   // Serves until stop is set. Call in the worker's thread.
   absl::Status Run();
   void OnCompletion(const net::Completion& completion) override;

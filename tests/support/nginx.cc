@@ -26,6 +26,10 @@ NginxServer::NginxServer(const NginxOptions& options) {
       ";\n  scgi_temp_path ", prefix_, ";\n", "  keepalive_requests ", options.keepalive_requests,
       ";\n", "  server {\n    listen ", options.ipv6 ? "[::1]:" : "127.0.0.1:", port_,
       " backlog=4096", options.tls_cert.empty() ? "" : " ssl", options.http2 ? " http2" : "", ";\n",
+      options.unix_socket ? absl::StrCat("    listen unix:", prefix_, "/nginx.sock backlog=4096",
+                                         options.tls_cert.empty() ? "" : " ssl",
+                                         options.http2 ? " http2" : "", ";\n")
+                          : "",
       options.tls_cert.empty()
           ? ""
           : absl::StrCat("    ssl_certificate ", options.tls_cert, ";\n    ssl_certificate_key ",

@@ -1,5 +1,6 @@
 // NginxServer: a real nginx (Debian's /usr/sbin/nginx) configured by the test in a temporary
-// prefix and listening on a free 127.0.0.1 port, stopped when the object goes away.
+// prefix and listening on a free 127.0.0.1 port (and a Unix socket, if asked), stopped when the
+// object goes away.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,8 @@ struct NginxOptions {
   std::string tls_key = {};
   // HTTP/2 on the port: by ALPN beside HTTP/1.1 with TLS, else h2c with prior knowledge only.
   bool http2 = false;
-  uint64_t file_size = 0;  // Non-zero: /file answers a file of this many bytes.
+  uint64_t file_size = 0;    // Non-zero: /file answers a file of this many bytes.
+  bool unix_socket = false;  // Also listen on a Unix socket in its prefix (UnixSocket()).
 };
 
 class NginxServer {
@@ -29,6 +31,8 @@ class NginxServer {
   bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
   std::string Url(const std::string& path) const;
+  // The Unix socket's path (with NginxOptions::unix_socket).
+  std::string UnixSocket() const { return prefix_ + "/nginx.sock"; }
   // Requests nginx logged (its access log: one line per request it answered).
   uint64_t RequestsLogged() const;
   // The request target (path and query) of every logged request, in log order.
