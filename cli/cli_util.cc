@@ -52,20 +52,6 @@ int Fail(const absl::Status& status, int exit_code) {
   return exit_code;
 }
 
-absl::StatusOr<double> ParseShare(const std::string& flag, std::string text) {
-  std::string given = text;
-  bool percent = !text.empty() && text.back() == '%';
-  if (percent) text.pop_back();
-  double value = 0;
-  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) value = -1;
-  if (percent) value /= 100;
-  if (value <= 0 || value >= 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, " must be a share above 0 and below 1 (0.02 or 2%), got '", given, "'"));
-  }
-  return value;
-}
-
 bool SaturationFails(const std::string& reason, bool thresholds, bool allow_saturated) {
   if (reason.empty()) return false;
   std::cerr << "uringload: warning: the client, not the server, limited this run: " << reason

@@ -32,10 +32,6 @@ void PrintError(const std::string& message);
 // of a command reads `if (!x.ok()) return Fail(x.status());`.
 int Fail(const absl::Status& status, int exit_code = kUsageError);
 
-// A share given as 0.02 or 2%, above 0 and below 1 (--confidence, --precision); the error
-// names `flag`.
-absl::StatusOr<double> ParseShare(const std::string& flag, std::string text);
-
 // Says on stderr, whatever --quiet, that the client limited the run (when it did), and
 // returns whether that fails the command: with --fail-if thresholds it does (exit 3), unless
 // --allow-saturated; a saturated run's numbers are the client's.

@@ -7,6 +7,7 @@
 #include "cli/command_docs.h"
 #include "core/compare/comparison.h"
 #include "core/file_contents.h"
+#include "core/plan_limits.h"
 #include "exporters/compare_report.h"
 #include "exporters/run_json_reader.h"
 
@@ -52,7 +53,7 @@ CLI::App* AddCompareCommand(CLI::App& app, CompareCommandOptions& options) {
 }
 
 int CompareCommand(const CompareCommandOptions& options) {
-  absl::StatusOr<double> confidence = ParseShare("--confidence", options.confidence);
+  absl::StatusOr<double> confidence = core::ParseShare("--confidence", options.confidence);
   if (!confidence.ok()) return Fail(confidence.status());
   std::vector<core::Margin> margins;
   for (const std::string& text : options.fail_if) {

@@ -7,6 +7,7 @@
 #include "cli/cli_util.h"
 #include "cli/compare_command.h"
 #include "cli/docs_command.h"
+#include "cli/link_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   CLI::App* compare = uringload::cli::AddCompareCommand(app, compare_options);
   uringload::cli::SearchCommandOptions search_options;
   CLI::App* search = uringload::cli::AddSearchCommand(app, search_options);
+  uringload::cli::LinkCommandOptions link_options;
+  CLI::App* link = uringload::cli::AddLinkCommand(app, link_options);
   uringload::cli::ReportCommandOptions report_options;
   CLI::App* report = uringload::cli::AddReportCommand(app, report_options);
   uringload::cli::DocsCommandOptions docs_options;
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
   if (search->parsed()) return uringload::cli::SearchCommand(search_options);
   if (compare->parsed()) return uringload::cli::CompareCommand(compare_options);
   if (report->parsed()) return uringload::cli::ReportCommand(report_options);
+  if (link->parsed()) return uringload::cli::LinkCommand(link_options);
   if (int status = uringload::cli::DocsCommand(app, docs_options); status >= 0) return status;
   return uringload::cli::kUsageError;
 }

@@ -60,9 +60,9 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max-rate ", o.max_rate, " is below --start-rate ", o.start_rate));
   }
-  absl::StatusOr<double> precision = ParseShare("--precision", o.precision);
+  absl::StatusOr<double> precision = core::ParseShare("--precision", o.precision);
   if (!precision.ok()) return precision.status();
-  absl::StatusOr<double> confidence = ParseShare("--confidence", o.confidence);
+  absl::StatusOr<double> confidence = core::ParseShare("--confidence", o.confidence);
   if (!confidence.ok()) return confidence.status();
   if (absl::Status s = core::CheckRange("--max-steps", o.max_steps, 2, 1000); !s.ok()) return s;
   s.rates = {.start_rate = *start,

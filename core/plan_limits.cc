@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace uringload::core {
@@ -34,6 +36,20 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag, const 
       flag, ": invalid duration '", text, "' (", min_exclusive ? "more than " : "from ",
       absl::FormatDuration(min), min_exclusive ? ", at most " : " to ", absl::FormatDuration(max),
       "; e.g. 30s, 1.5m, 250ms)"));
+}
+
+absl::StatusOr<double> ParseShare(const std::string& flag, std::string text) {
+  std::string given = text;
+  bool percent = !text.empty() && text.back() == '%';
+  if (percent) text.pop_back();
+  double value = 0;
+  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) value = -1;
+  if (percent) value /= 100;
+  if (value <= 0 || value >= 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " must be a share above 0 and below 1 (0.02 or 2%), got '", given, "'"));
+  }
+  return value;
 }
 
 }  // namespace uringload::core

@@ -26,4 +26,8 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag, const 
                                                  absl::Duration min, absl::Duration max,
                                                  bool min_exclusive = false);
 
+// A share given as 0.02 or 2%, above 0 and below 1 (--confidence, --precision, a link's
+// --loss); the error names `flag`.
+absl::StatusOr<double> ParseShare(const std::string& flag, std::string text);
+
 }  // namespace uringload::core

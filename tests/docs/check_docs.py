@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ["", "run", "serve", "merge", "report"]
+COMMANDS = ["", "run", "serve", "merge", "report", "link"]
 PROCESS_WORDS = [
     re.compile(r"\bsessions? \d+", re.I),
     re.compile(r"\b(this|that|earlier|previous|next) sessions?'?s?\b(?! (ticket|resum|cache|id))", re.I),

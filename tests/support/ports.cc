@@ -124,8 +124,9 @@ bool ListensOn(int pid, uint16_t port) {
   std::set<std::string> inodes;  // Of the sockets listening on `port`.
   char want[8];
   snprintf(want, sizeof(want), ":%04X", port);
-  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream in(table);
+  // The tables of pid's own network namespace (a server in another namespace has its own).
+  for (const char* table : {"/net/tcp", "/net/tcp6"}) {
+    std::ifstream in("/proc/" + std::to_string(pid) + table);
     std::string line;
     std::getline(in, line);  // Header.
     while (std::getline(in, line)) {

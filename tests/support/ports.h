@@ -14,8 +14,9 @@ uint16_t FreePortRange(int count);
 bool WaitForListener(uint16_t port, int timeout_ms = 10'000);
 // The same on [::1].
 bool WaitForListener6(uint16_t port, int timeout_ms = 10'000);
-// Whether process `pid` holds a socket listening on TCP `port` (from /proc/net/tcp{,6} and
-// /proc/PID/fd): a server a test started is on its port, not someone else's.
+// Whether process `pid` holds a socket listening on TCP `port` (from /proc/PID/net/tcp{,6},
+// the tables of its network namespace, and /proc/PID/fd): a server a test started is on its
+// port, not someone else's.
 bool ListensOn(int pid, uint16_t port);
 
 // Listens on 127.0.0.1 and never accepts nor reads: connects succeed, requests hang.
