@@ -16,7 +16,9 @@ Json CountersJson(const core::LinkCounters& c) {
           {"queue_dropped", c.queue_dropped},
           {"blackholed", c.blackholed},
           {"duplicated", c.duplicated},
-          {"reordered", c.reordered}};
+          {"reordered", c.reordered},
+          {"write_failed", c.write_failed},
+          {"unsent", c.unsent}};
 }
 
 }  // namespace
@@ -28,7 +30,8 @@ std::string FormatLinkSummary(const LinkReport& report) {
     absl::StrAppend(&out, d == 0 ? "A to B:" : "B to A:", "  received ", c.received, ", forwarded ",
                     c.forwarded, " (", c.bytes_forwarded, " bytes), lost ", c.lost, ", queue full ",
                     c.queue_dropped, ", blackholed ", c.blackholed, ", duplicated ", c.duplicated,
-                    ", reordered ", c.reordered, "\n");
+                    ", reordered ", c.reordered, ", write failed ", c.write_failed,
+                    ", unsent at exit ", c.unsent, "\n");
   }
   return out;
 }

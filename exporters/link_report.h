@@ -16,7 +16,7 @@ struct LinkReport {
 
 std::string FormatLinkSummary(const LinkReport& report);
 // {"a", "b", "a_to_b": {received, forwarded, bytes_forwarded, lost, queue_dropped, blackholed,
-// duplicated, reordered}, "b_to_a": {...}}
+// duplicated, reordered, write_failed, unsent}, "b_to_a": {...}}
 std::string LinkReportToJson(const LinkReport& report);
 
 }  // namespace uringload::exporters

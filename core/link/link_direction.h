@@ -22,8 +22,15 @@ struct LinkCounters {
   uint64_t lost = 0;           // Drawn by --loss.
   uint64_t queue_dropped = 0;  // The rate's queue was full (drop-tail).
   uint64_t blackholed = 0;
-  uint64_t duplicated = 0;  // Extra copies sent.
-  uint64_t reordered = 0;   // Sent at once, ahead of the delayed ones.
+  uint64_t duplicated = 0;    // Extra copies sent.
+  uint64_t reordered = 0;     // Sent at once, ahead of the delayed ones.
+  uint64_t write_failed = 0;  // The other side's device refused it (its queue full, or down).
+  uint64_t unsent = 0;        // Still queued when the link stopped.
+  // Every packet that entered is forwarded (its duplicate too) or counted once otherwise.
+  bool AddsUp() const {
+    return received + duplicated ==
+           forwarded + lost + queue_dropped + blackholed + write_failed + unsent;
+  }
 };
 
 class LinkDirection {
@@ -42,6 +49,13 @@ class LinkDirection {
   void Forwarded(uint32_t bytes) {
     ++counters_.forwarded;
     counters_.bytes_forwarded += bytes;
+  }
+  void WriteFailed() { ++counters_.write_failed; }
+  // The counts, with what is still queued as unsent.
+  LinkCounters Final() const {
+    LinkCounters c = counters_;
+    c.unsent = size_;
+    return c;
   }
   const LinkCounters& counters() const { return counters_; }
   uint32_t queued() const { return size_; }

@@ -69,7 +69,11 @@ void LinkEngine::OnCompletion(uint64_t data, int res, bool blackhole) {
   if (op == kWrite) {
     // The packet left for `side`: it was in the direction towards it. A full device queue
     // (ENOBUFS) or a device going down loses it, as a real link would.
-    if (res > 0) directions_[1 - side].Forwarded(static_cast<uint32_t>(res));
+    if (res > 0) {
+      directions_[1 - side].Forwarded(static_cast<uint32_t>(res));
+    } else {
+      directions_[1 - side].WriteFailed();
+    }
     Release(packet);
     return;
   }
@@ -110,9 +114,18 @@ absl::Status LinkEngine::Run(const std::atomic<bool>& stop, const std::atomic<bo
         Write(1 - side, *packet);
       }
     }
+    // Sleep until the margin before the next due packet, then poll: a timed wait on this VM
+    // ends 180 us late at the median (docs/performance.md), which would add to every delay.
     int64_t due = std::min(directions_[0].NextDue(), directions_[1].NextDue());
-    int64_t wait = std::clamp<int64_t>(due - now, 1, kPollNs);
-    int ret = ring_->SubmitAndWait(wait);
+    int64_t until = due == INT64_MAX ? now + kPollNs : due - margin_.ns();
+    int ret = 0;
+    if (until > now) {
+      int64_t wait = std::min<int64_t>(until - now, kPollNs);
+      ret = ring_->SubmitAndWait(wait);
+      if (ret == -ETIME) margin_.Observe(net::MonotonicNanos() - (now + wait));
+    } else {
+      ret = ring_->SubmitAndWait(0);
+    }
     if (ret < 0 && ret != -ETIME && ret != -EINTR) {
       return absl::UnavailableError(absl::StrCat("io_uring: ", strerror(-ret)));
     }
@@ -124,7 +137,7 @@ absl::Status LinkEngine::Run(const std::atomic<bool>& stop, const std::atomic<bo
 }
 
 std::array<LinkCounters, 2> LinkEngine::Counters() const {
-  return {directions_[0].counters(), directions_[1].counters()};
+  return {directions_[0].Final(), directions_[1].Final()};
 }
 
 }  // namespace uringload::core

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "core/link/link_direction.h"
+#include "core/run/wake_margin.h"
 #include "net/listener.h"
 #include "net/ring.h"
 
@@ -42,6 +43,7 @@ class LinkEngine {
   std::vector<uint8_t> references_;    // Writes (or the read) that still use each buffer.
   std::vector<uint32_t> free_;         // Free buffers.
   std::array<uint32_t, 2> reading_{};  // Reads in flight per side.
+  WakeMargin margin_;                  // How long before a due packet the loop polls.
   absl::Status failure_;
 };
 
