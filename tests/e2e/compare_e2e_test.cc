@@ -66,9 +66,10 @@ TEST(CompareE2ETest, ASlowerServerIsFoundSlowerAndFailsItsMargin) {
   EXPECT_NEAR(JsonNumber(compare.json, p50 + "shift"), next_p50 / base_p50 - 1, 1e-9);
   if (kMeasuresPrecisely) {
     // The servers' 2 ms apart, in nanoseconds. Each p50 also carries serve's timer tick and
-    // this VM's wake-up delay, which differ from run to run by a few hundred microseconds
-    // (10.13 against 12.29 ms measured), so the shift itself strays from 0.20 by as much.
-    EXPECT_NEAR(next_p50 - base_p50, 2e6, 0.5e6);
+    // this VM's wake-up delay, which differ from run to run by up to several hundred
+    // microseconds (10.13 against 12.29 ms measured; in one CI run the base's p50 was 0.56 ms
+    // later than usual), so 2 ms +- 1 ms: clearly neither nothing nor twice as much.
+    EXPECT_NEAR(next_p50 - base_p50, 2e6, 1e6);
   } else {
     EXPECT_GT(JsonNumber(compare.json, p50 + "shift"), 0.10);
   }

@@ -260,10 +260,12 @@ TEST_F(RequestDataE2ETest, PerTargetResultsEqualWhatTheServerReceived) {
                                               "/login/b name=login\n" + "GET " + base +
                                               "/search\n" + "POST " + base + "/buy name=buy\n");
   std::vector<std::string> names = {"login", "GET " + base + "/search", "buy"};
+  // --allow-saturated: the thresholds here are about targets; a client slowed by a busy
+  // machine (the generator's own check) must not fail them.
   RunOutput run =
-      RunUringload({"-n", "4000", "-c", "8", "-R", "20000", "--targets", file, "--fail-if",
-                    "error_rate{target=buy}>0", "--fail-if", "p99{target=login}>1h", "--interval",
-                    "50ms", "--timeline", Path("timeline.csv")});
+      RunUringload({"-n", "4000", "-c", "2", "--targets", file, "--fail-if",
+                    "error_rate{target=buy}>0", "--fail-if", "p99{target=login}>1h",
+                    "--allow-saturated", "--interval", "10ms", "--timeline", Path("timeline.csv")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   std::vector<uint64_t> expected = {2000, 1000, 1000};
   // The timeline's per-target columns add up to each target's requests, over several rows.
