@@ -116,8 +116,7 @@ TEST(TextTemplateTest, DataColumnsRenderTheRowsValues) {
   EXPECT_TRUE(t->uses_fields());
   std::vector<std::string_view> row = {"alice", "42"};
   EXPECT_EQ(t->Render({.fields = row}), R"({"user":"alice","id":42})");
-  EXPECT_EQ(t->max_size(),
-            std::string(R"({"user":"","id":})").size() + 8);
+  EXPECT_EQ(t->max_size(), std::string(R"({"user":"","id":})").size() + 8);
 }
 
 TEST(TextTemplateTest, BuiltinsShadowAColumnOfTheSameName) {
