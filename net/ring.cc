@@ -95,6 +95,18 @@ void Ring::RecvMultishot(uint32_t slot, uint16_t group, uint64_t user_data) {
   io_uring_sqe_set_data64(sqe, user_data);
 }
 
+void Ring::Read(int fd, char* buffer, uint32_t size, uint64_t user_data) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_read(sqe, fd, buffer, size, 0);
+  io_uring_sqe_set_data64(sqe, user_data);
+}
+
+void Ring::Write(int fd, const char* data, uint32_t size, uint64_t user_data) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_write(sqe, fd, data, size, 0);
+  io_uring_sqe_set_data64(sqe, user_data);
+}
+
 void Ring::SendAll(uint32_t slot, const char* data, uint32_t size, uint64_t user_data) {
   io_uring_sqe* sqe = GetSqe();
   io_uring_prep_send(sqe, static_cast<int>(slot), data, size, MSG_WAITALL | MSG_NOSIGNAL);

@@ -59,6 +59,10 @@ class Ring {
   void RecvMultishot(uint32_t slot, uint16_t group, uint64_t user_data);
   // Send of all `size` bytes (MSG_WAITALL: no short writes short of an error).
   void SendAll(uint32_t slot, const char* data, uint32_t size, uint64_t user_data);
+  // A read into `buffer` / a write of `data` on a normal descriptor `fd` (a TUN device): one
+  // packet each.
+  void Read(int fd, char* buffer, uint32_t size, uint64_t user_data);
+  void Write(int fd, const char* data, uint32_t size, uint64_t user_data);
   // Cancels the operations with the given user_data, then closes the slot. Cancelling by
   // user_data is a hash lookup; by fd it walks every pending request (~280 us per close at
   // 10,000 connections, measured). Hard links keep the close when a cancel finds nothing;

@@ -42,19 +42,15 @@ void LinkEngine::ArmReads(uint32_t side) {
     uint32_t packet = free_.back();
     free_.pop_back();
     references_[packet] = 1;
-    io_uring_sqe* sqe = ring_->GetSqe();
-    io_uring_prep_read(sqe, devices_[side].get(), &buffers_[size_t{packet} * kLinkPacketBytes],
-                       kLinkPacketBytes, 0);
-    io_uring_sqe_set_data64(sqe, Pack(kRead, side, packet));
+    ring_->Read(devices_[side].get(), &buffers_[size_t{packet} * kLinkPacketBytes],
+                kLinkPacketBytes, Pack(kRead, side, packet));
     ++reading_[side];
   }
 }
 
 void LinkEngine::Write(uint32_t to_side, uint32_t packet) {
-  io_uring_sqe* sqe = ring_->GetSqe();
-  io_uring_prep_write(sqe, devices_[to_side].get(), &buffers_[size_t{packet} * kLinkPacketBytes],
-                      lengths_[packet], 0);
-  io_uring_sqe_set_data64(sqe, Pack(kWrite, to_side, packet));
+  ring_->Write(devices_[to_side].get(), &buffers_[size_t{packet} * kLinkPacketBytes],
+               lengths_[packet], Pack(kWrite, to_side, packet));
 }
 
 void LinkEngine::Release(uint32_t packet) {
