@@ -328,6 +328,47 @@ absl::Status PlanShard(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
+// Where connections go: the Unix socket of --unix, or each port of the URL's host; and the
+// --source addresses they come from.
+absl::Status PlanAddresses(const RunOptions& options, RunPlan& plan) {
+  if (options.unix_socket.has_value()) {
+    if (plan.url.last_port != plan.url.port) {
+      return absl::InvalidArgumentError("--unix: a port range in the URL needs TCP");
+    }
+    if (options.source.has_value()) {
+      return absl::InvalidArgumentError("--unix and --source: a Unix socket has no source address");
+    }
+    absl::StatusOr<net::SocketAddress> address = net::UnixAddress(*options.unix_socket);
+    if (!address.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--unix: ", address.status().message()));
+    }
+    if (absl::Status s = net::CheckUnixSocketTarget(*address); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--unix: ", s.message()));
+    }
+    plan.addresses.push_back(*address);
+    return absl::OkStatus();
+  }
+  for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
+    absl::StatusOr<net::SocketAddress> address =
+        net::Resolve(plan.url.host, static_cast<uint16_t>(port));
+    if (!address.ok()) return address.status();
+    plan.addresses.push_back(*address);
+  }
+  if (options.source.has_value()) {
+    absl::StatusOr<std::vector<net::SocketAddress>> sources =
+        net::ParseSourceAddresses(*options.source);
+    if (!sources.ok()) return sources.status();
+    for (const net::SocketAddress& source : *sources) {
+      if (source.family() != plan.addresses[0].family()) {
+        return absl::InvalidArgumentError(
+            "--source: addresses must be of the target's family (IPv4 or IPv6)");
+      }
+    }
+    plan.sources = *std::move(sources);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
@@ -423,40 +464,7 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (!lag_bound.ok()) return lag_bound.status();
   plan.schedule_lag_bound = *lag_bound;
 
-  if (options.unix_socket.has_value()) {
-    if (plan.url.last_port != plan.url.port) {
-      return absl::InvalidArgumentError("--unix: a port range in the URL needs TCP");
-    }
-    if (options.source.has_value()) {
-      return absl::InvalidArgumentError("--unix and --source: a Unix socket has no source address");
-    }
-    absl::StatusOr<net::SocketAddress> address = net::UnixAddress(*options.unix_socket);
-    if (!address.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--unix: ", address.status().message()));
-    }
-    if (absl::Status s = net::CheckUnixSocketTarget(*address); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--unix: ", s.message()));
-    }
-    plan.addresses.push_back(*address);
-  }
-  for (uint32_t port = plan.url.port; !options.unix_socket && port <= plan.url.last_port; ++port) {
-    absl::StatusOr<net::SocketAddress> address =
-        net::Resolve(plan.url.host, static_cast<uint16_t>(port));
-    if (!address.ok()) return address.status();
-    plan.addresses.push_back(*address);
-  }
-  if (options.source.has_value()) {
-    absl::StatusOr<std::vector<net::SocketAddress>> sources =
-        net::ParseSourceAddresses(*options.source);
-    if (!sources.ok()) return sources.status();
-    for (const net::SocketAddress& source : *sources) {
-      if (source.family() != plan.addresses[0].family()) {
-        return absl::InvalidArgumentError(
-            "--source: addresses must be of the target's family (IPv4 or IPv6)");
-      }
-    }
-    plan.sources = *std::move(sources);
-  }
+  if (absl::Status s = PlanAddresses(options, plan); !s.ok()) return s;
   plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
   return plan;
 }
