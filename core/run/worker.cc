@@ -279,7 +279,7 @@ void Worker::OnSend(Connection& c, int res) {
     }
     return;
   }
-  stats_->BytesSent(res);
+  if (!InWarmup()) stats_->BytesSent(res);
   auto sent = static_cast<uint32_t>(res);
   if (c.protocol == Protocol::kHttp2) {
     OnStreamsSent(c, sent);
@@ -301,7 +301,7 @@ void Worker::OnReceive(Connection& c, const net::Completion& completion) {
   URINGLOAD_CHECK(c.state == ConnState::kActive, "slot %u state %d res %d", c.slot,
                   static_cast<int>(c.state), completion.res);
   if (completion.res > 0) {
-    stats_->BytesReceived(completion.res);
+    if (!InWarmup()) stats_->BytesReceived(completion.res);
     uint32_t before = responses_parsed_;
     OnData(c, completion.data);  // llhttp keeps no pointers into the buffer.
     if (config_.plan->pipeline > 1) {

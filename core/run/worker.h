@@ -76,6 +76,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
 
   // Requests (worker_requests.cc).
   bool MoreToCome() const;
+  // Within --warmup: bytes then are not counted, as the requests then are not (one clock read
+  // per completion only when there is a warmup).
+  bool InWarmup() const { return warmup_ns_ > 0 && loop_->Now() - origin_ns_ < warmup_ns_; }
   bool NextRequest(PendingRequest* request);
   const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const;
   proto::TemplateContext ContextFor(const PendingRequest& request);

@@ -284,7 +284,7 @@ TEST(TargetsTest, RoundRobinOverTargetsWithPerTargetCounts) {
   EXPECT_EQ(Occurrences(sent, "HEAD /b "), 2u);
 }
 
-TEST(WarmupTest, RequestsInTheWarmupAreSentButNotMeasured) {
+TEST(WarmupTest, RequestsAndBytesInTheWarmupAreSentButNotMeasured) {
   RunOptions o = Options(10, 1);
   o.rate = "10";  // Due at 0, 100, …, 900 ms; the first three within the 250 ms warmup.
   o.warmup = "250ms";
@@ -296,6 +296,10 @@ TEST(WarmupTest, RequestsInTheWarmupAreSentButNotMeasured) {
   EXPECT_EQ(s.started, 7u);
   EXPECT_EQ(s.outcome(Outcome::kOk), 7u);
   EXPECT_EQ(client.loop().Count(Op::kSend), 10u);
+  // The bytes, like the requests, count from the end of the warmup: the rate over the
+  // measured time is then right.
+  EXPECT_EQ(s.bytes_sent * 10, client.loop().SentOn(0).size() * 7);
+  EXPECT_EQ(s.bytes_received, 7 * std::string(kOk).size());
 }
 
 }  // namespace
