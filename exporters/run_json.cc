@@ -103,6 +103,18 @@ Json TargetsJson(const RunReport& report) {
   return targets;
 }
 
+// Closed model: the round trip and what the connections could carry over it
+// (core/run/round_trip_bound.h); null in the open model or with nothing to go by.
+Json RoundTripJson(const RunReport& report) {
+  std::optional<core::RoundTripBound> r = RoundTripBoundOf(report);
+  if (!r.has_value()) return nullptr;
+  return {{run_key::kSeconds, absl::ToDoubleSeconds(r->round_trip)},
+          {"in_flight_bytes_per_connection", r->in_flight_bytes_per_connection},
+          {"ceiling_bytes_per_second", r->ceiling_bytes_per_second},
+          {"bytes_per_second", r->bytes_per_second},
+          {"bound", r->bound}};
+}
+
 // How well the client kept up, with the verdict (core/run/generator_check.h).
 Json GeneratorJson(const RunReport& report) {
   const RunStats& s = report.result->stats;
@@ -210,6 +222,7 @@ std::string RunResultToJson(const RunReport& report) {
       {run_key::kTargets, TargetsJson(report)},
       {run_key::kByTarget, ByTargetJson(report)},
       {run_key::kGenerator, GeneratorJson(report)},
+      {"round_trip", RoundTripJson(report)},
       {run_key::kOkPerInterval,
        {{run_key::kSeconds, report.result->interval_seconds},
         {run_key::kCounts, report.result->ok_per_interval}}},

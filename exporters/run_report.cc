@@ -172,7 +172,41 @@ void AppendGenerator(const RunReport& report, const core::GeneratorVerdict& v, s
   }
 }
 
+// Closed model only: says so when the round trip, not the server or the bandwidth, set the
+// pace, and how much each connection had in flight.
+void AppendRoundTrip(const RunReport& report, std::string* out) {
+  std::optional<core::RoundTripBound> r = RoundTripBoundOf(report);
+  if (!r.has_value() || !r->bound) return;
+  uint32_t per_connection = InFlightPerConnection(*report.plan, report.result->stats);
+  uint32_t connections = report.plan->concurrency;
+  absl::StrAppend(out, "Note:        the round trip bounded this run: ", connections,
+                  connections == 1 ? " connection" : " connections", " with ",
+                  FormatBytes(static_cast<uint64_t>(r->in_flight_bytes_per_connection)),
+                  " in flight each (", per_connection,
+                  per_connection == 1 ? " response" : " responses", ") carry at most ",
+                  FormatBytes(static_cast<uint64_t>(r->ceiling_bytes_per_second)), "/s over a ",
+                  FormatSeconds(absl::ToDoubleSeconds(r->round_trip)),
+                  " round trip (the fastest connect); it moved ",
+                  FormatBytes(static_cast<uint64_t>(r->bytes_per_second)),
+                  "/s. More connections (-c) or --pipeline carry more\n");
+}
+
 }  // namespace
+
+uint32_t InFlightPerConnection(const core::RunPlan& plan, const RunStats& s) {
+  if (s.streams_capped_at > 0) {
+    return static_cast<uint32_t>(std::min<uint64_t>(plan.pipeline, s.streams_capped_at));
+  }
+  return plan.pipeline;
+}
+
+std::optional<core::RoundTripBound> RoundTripBoundOf(const RunReport& report) {
+  const core::RunPlan* plan = report.plan;
+  if (plan == nullptr || plan->rate.has_value()) return std::nullopt;
+  const RunStats& s = report.result->stats;
+  return core::JudgeRoundTrip(s, plan->concurrency, InFlightPerConnection(*plan, s),
+                              MeasuredDuration(*report.result, plan));
+}
 
 core::GeneratorVerdict GeneratorVerdictOf(const RunReport& report) {
   const core::RunPlan* plan = report.plan;
@@ -282,6 +316,7 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
   }
   AppendGenerator(report, GeneratorVerdictOf(report), &out);
+  AppendRoundTrip(report, &out);
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);
   if (Failures(s) > 0) AppendErrors(s, &out);
   if (!report.thresholds.empty()) AppendThresholds(report, &out);

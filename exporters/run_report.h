@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "core/run/engine.h"
 #include "core/run/generator_check.h"
+#include "core/run/round_trip_bound.h"
 #include "core/run/run_plan.h"
 #include "core/run/thresholds.h"
 #include "core/run/worker_stats.h"
@@ -44,6 +45,12 @@ absl::Duration MeasuredDuration(const core::RunResult& result, const core::RunPl
 
 // Whether the client limited the run (core::JudgeGenerator on the report's stats and plan).
 core::GeneratorVerdict GeneratorVerdictOf(const RunReport& report);
+
+// The requests a connection keeps in flight: -p, or the HTTP/2 streams the server allowed.
+uint32_t InFlightPerConnection(const core::RunPlan& plan, const core::RunStats& s);
+// Closed model: whether the round trip set the pace (core::JudgeRoundTrip); none in the open
+// model, whose pace is -R, or without a plan.
+std::optional<core::RoundTripBound> RoundTripBoundOf(const RunReport& report);
 
 std::string FormatRunSummary(const RunReport& report);
 std::string RunResultToJson(const RunReport& report);

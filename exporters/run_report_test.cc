@@ -70,6 +70,48 @@ TEST(RunReportTest, JsonRecordsTheLongestBatchWindow) {
   EXPECT_EQ(j["pipeline"], 16);
 }
 
+// Two connections over a 50 ms round trip, each request 75 ms and none queued: the summary
+// says the round trip bound the run, and the JSON has the numbers; loopback says nothing.
+TEST(RunReportTest, ARoundTripBoundRunIsToldWhy) {
+  for (uint64_t round_trip_ns : {50'000'000, 30'000}) {
+    core::RunResult result;
+    result.stats.started = 40;
+    result.stats.outcomes[0] = 40;
+    result.stats.bytes_received = 40 * 65536;
+    core::LatencyHistogram connect, latency;
+    connect.Record(round_trip_ns);
+    for (int i = 0; i < 40; ++i) latency.Record(round_trip_ns * 3 / 2);
+    result.stats.connect = connect.Snapshot();
+    result.stats.latency = latency.Snapshot();
+    result.duration = absl::Milliseconds(1500);
+    core::RunPlan plan;
+    plan.concurrency = 2;
+    RunReport report{.target = "http://x/",
+                     .planned = 40,
+                     .concurrency = 2,
+                     .threads = 1,
+                     .result = &result,
+                     .plan = &plan};
+    std::string summary = FormatRunSummary(report);
+    Json j = Json::parse(RunResultToJson(report));
+    if (round_trip_ns == 30'000) {
+      EXPECT_EQ(summary.find("round trip"), std::string::npos) << summary;
+      EXPECT_EQ(j["round_trip"]["bound"], false);
+      continue;
+    }
+    EXPECT_NE(summary.find("Note:        the round trip bounded this run: 2 connections with "
+                           "64.00 KiB in flight each (1 response) carry at most 2.50 MiB/s over "
+                           "a 50.00ms round trip (the fastest connect); it moved 1.67 MiB/s."),
+              std::string::npos)
+        << summary;
+    EXPECT_EQ(j["round_trip"]["bound"], true);
+    EXPECT_EQ(j["round_trip"]["in_flight_bytes_per_connection"], 65536.0);
+    EXPECT_NEAR(j["round_trip"]["seconds"].get<double>(), 0.050, 0.0005);
+    plan.rate = 10.0;  // The open model: -R sets the pace.
+    EXPECT_TRUE(Json::parse(RunResultToJson(report))["round_trip"].is_null());
+  }
+}
+
 // A target with bytes that are not UTF-8 still gives a document every JSON reader accepts.
 TEST(RunReportTest, JsonIsValidUtf8WhateverTheInput) {
   core::RunResult result = SampleResult();
