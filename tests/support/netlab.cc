@@ -65,6 +65,10 @@ int NetLab::Finish() {
   return exit_code_;
 }
 
+void NetLab::Signal(int signal) const {
+  if (process_ != nullptr) kill(process_->pid(), signal);
+}
+
 bool NetLab::LeftBehind() const {
   return std::filesystem::exists("/var/run/netns/" + a_) ||
          std::filesystem::exists("/var/run/netns/" + b_) ||

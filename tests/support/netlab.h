@@ -35,6 +35,8 @@ class NetLab {
   static std::vector<std::string> In(const std::string& ns, std::vector<std::string> argv);
   // Ends the laboratory and waits for its teardown; netlab's exit status.
   int Finish();
+  // Sends `signal` to scripts/netlab itself, as Ctrl-C or a job scheduler would.
+  void Signal(int signal) const;
   // Whether anything of this laboratory is left: a namespace, or the link process.
   bool LeftBehind() const;
 
