@@ -42,7 +42,8 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
       ->capture_default_str();
   cmd->add_flag("--no-keepalive", o.no_keepalive, "A new connection per request");
   cmd->add_option("--source", o.source,
-                  "Source addresses: 127.0.0.2,127.0.0.3 or 127.0.0.2-127.0.0.9 or 127.0.0.0/28");
+                  "Source addresses: 127.0.0.2,127.0.0.3, 127.0.0.2-127.0.0.9, 127.0.0.0/28, "
+                  "2001:db8::2-2001:db8::9 or 2001:db8::/124");
   cmd->add_option("--unix", o.unix_socket,
                   "Connect to the Unix domain socket at PATH instead of the URL's host and port "
                   "(the URL still gives the scheme, Host and path)")

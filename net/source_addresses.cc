@@ -12,62 +12,89 @@
 namespace uringload::net {
 namespace {
 
+// An address of either family as a number, so that ranges and blocks work alike for both.
+struct Numbered {
+  int family = AF_INET;
+  unsigned __int128 value = 0;
+  int bits() const { return family == AF_INET ? 32 : 128; }
+};
+
 absl::Status Invalid(absl::string_view item) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--source: invalid address '", item,
-      "' (use 127.0.0.2, 127.0.0.2-127.0.0.9, 127.0.0.0/28 or a comma-separated list)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--source: invalid address '", item,
+                   "' (use 127.0.0.2, 127.0.0.2-127.0.0.9, 127.0.0.0/28, 2001:db8::2-2001:db8::9, "
+                   "2001:db8::/120 or a comma-separated list)"));
 }
 
-bool ParseV4(absl::string_view text, uint32_t* host_order) {
-  in_addr addr{};
-  if (inet_pton(AF_INET, std::string(text).c_str(), &addr) != 1) return false;
-  *host_order = ntohl(addr.s_addr);
+bool Parse(absl::string_view text, Numbered* out) {
+  std::string s(text);
+  in_addr v4{};
+  if (inet_pton(AF_INET, s.c_str(), &v4) == 1) {
+    *out = {AF_INET, ntohl(v4.s_addr)};
+    return true;
+  }
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, s.c_str(), &v6) != 1) return false;
+  *out = {AF_INET6, 0};
+  for (uint8_t byte : v6.s6_addr) out->value = (out->value << 8) | byte;
   return true;
 }
 
-SocketAddress V4(uint32_t host_order) {
+SocketAddress ToAddress(const Numbered& n) {
   SocketAddress out;
-  auto* sin = reinterpret_cast<sockaddr_in*>(&out.storage);
-  sin->sin_family = AF_INET;
-  sin->sin_addr.s_addr = htonl(host_order);
-  out.length = sizeof(sockaddr_in);
+  if (n.family == AF_INET) {
+    auto* sin = reinterpret_cast<sockaddr_in*>(&out.storage);
+    sin->sin_family = AF_INET;
+    sin->sin_addr.s_addr = htonl(static_cast<uint32_t>(n.value));
+    out.length = sizeof(sockaddr_in);
+    return out;
+  }
+  auto* sin6 = reinterpret_cast<sockaddr_in6*>(&out.storage);
+  sin6->sin6_family = AF_INET6;
+  for (int i = 15; i >= 0; --i)
+    sin6->sin6_addr.s6_addr[i] = static_cast<uint8_t>(n.value >> (8 * (15 - i)));
+  out.length = sizeof(sockaddr_in6);
   return out;
 }
 
-absl::Status AddRange(uint32_t first, uint32_t last, std::vector<SocketAddress>* out) {
-  if (last < first || last - first >= kMaxSourceAddresses) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--source: a range must go upwards and name at most ", kMaxSourceAddresses, " addresses"));
+absl::Status AddRange(const Numbered& first, const Numbered& last,
+                      std::vector<SocketAddress>* out) {
+  if (first.family != last.family || last.value < first.value ||
+      last.value - first.value >= kMaxSourceAddresses) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--source: a range must go upwards within one family and name at most ",
+                     kMaxSourceAddresses, " addresses"));
   }
-  for (uint64_t a = first; a <= last; ++a) out->push_back(V4(static_cast<uint32_t>(a)));
+  for (Numbered a = first; a.value <= last.value; ++a.value) {
+    out->push_back(ToAddress(a));
+    if (a.value == last.value) break;  // The family's last address: no wrap.
+  }
   return absl::OkStatus();
 }
 
 absl::Status AddItem(absl::string_view item, std::vector<SocketAddress>* out) {
-  uint32_t first = 0, last = 0;
+  Numbered first, last;
   if (size_t slash = item.find('/'); slash != absl::string_view::npos) {
     int bits = 0;
-    if (!ParseV4(item.substr(0, slash), &first) ||
-        !absl::SimpleAtoi(item.substr(slash + 1), &bits) || bits < 20 || bits > 32) {
-      return Invalid(item);  // /20 and longer: at most 4096 addresses.
+    // At most 4096 addresses: /20 and longer for IPv4, /116 and longer for IPv6.
+    if (!Parse(item.substr(0, slash), &first) || !absl::SimpleAtoi(item.substr(slash + 1), &bits) ||
+        bits < first.bits() - 12 || bits > first.bits()) {
+      return Invalid(item);
     }
-    uint32_t mask = bits == 32 ? ~0u : ~((1u << (32 - bits)) - 1);
-    return AddRange(first & mask, (first & mask) | ~mask, out);
+    unsigned __int128 host = (static_cast<unsigned __int128>(1) << (first.bits() - bits)) - 1;
+    first.value &= ~host;
+    last = first;
+    last.value |= host;
+    return AddRange(first, last, out);
   }
   if (size_t dash = item.find('-'); dash != absl::string_view::npos) {
-    if (!ParseV4(item.substr(0, dash), &first) || !ParseV4(item.substr(dash + 1), &last)) {
+    if (!Parse(item.substr(0, dash), &first) || !Parse(item.substr(dash + 1), &last)) {
       return Invalid(item);
     }
     return AddRange(first, last, out);
   }
-  if (ParseV4(item, &first)) return AddRange(first, first, out);
-  SocketAddress v6;
-  auto* sin6 = reinterpret_cast<sockaddr_in6*>(&v6.storage);
-  if (inet_pton(AF_INET6, std::string(item).c_str(), &sin6->sin6_addr) != 1) return Invalid(item);
-  sin6->sin6_family = AF_INET6;
-  v6.length = sizeof(sockaddr_in6);
-  out->push_back(v6);
-  return absl::OkStatus();
+  if (!Parse(item, &first)) return Invalid(item);
+  return AddRange(first, first, out);
 }
 
 }  // namespace
