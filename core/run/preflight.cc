@@ -68,9 +68,16 @@ PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
   std::string tuned =
       absl::StrCat("uringload-tune-kernel apply (ip_local_port_range 1024 65535)",
                    tuned_pairs > pairs ? absl::StrCat(" with ", tuned_pairs, " pairs") : "");
-  return {false, absl::StrCat(line, "; fix: --source 127.0.0.2-127.0.0.", 1 + sources_needed,
-                              " (loopback), or a port range in the URL (", pairs_needed,
-                              " ports), or ", tuned)};
+  // Every 127.0.0.0/8 address is this machine's; elsewhere (and for IPv6, whose loopback is
+  // ::1 alone) the user knows which addresses the machine has.
+  const net::SocketAddress& target = plan.addresses[0];
+  std::string sources_fix =
+      target.family() == AF_INET && IsLoopback(target)
+          ? absl::StrCat("--source 127.0.0.2-127.0.0.", 1 + sources_needed, " (loopback)")
+          : absl::StrCat("--source with ", sources_needed, " of this machine's ",
+                         target.family() == AF_INET ? "IPv4" : "IPv6", " addresses");
+  return {false, absl::StrCat(line, "; fix: ", sources_fix, ", or a port range in the URL (",
+                              pairs_needed, " ports), or ", tuned)};
 }
 
 PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {

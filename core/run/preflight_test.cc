@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 namespace uringload::core {
 namespace {
 
@@ -80,6 +82,19 @@ TEST(PreflightTest, PortsPerPairAndTheFix) {
                 .find("(3 ports), or uringload-tune-kernel apply "
                       "(ip_local_port_range 1024 65535)"),
             std::string::npos);
+  // IPv6 (or a remote IPv4 target): the machine's own addresses, not 127.0.0.0/8. The same
+  // ip_local_port_range governs IPv6 ports.
+  for (const char* host : {"::1", "198.18.0.2"}) {
+    RunPlan remote = Plan(30000, 2, 1, 0);
+    remote.addresses[0] = *net::Resolve(host, 8080);
+    std::string ports = Line(Preflight(remote, Limits()), "ports");
+    EXPECT_NE(ports.find(absl::StrCat("fix: --source with 3 of this machine's ",
+                                      host[0] == ':' ? "IPv6" : "IPv4",
+                                      " addresses, or a port "
+                                      "range in the URL (3 ports)")),
+              std::string::npos)
+        << ports;
+  }
   // 60,000 need 2 pairs even in the widest range.
   EXPECT_NE(Line(Preflight(Plan(60000, 3, 1, 0), Limits()), "ports")
                 .find("(ip_local_port_range 1024 65535) with 2 pairs"),
