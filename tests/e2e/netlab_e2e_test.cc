@@ -13,10 +13,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/support/netlab.h"
 #include "tests/support/ports.h"
@@ -315,6 +318,42 @@ TEST(NetLabE2ETest, ABlackholeTimesOutWhatIsInFlightAndTheRunRecovers) {
   absl::StatusOr<FlatJson> link = FlattenJson(text);
   ASSERT_TRUE(link.ok()) << text;
   EXPECT_GT(JsonCount(*link, "a_to_b.blackholed"), 0u);
+  EXPECT_FALSE(lab.LeftBehind());
+}
+
+// --source over the link, IPv4 and IPv6: connections come from side A's four extra
+// addresses, round-robin; the client closes its keep-alive connections at the end, so each
+// leaves a TIME_WAIT socket on its source address, which `ss` lists.
+TEST(NetLabE2ETest, SourceAddressesOfBothFamiliesCrossTheLink) {
+  NetLab lab({"--delay", "1ms"});
+  ASSERT_TRUE(lab.ok());
+  LabServer server(lab, {});
+  ASSERT_TRUE(server.ok());
+  struct Case {
+    std::string sources, host, first_source;
+  };
+  for (const Case& c :
+       {Case{NetLab::kSourcesA, NetLab::kAddressB, "198.18.1."},
+        Case{NetLab::kSourcesA6, "[" + std::string(NetLab::kAddressB6) + "]", "[2001:2:0:1::"}}) {
+    RunOutput run =
+        RunIn(lab.a(), {"-n", "200", "-c", "8", "--source", c.sources, Url("http", c.host)});
+    ExpectAllOk(run, 200);
+    ProcessResult ss = RunProcess(NetLab::In(lab.a(), {"ss", "-Htn", "state", "time-wait"}));
+    ASSERT_EQ(ss.exit_code, 0) << ss.err;
+    std::map<std::string, int> by_source;
+    for (absl::string_view line : absl::StrSplit(ss.out, '\n', absl::SkipEmpty())) {
+      std::vector<absl::string_view> fields = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      ASSERT_GE(fields.size(), 4u) << line;
+      std::string local(fields[2]);
+      if (!absl::StartsWith(local, c.first_source)) continue;
+      ++by_source[local.substr(0, local.rfind(':'))];
+    }
+    // 8 connections over 4 sources: 2 each.
+    ASSERT_EQ(by_source.size(), 4u) << ss.out;
+    for (const auto& [source, count] : by_source) EXPECT_EQ(count, 2) << source;
+  }
+  EXPECT_EQ(server.StopAndCountAnswered(), 400u);
+  EXPECT_EQ(lab.Finish(), 0);
   EXPECT_FALSE(lab.LeftBehind());
 }
 

@@ -19,6 +19,9 @@ class NetLab {
   static constexpr char kAddressB[] = "198.18.0.2";
   static constexpr char kAddressA6[] = "2001:2::1";
   static constexpr char kAddressB6[] = "2001:2::2";
+  // Four more addresses of side A, for --source.
+  static constexpr char kSourcesA[] = "198.18.1.1-198.18.1.4";
+  static constexpr char kSourcesA6[] = "2001:2:0:1::1-2001:2:0:1::4";
 
   // `link_flags` go to `uringload link` (--delay 25ms ...); its JSON goes to link_json().
   explicit NetLab(std::vector<std::string> link_flags);
