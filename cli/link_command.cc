@@ -95,7 +95,8 @@ int LinkCommand(const LinkCommandOptions& options) {
   stop.store(true);
   thread.Join();
   if (!thread.status().ok()) return Fail(thread.status(), kRuntimeError);
-  exporters::LinkReport report{.plan = &*plan, .counters = engine.Counters()};
+  exporters::LinkReport report{
+      .plan = &*plan, .counters = engine.Counters(), .lateness = engine.Lateness()};
   if (!options.quiet && !json->is_stdout()) std::cout << exporters::FormatLinkSummary(report);
   if (!json->Write(exporters::LinkReportToJson(report))) return kRuntimeError;
   return 0;

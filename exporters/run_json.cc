@@ -11,14 +11,6 @@ namespace {
 using core::Outcome;
 using core::RunStats;
 
-// Without an ok response there is no latency to report: null, not zero.
-Json LatencyJson(const core::HistogramSnapshot& h) {
-  if (h.count == 0) return nullptr;
-  Quantiles q = LatencyQuantiles(h);
-  return {{"mean", q.mean}, {"stddev", q.stddev}, {"min", q.min}, {"p50", q.p50},   {"p75", q.p75},
-          {"p90", q.p90},   {"p95", q.p95},       {"p99", q.p99}, {"p999", q.p999}, {"max", q.max}};
-}
-
 // The histogram itself, for an exact merge of shards: the non-empty buckets as [index, count].
 Json HistogramJson(const core::HistogramSnapshot& h) {
   Json buckets = Json::array();

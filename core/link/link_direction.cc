@@ -91,6 +91,7 @@ std::optional<uint32_t> LinkDirection::PopDue(int64_t now_ns) {
   if (size_ == 0 || fifo_[head_].due_ns > now_ns) return std::nullopt;
   const Entry& e = fifo_[head_];
   uint32_t packet = e.packet;
+  lateness_.Record(static_cast<uint64_t>(now_ns - e.due_ns));
   if (waiting_ == 0) waiting_bytes_ -= e.bytes;  // Due before its wire turn was seen to end.
   head_ = (head_ + 1) % static_cast<uint32_t>(fifo_.size());
   --size_;

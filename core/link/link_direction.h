@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/link/link_plan.h"
+#include "core/run/latency_histogram.h"
 
 namespace uringload::core {
 
@@ -43,7 +44,7 @@ class LinkDirection {
   LinkFate Arrive(uint32_t packet, uint32_t bytes, int64_t now_ns, bool blackhole, int* copies);
   // When the head is due; INT64_MAX when nothing is queued.
   int64_t NextDue() const { return size_ == 0 ? INT64_MAX : fifo_[head_].due_ns; }
-  // The head's packet, removed, if it is due by now_ns.
+  // The head's packet, removed, if it is due by now_ns; how late it is goes into lateness().
   std::optional<uint32_t> PopDue(int64_t now_ns);
   // Counts a packet written (the caller's write completed).
   void Forwarded(uint32_t bytes) {
@@ -58,6 +59,10 @@ class LinkDirection {
     return c;
   }
   const LinkCounters& counters() const { return counters_; }
+  // How long after its due time each queued packet was taken out to be written: the link's
+  // own error in the delay it adds (the machine waking it late). Sent-at-once packets are not
+  // in it.
+  HistogramSnapshot Lateness() const { return lateness_.Snapshot(); }
   uint32_t queued() const { return size_; }
 
  private:
@@ -82,6 +87,7 @@ class LinkDirection {
   int64_t wire_free_ns_ = 0;  // When the wire has sent everything queued.
   int64_t last_due_ns_ = 0;
   LinkCounters counters_;
+  LatencyHistogram lateness_;
 };
 
 }  // namespace uringload::core

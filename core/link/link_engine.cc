@@ -136,4 +136,8 @@ std::array<LinkCounters, 2> LinkEngine::Counters() const {
   return {directions_[0].Final(), directions_[1].Final()};
 }
 
+std::array<HistogramSnapshot, 2> LinkEngine::Lateness() const {
+  return {directions_[0].Lateness(), directions_[1].Lateness()};
+}
+
 }  // namespace uringload::core

@@ -27,6 +27,8 @@ class LinkEngine {
   absl::Status Run(const std::atomic<bool>& stop, const std::atomic<bool>& blackhole);
   // Each direction's counts ([0]: A to B); safe to read after Run returned.
   std::array<LinkCounters, 2> Counters() const;
+  // Each direction's lateness (LinkDirection::Lateness); after Run returned.
+  std::array<HistogramSnapshot, 2> Lateness() const;
 
  private:
   void ArmReads(uint32_t side);
