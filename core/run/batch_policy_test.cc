@@ -20,6 +20,32 @@ TEST(BatchPolicyTest, TargetIsHalfTheBusyConnections) {
   EXPECT_FALSE(none.Trickling());
 }
 
+// 20 connections over a 10 ms round trip complete 2 requests a millisecond: fewer than one
+// within a 200 us window, so the worker wakes for each; over loopback (100 us) it batches.
+TEST(BatchPolicyTest, LessThanOneCompletionPerWindowWakesForEach) {
+  BatchPolicy policy(1, 25 * kUs, 200 * kUs);
+  EXPECT_EQ(policy.Target(20), 10u);  // No latency seen yet.
+  for (uint32_t i = 0; i < BatchPolicy::kYieldWindow; ++i) {
+    policy.CountLatency(10'000 * kUs);
+    policy.CountDrain(1);
+  }
+  EXPECT_EQ(policy.window_ns(), 200 * kUs);
+  EXPECT_TRUE(policy.Sparse(20));
+  EXPECT_EQ(policy.Target(20), 1u);  // 20 x 200 us = 4 ms < 10 ms.
+  EXPECT_FALSE(policy.Sparse(100));
+  EXPECT_EQ(policy.Target(100), 50u);  // 100 x 200 us = 20 ms: 2 completions a window.
+  BatchPolicy loopback(1, 25 * kUs, 200 * kUs);
+  for (uint32_t i = 0; i < BatchPolicy::kYieldWindow; ++i) {
+    loopback.CountLatency(100 * kUs);
+    loopback.CountDrain(1);
+  }
+  EXPECT_EQ(loopback.Target(20), 10u);  // 20 x 25 us = 500 us > 100 us.
+  EXPECT_FALSE(loopback.Sparse(20));
+  BatchPolicy none(1, 0, 0);  // --batch-window 0 never batches: nothing to call sparse.
+  for (uint32_t i = 0; i < BatchPolicy::kLatencyWindow; ++i) none.CountLatency(10'000 * kUs);
+  EXPECT_FALSE(none.Sparse(20));
+}
+
 // A server that answers each burst with one send gives about p/2 per drain: no trickle. One
 // that writes each response on its own gives about one: a trickle, after a full window.
 TEST(BatchPolicyTest, TricklingFollowsTheResponsesPerDrain) {

@@ -126,9 +126,7 @@ void Worker::Refill(Connection& c) {
 
 void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int status) {
   --in_flight_;
-  if (outcome == Outcome::kOk && config_.plan->pipeline > 1) {
-    batch_.CountLatency(completions_at_ns_ - r.sent_ns);
-  }
+  if (outcome == Outcome::kOk) batch_.CountLatency(completions_at_ns_ - r.sent_ns);
   if (r.warmup) {
     stats_->WarmupCompleted();
   } else if (outcome == Outcome::kOk) {

@@ -28,7 +28,8 @@ absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
     status = loop_->SubmitAndSleep(budget);
   } else {
     unsigned target = batch_.Target(in_flight_);
-    unsigned batch = target + std::min(sends, target);
+    // Sparse: wake for the first completion, not for this round's sends as well.
+    unsigned batch = batch_.Sparse(in_flight_) ? 1 : target + std::min(sends, target);
     if (batch > 1 && budget > batch_.window_ns()) {
       budget = batch_.window_ns();
       for_due = false;
