@@ -3,7 +3,7 @@
 
   charts.py NAME OUT      parse OUT/runs.csv and OUT/raw/*, write OUT/results.csv and
                           OUT/*.png, print the Markdown table (NAME: rate, memory, clients,
-                          kernel-tuning, slo; slo reads the searches' JSON in OUT/raw)
+                          kernel-tuning, slo, network; slo reads the searches' JSON in OUT/raw)
   charts.py check NAME OUT  what CI asserts: results.csv parses and has every point, each
                           chart is a PNG of the expected size; one line per problem, exit 1
 
@@ -34,10 +34,16 @@ CHARTS = {
     "clients": ["clients.png"],
     "kernel-tuning": ["kernel-tuning.png"],
     "slo": ["slo-curve.png"],
+    "network": ["network.png"],
 }
 COLUMNS = ["tool", "r", "s", "status", "completed", "ok", "errors", "seconds", "req_per_min",
            "req_per_s", "cpu_us_per_req", "rss_mb", "wall_s", "ramp_seconds", "error_causes"]
 MEAN_DELAY_S = 1.5  # serve --delay uniform:0s-3s
+# The network experiment: r is the round trip in ms, s the loss in thousandths.
+NETWORK_COLUMNS = ["tool", "rtt_ms", "loss_pct", "status", "completed", "ok", "errors",
+                   "seconds", "req_per_s", "p50_ms", "p99_ms", "mean_ms", "truth_p50_ms",
+                   "p50_error_ms", "little"]
+NETWORK_CONNECTIONS = 20
 
 
 def read(path):
@@ -343,6 +349,110 @@ def slo(out):
     table(["server", "rate found (req/s)", "bracket", "steps", "objectives"], lines)
 
 
+def unit_seconds(value, unit):
+    return float(value) * {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}[unit]
+
+
+def latency_of(tool, base):
+    """(p50, p99, mean) in seconds as the tool reports them; None where it reports none."""
+    if tool.startswith("uringload"):
+        q = json.loads(read(base + ".json"))["latency_seconds"]
+        return q["p50"], q["p99"], q["mean"]
+    text = read(base + ".out")
+    if tool.startswith("python-"):
+        q = json.loads(text.strip().splitlines()[-1])["latency_seconds"]
+        return q["p50"], q["p99"], q["mean"]
+    if tool == "wrk":  # "Latency  10.21ms ..." (the mean first), then "  50%  10.12ms" lines.
+        mean = re.search(r"^\s+Latency\s+([\d.]+)(us|ms|s|m)\b", text, re.M)
+        p50 = re.search(r"^\s+50%\s+([\d.]+)(us|ms|s|m)\b", text, re.M)
+        p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s|m)\b", text, re.M)
+        return tuple(unit_seconds(*m.groups()) for m in (p50, p99, mean))
+    if tool == "h2load":  # "time for request: MIN MAX MEAN SD ...": no quantiles.
+        m = re.search(r"time for request:\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)\b", text)
+        return None, None, unit_seconds(*m.groups())
+    raise ValueError(f"no latency parser for tool {tool}")
+
+
+def ms(seconds):
+    return round(seconds * 1000, 3) if seconds is not None else ""
+
+
+def network_rows(out):
+    """The network experiment's rows, each beside the truth; and nginx's service time."""
+    rows, service = [], None
+    with open(os.path.join(out, "runs.csv")) as f:
+        runs = list(csv.DictReader(f))
+    for run in runs:
+        row = {c: "" for c in NETWORK_COLUMNS}
+        row.update(tool=run["tool"], rtt_ms=int(run["r"]), loss_pct=int(run["s"]) / 10,
+                   status=run["status"])
+        if run["status"] in ("ran", "failed"):
+            base = os.path.join(out, run["prefix"])
+            try:
+                completed, ok, seconds, _ = parse_tool(run["tool"], base)
+                p50, p99, mean = latency_of(run["tool"], base)
+            except (OSError, ValueError, KeyError, AttributeError, IndexError, TypeError) as error:
+                row["status"] = f"unparsed ({type(error).__name__})"
+            else:
+                row.update(completed=completed, ok=ok, errors=completed - ok,
+                           seconds=round(seconds, 3),
+                           req_per_s=round(completed / seconds) if seconds else "",
+                           p50_ms=ms(p50), p99_ms=ms(p99), mean_ms=ms(mean))
+                if run["tool"] == "uringload-service":
+                    service = p50
+                elif seconds and mean is not None:
+                    row["little"] = round(completed / seconds * mean / NETWORK_CONNECTIONS, 3)
+        rows.append(row)
+    for row in rows:
+        if service is not None and row["tool"] != "uringload-service":
+            row["truth_p50_ms"] = ms(row["rtt_ms"] / 1000 + service)
+            if row["p50_ms"] != "":
+                row["p50_error_ms"] = round(row["p50_ms"] - row["truth_p50_ms"], 3)
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=NETWORK_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return [r for r in rows if r["tool"] != "uringload-service"], service
+
+
+def network(out):
+    rows, service = network_rows(out)
+    tools = list(dict.fromkeys(x["tool"] for x in rows))
+    cases = list(dict.fromkeys((x["rtt_ms"], x["loss_pct"]) for x in rows))
+    fig, axes = figure(2)
+    width = 0.8 / max(1, len(tools))
+    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    for k, tool in enumerate(tools):
+        by_case = {(x["rtt_ms"], x["loss_pct"]): x for x in rows if x["tool"] == tool}
+        xs = [i + (k - (len(tools) - 1) / 2) * width for i in range(len(cases))]
+        for ax, key, scale in zip(axes, ["p50_error_ms", "little"], [1000, 1]):
+            values = [by_case.get(case, {}).get(key, "") for case in cases]
+            if all(v == "" for v in values):
+                continue  # h2load has no p50: no bars, no legend entry.
+            ax.bar([x for x, v in zip(xs, values) if v != ""],
+                   [v * scale for v in values if v != ""], width, label=tool,
+                   color=colors[k % len(colors)])
+    labels = [f"{rtt} ms\n{loss:g}%" for rtt, loss in cases]
+    axes[1].set_yscale("log")
+    for ax, title in zip(axes, ["reported p50 minus the truth (round trip + service), µs",
+                                "Little's law: req/s x mean latency / 20 (truth: 1; log)"]):
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_title(title)
+        ax.axhline(1 if "Little" in title else 0, color="black", linewidth=0.8)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"nginx across the emulated link, {NETWORK_CONNECTIONS} connections; nginx's "
+                 f"service time {ms(service)} ms; h2load reports no p50")
+    save(fig, out, "network.png")
+    table(["round trip", "loss", "tool", "req/s", "p50 ms", "p99 ms", "mean ms",
+           "truth p50 ms", "p50 error ms", "req/s x mean / 20", "errors / status"],
+          [[f"{x['rtt_ms']} ms", f"{x['loss_pct']:g}%", x["tool"], thousands(x["req_per_s"]),
+            x["p50_ms"] if x["p50_ms"] != "" else "n/a",
+            x["p99_ms"] if x["p99_ms"] != "" else "n/a", x["mean_ms"], x["truth_p50_ms"],
+            x["p50_error_ms"] if x["p50_error_ms"] != "" else "n/a", x["little"],
+            x["errors"] if x["status"] == "ran" else x["status"]] for x in rows])
+
+
 def png_size(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -359,7 +469,8 @@ def results_problems(out):
             rows = list(csv.DictReader(f))
         with open(os.path.join(out, "runs.csv")) as f:
             runs = list(csv.DictReader(f))
-        if not rows or len(rows) != len(runs) or list(rows[0]) != COLUMNS:
+        columns = NETWORK_COLUMNS if "rtt_ms" in (rows[0] if rows else {}) else COLUMNS
+        if not rows or len(rows) != len(runs) or list(rows[0]) != columns:
             problems.append(f"results.csv: {len(rows)} rows for {len(runs)} runs")
         unparsed = [r for r in rows if r["status"].startswith("unparsed")]
         problems += [f"results.csv: {r['tool']} r={r['r']} s={r['s']} {r['status']}"
@@ -401,6 +512,9 @@ def main(argv):
         return 2
     if argv[1] == "slo":
         slo(argv[2])
+        return 0
+    if argv[1] == "network":
+        network(argv[2])
         return 0
     rows = load(argv[2])
     {"rate": rate, "memory": memory, "clients": clients, "kernel-tuning": kernel}[argv[1]](

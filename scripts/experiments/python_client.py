@@ -9,7 +9,10 @@ Three approaches, each sending R GET requests with at most S in flight:
   threads    a ThreadPoolExecutor of S threads, each with its own requests.Session
              (keep-alive), mapped over the R requests.
 Prints one JSON line: {"client", "requests", "concurrency", "ok", "errors": {cause: count},
-"seconds"}. Every request ends in exactly one of ok (status 200) or a counted error.
+"seconds", "latency_seconds": {"mean", "p50", "p99"}}. Every request ends in exactly one of ok
+(status 200) or a counted error. The latency is what such a script measures, as users wrote
+it: time.perf_counter around each ok request's call (after the semaphore; in gather it holds
+the wait for one of the pool's S connections too); null when no request was ok.
 
 Usage: python_client.py gather|semaphore|threads URL -n R -c S [--timeout SECONDS]
 """
@@ -25,9 +28,18 @@ import time
 
 
 def count(results):
-    """ok and {cause: count} from a list of 200 / other status / exception-name results."""
-    errors = collections.Counter(str(r) for r in results if r != 200)
+    """ok and {cause: count} from a list of (200 / other status / exception name, seconds)."""
+    errors = collections.Counter(str(r) for r, _ in results if r != 200)
     return len(results) - sum(errors.values()), dict(errors)
+
+
+def latency(results):
+    """{mean, p50, p99} of the ok requests' seconds (nearest rank), or None."""
+    seconds = sorted(t for r, t in results if r == 200)
+    if not seconds:
+        return None
+    rank = lambda q: seconds[min(len(seconds) - 1, max(0, round(q * len(seconds)) - 1))]  # noqa: E731
+    return {"mean": sum(seconds) / len(seconds), "p50": rank(0.5), "p99": rank(0.99)}
 
 
 async def aiohttp_run(mode, url, requests, concurrency, timeout):
@@ -40,12 +52,13 @@ async def aiohttp_run(mode, url, requests, concurrency, timeout):
     async with aiohttp.ClientSession(connector=connector, timeout=client_timeout) as session:
 
         async def fetch():
+            started = time.perf_counter()
             try:
                 async with session.get(url) as response:
                     await response.read()
-                    return response.status
+                    return response.status, time.perf_counter() - started
             except Exception as error:  # Counted by cause, like uringload's error table.
-                return type(error).__name__
+                return type(error).__name__, time.perf_counter() - started
 
         async def fetch_with_semaphore():
             async with semaphore:
@@ -62,13 +75,14 @@ def threads_run(url, requests, concurrency, timeout):
     local = threading.local()
 
     def fetch(_):
+        started = time.perf_counter()
         try:
             if not hasattr(local, "session"):
                 local.session = http.Session()
             response = local.session.get(url, timeout=timeout)
-            return response.status_code
+            return response.status_code, time.perf_counter() - started
         except Exception as error:
-            return type(error).__name__
+            return type(error).__name__, time.perf_counter() - started
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
         return list(pool.map(fetch, range(requests)))
@@ -93,7 +107,8 @@ def main():
     seconds = time.monotonic() - started
     ok, errors = count(results)
     print(json.dumps({"client": args.client, "requests": args.n, "concurrency": args.c,
-                      "ok": ok, "errors": errors, "seconds": round(seconds, 3)}))
+                      "ok": ok, "errors": errors, "seconds": round(seconds, 3),
+                      "latency_seconds": latency(results)}))
     return 0
 
 

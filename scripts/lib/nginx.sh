@@ -2,11 +2,13 @@
 # nginx as a test and benchmark server (sourced by scripts; nginx from Debian).
 
 # Writes an nginx config to $1/nginx.conf: one worker, no logs, that listens on 127.0.0.1:$2
+# ($2 may be ADDRESS:PORT instead, e.g. inside a network namespace of the laboratory)
 # (with TLS when $3 names a folder holding cert.pem and key.pem) and answers every request with
 # 200 and the body $4 (default "hello from nginx"); /bytes/NAME serves the file $1/bytes/NAME.
 # $5 = http2: HTTP/2 on the port (by ALPN beside HTTP/1.1 with TLS, else h2c only).
 write_nginx_conf() {
-  local ssl="" ssl_files="" http2=""
+  local ssl="" ssl_files="" http2="" listen=$2
+  [[ $listen == *:* ]] || listen=127.0.0.1:$listen
   [ "${5:-}" != http2 ] || http2=" http2"
   if [ -n "${3:-}" ]; then
     ssl=" ssl"
@@ -26,7 +28,7 @@ http {
   uwsgi_temp_path $1; scgi_temp_path $1;
   keepalive_requests 100000000;
   server {
-    listen 127.0.0.1:$2$ssl$http2 backlog=65535;
+    listen $listen$ssl$http2 backlog=65535;
     $ssl_files
     location / { default_type text/plain; return 200 "${4:-hello from nginx}"; }
     location /bytes/ { alias $1/bytes/; }
