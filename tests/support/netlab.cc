@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace uringload::testing {
 
@@ -63,6 +64,12 @@ int NetLab::Finish() {
   exit_code_ = process_->Wait(60);
   process_.reset();
   return exit_code_;
+}
+
+absl::StatusOr<FlatJson> NetLab::LinkCounts() const {
+  std::ifstream in(link_json_);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return FlattenJson(text);
 }
 
 void NetLab::Signal(int signal) const {

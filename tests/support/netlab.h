@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "tests/support/flat_json.h"
 #include "tests/support/process.h"
 
 namespace uringload::testing {
@@ -34,6 +36,8 @@ class NetLab {
   const std::string& b() const { return b_; }
   pid_t link_pid() const { return link_pid_; }
   const std::string& link_json() const { return link_json_; }
+  // The link's counts at exit (its --json), flattened; read after Finish.
+  absl::StatusOr<FlatJson> LinkCounts() const;
   // `argv` run inside namespace `ns` (ip netns exec).
   static std::vector<std::string> In(const std::string& ns, std::vector<std::string> argv);
   // Ends the laboratory and waits for its teardown; netlab's exit status.
