@@ -25,7 +25,8 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
       ->capture_default_str();
   cmd->add_option("-t,--threads", o.threads,
                   "Worker threads (default: online CPUs, <= C, more when one descriptor table "
-                  "cannot hold C/T connections; at most 1024)");
+                  "cannot hold C/T connections, a multiple of the --cpus list's length; at most "
+                  "1024)");
   cmd->add_option("--cpus", o.cpus,
                   "Pin worker i to the (i mod N)-th CPU of this list (e.g. 0-3,6; default -t: "
                   "one per CPU); against `serve --cpus` with the same list on this machine, each "

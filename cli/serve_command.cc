@@ -45,7 +45,8 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "Worker threads (default: the larger of the online CPUs and what "
                     "--max-connections needs: each ring's descriptor table holds at most "
                     "RLIMIT_NOFILE connections, with 25% headroom for SO_REUSEPORT's uneven "
-                    "spread; 60000 at RLIMIT_NOFILE 20000 gives 4)");
+                    "spread; 60000 at RLIMIT_NOFILE 20000 gives 4; with --cpus, a multiple of "
+                    "the list's length)");
   serve->add_option("--cpus", o.cpus,
                     "Pin worker i to the (i mod N)-th CPU of this list (e.g. 0-3,6; default -t: "
                     "one per CPU) and give each worker the connections whose SYN arrives on its "

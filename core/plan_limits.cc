@@ -20,6 +20,11 @@ uint32_t DescriptorTableLimit() {
   return static_cast<uint32_t>(std::min(limit.rlim_cur, kCap));
 }
 
+uint32_t EvenOverCpus(uint32_t threads, uint32_t pinned_cpus) {
+  if (pinned_cpus <= 1) return threads;
+  return (threads + pinned_cpus - 1) / pinned_cpus * pinned_cpus;
+}
+
 absl::Status CheckRange(const std::string& flag, int64_t value, int64_t min, int64_t max) {
   if (value >= min && value <= max) return absl::OkStatus();
   return absl::InvalidArgumentError(

@@ -18,6 +18,10 @@ uint32_t OnlineCpus();
 // Each ring's table of direct descriptors is capped by RLIMIT_NOFILE (docs/architecture.md);
 // an unlimited or huge limit counts as 2^20.
 uint32_t DescriptorTableLimit();
+// Workers pinned with --cpus go round-robin over the list. A count that is a multiple of the
+// list's length gives every CPU as many rings: with SO_INCOMING_CPU, 19 server workers on 2
+// CPUs gave one of them 3/19 of a CPU's connections, not 2/19, and its table overflowed.
+uint32_t EvenOverCpus(uint32_t threads, uint32_t pinned_cpus);
 // "<flag> must be between <min> and <max>, got <value>" when outside [min, max].
 absl::Status CheckRange(const std::string& flag, int64_t value, int64_t min, int64_t max);
 // A duration flag ("30s", "1.5m", "250ms") within [min, max]; with `min_exclusive`, the

@@ -51,8 +51,10 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
   uint32_t cpus = plan.cpus.empty() ? OnlineCpus() : static_cast<uint32_t>(plan.cpus.size());
   uint64_t table_limit = DescriptorTableLimit();
   uint32_t needed = static_cast<uint32_t>((plan.concurrency + table_limit - 1) / table_limit);
-  uint32_t threads = options.threads.has_value() ? static_cast<uint32_t>(*options.threads)
-                                                 : std::max(cpus, needed);
+  uint32_t threads =
+      options.threads.has_value()
+          ? static_cast<uint32_t>(*options.threads)
+          : EvenOverCpus(std::max(cpus, needed), static_cast<uint32_t>(plan.cpus.size()));
   plan.threads = std::min(threads, plan.concurrency);
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
   if (per_worker > table_limit) {

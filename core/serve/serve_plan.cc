@@ -95,8 +95,10 @@ absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
   plan.table_size = DescriptorTableLimit();
   // SO_REUSEPORT spreads connections by hash, not evenly: leave each table 25% headroom.
   uint64_t needed = (o.max_connections * 5 / 4 + plan.table_size - 1) / plan.table_size;
-  plan.threads = o.threads.has_value() ? static_cast<uint32_t>(*o.threads)
-                                       : std::max<uint32_t>(cpus, static_cast<uint32_t>(needed));
+  plan.threads = o.threads.has_value()
+                     ? static_cast<uint32_t>(*o.threads)
+                     : EvenOverCpus(std::max<uint32_t>(cpus, static_cast<uint32_t>(needed)),
+                                    static_cast<uint32_t>(plan.cpus.size()));
   return absl::OkStatus();
 }
 

@@ -25,9 +25,13 @@ wait_for_port() {
 }
 
 # Succeeds when process $1 itself listens on 127.0.0.1:$2 (so a test never talks to a server
-# someone else left on that port).
+# someone else left on that port). ss's output is read whole: `grep -q` would stop reading at
+# the first match, and under pipefail the SIGPIPE ss then gets (dozens of SO_REUSEPORT
+# listeners on the port) turned a match into a failure.
 port_owned_by() {
-  ss -Htlnp "sport = :$2" 2>/dev/null | grep -q "pid=$1,"
+  local listeners
+  listeners=$(ss -Htlnp "sport = :$2" 2>/dev/null)
+  [[ $listeners == *"pid=$1,"* ]]
 }
 
 # Starts CMD... in the background with its stderr appended to LOG (- keeps it), waits until it
