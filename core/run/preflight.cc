@@ -99,9 +99,12 @@ PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
 }
 
 PreflightCheck CheckMemory(const RunPlan& plan, const MachineLimits& limits) {
-  uint64_t bytes = EstimateMemoryBytes(plan);
-  std::string line = absl::StrFormat("memory: about %.1f MiB for this run; %.1f MiB available",
-                                     bytes / 1048576.0, limits.memory_available / 1048576.0);
+  uint64_t kernel = EstimateKernelBytes(plan);
+  uint64_t bytes = EstimateMemoryBytes(plan) + kernel;
+  std::string line = absl::StrFormat(
+      "memory: about %.1f MiB for this run (%.1f MiB of it the kernel's sockets); %.1f MiB "
+      "available",
+      bytes / 1048576.0, kernel / 1048576.0, limits.memory_available / 1048576.0);
   if (limits.memory_available == 0 || bytes * 10 <= limits.memory_available * 8) {
     return {true, line};
   }
@@ -145,6 +148,11 @@ uint64_t EstimateMemoryBytes(const RunPlan& plan) {
                               65536 * 16 /* CQ at most */ + (1 << 20) /* stack */;
   if (plan.tls != nullptr) request += kTlsBytesPerConnection;
   return plan.concurrency * (sizeof(Connection) + request) + plan.threads * fixed_per_worker;
+}
+
+uint64_t EstimateKernelBytes(const RunPlan& plan) {
+  uint64_t ends = !plan.addresses.empty() && IsLoopback(plan.addresses[0]) ? 2 : 1;
+  return plan.concurrency * ends * kKernelBytesPerSocket;
 }
 
 // Informational: this kernel's kTLS (none here: /proc/sys/net/ipv4/tcp_available_ulp lists

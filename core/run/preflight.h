@@ -43,4 +43,13 @@ inline constexpr uint64_t kTlsBytesPerConnection = 27 * 1024;
 // Bytes this run's client will hold at most: per connection plus per worker.
 uint64_t EstimateMemoryBytes(const RunPlan& plan);
 
+// The kernel's memory per TCP socket: 3,584 B of slab objects (TCP, sock_inode_cache, filp,
+// dentry) plus buffers; 4.8-6.8 KB measured at 10,000 to 1,000,000 connections
+// (docs/performance.md).
+inline constexpr uint64_t kKernelBytesPerSocket = 6 * 1024;
+
+// The kernel's memory for this run's sockets: one per connection, two when the target is on
+// this machine (its loopback), where the server's end lives too.
+uint64_t EstimateKernelBytes(const RunPlan& plan);
+
 }  // namespace uringload::core

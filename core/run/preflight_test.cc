@@ -141,6 +141,10 @@ TEST(PreflightTest, BacklogAndMemory) {
   uint64_t per_connection =
       (EstimateMemoryBytes(Plan(100000, 1, 1, 0)) - EstimateMemoryBytes(Plan(0, 1, 1, 0))) / 100000;
   EXPECT_LT(per_connection, 1024u);
+  // The kernel's sockets: both ends on loopback, 6 KiB each.
+  EXPECT_EQ(EstimateKernelBytes(Plan(100000, 1, 1, 0)), 100000u * 2 * kKernelBytesPerSocket);
+  std::string line = Line(Preflight(Plan(100000, 5, 4, 0), Limits()), "memory");
+  EXPECT_NE(line.find("(1171.9 MiB of it the kernel's sockets)"), std::string::npos) << line;
 }
 
 }  // namespace
