@@ -38,6 +38,8 @@ absl::StatusOr<double> ParseRate(const std::string& flag, const std::string& tex
 
 // Everything a search needs, checked before any traffic.
 struct SearchSettings {
+  core::RunOptions run;  // The run flags, --shard resolved; --start-at for the first step only.
+  std::string run_id;
   std::vector<core::Slo> slos;
   core::RateSearch::Settings rates;
   absl::Duration step;
@@ -49,6 +51,10 @@ struct SearchSettings {
 absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
   SearchSettings s;
   if (o.slos.empty()) return absl::InvalidArgumentError("search needs at least one --slo");
+  s.run = o.run;
+  absl::StatusOr<std::string> run_id = ResolveShardFlags(o.shard, s.run);
+  if (!run_id.ok()) return run_id.status();
+  s.run_id = *run_id;
   absl::StatusOr<std::vector<core::Slo>> slos = core::ParseSlos(o.slos);
   if (!slos.ok()) return slos.status();
   s.slos = *slos;
@@ -87,8 +93,9 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
 }
 
 // The plan of a step at `rate`: the flags given, the rate, the warmup and the step's length.
-core::RunOptions StepOptions(const SearchCommandOptions& o, const SearchSettings& s, double rate) {
-  core::RunOptions run = o.run;
+// Sharded, `rate` is the fleet's and this process's plan holds its share of it.
+core::RunOptions StepOptions(const SearchSettings& s, double rate) {
+  core::RunOptions run = s.run;
   run.rate = absl::StrFormat("%.17g", rate);
   run.duration = absl::FormatDuration(s.warmup + s.step);
   if (s.warmup > absl::ZeroDuration()) run.warmup = absl::FormatDuration(s.warmup);
@@ -123,7 +130,7 @@ std::string WhyFailed(const core::GeneratorVerdict& generator,
 absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
                                               const SearchSettings& s, double rate,
                                               const sigset_t& signals, int* stopped_by) {
-  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(o, s, rate));
+  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(s, rate));
   if (!plan.ok()) return plan.status();
   core::Engine engine(*plan);
   if (absl::Status started = engine.Start(); !started.ok()) return started;
@@ -137,6 +144,8 @@ absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
   absl::StatusOr<core::RunResult> result = engine.Wait();
   if (!result.ok()) return result.status();
   exporters::RunReport report{.target = o.run.targets_file ? *o.run.targets_file : o.run.url,
+                              .run_id = s.run_id,
+                              .shard = plan->shard,
                               .machine = exporters::ThisMachine(URINGLOAD_VERSION),
                               .planned = std::nullopt,
                               .concurrency = plan->concurrency,
@@ -174,6 +183,7 @@ CLI::App* AddSearchCommand(CLI::App& app, SearchCommandOptions& options) {
   CLI::App* search = app.add_subcommand(
       "search", "Find the highest request rate that meets every --slo (open-model steps)");
   AddLoadFlags(search, options.run, /*schedule=*/false);
+  AddShardFlags(search, options.shard);
   search->add_option("--slo", options.slos,
                      "An objective each step must meet, with --confidence (repeatable): "
                      "p50..p999<DURATION or error_rate<SHARE, e.g. 'p99<50ms', "
@@ -207,7 +217,7 @@ CLI::App* AddSearchCommand(CLI::App& app, SearchCommandOptions& options) {
       ->type_name(kFileValue);
   search->add_flag("-q,--quiet", options.quiet, "No table");
   RequireWholeNumbers(search, {"-c", "-t", "--max-connecting", "-p", "--seed", "--http2-window",
-                               "--http2-header-table", "--max-steps"});
+                               "--http2-header-table", "--max-steps", "--shards"});
   SetRepeatPolicy(search, {"--header", "--slo"});
   return search;
 }
@@ -217,7 +227,7 @@ int SearchCommand(const SearchCommandOptions& options) {
   if (!settings.ok()) return Fail(settings.status());
   // The whole plan is checked now, at the start rate: a bad flag exits 2 before any traffic.
   absl::StatusOr<core::RunPlan> first =
-      core::MakeRunPlan(StepOptions(options, *settings, settings->rates.start_rate));
+      core::MakeRunPlan(StepOptions(*settings, settings->rates.start_rate));
   if (!first.ok()) return Fail(first.status());
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) return Fail(json.status());
@@ -231,13 +241,20 @@ int SearchCommand(const SearchCommandOptions& options) {
   sigset_t signals = BlockStopSignals();  // Before the workers start: they inherit it.
   exporters::SearchRecord record{
       .target = options.run.targets_file ? *options.run.targets_file : options.run.url,
+      .shard = first->shard,
       .slos = options.slos,
       .confidence = settings->confidence,
       .precision = settings->rates.precision};
   if (table) {
     std::cout << "Searching for the highest rate meeting " << absl::StrJoin(options.slos, ", ")
-              << absl::StrFormat(" (%.0f%% confidence)\n", 100 * settings->confidence)
-              << exporters::SearchTableHeader() << std::flush;
+              << absl::StrFormat(" (%.0f%% confidence)\n", 100 * settings->confidence);
+    if (first->shard.count > 1) {
+      std::cout << absl::StrFormat(
+          "Shard %u of %u: each rate is the fleet's; this process sends 1/%u of it and judges "
+          "its own requests (achieved/s is its own)\n",
+          first->shard.index, first->shard.count, first->shard.count);
+    }
+    std::cout << exporters::SearchTableHeader() << std::flush;
   }
   core::RateSearch search(settings->rates);
   int stopped_by = 0;
@@ -249,6 +266,9 @@ int SearchCommand(const SearchCommandOptions& options) {
         RunStep(options, *settings, *rate, signals, &stopped_by);
     if (!step.ok()) return Fail(step.status(), kRuntimeError);
     step->confirmation = confirmation;
+    // Later steps follow the first at once: shards that judge alike stay together.
+    settings->run.start_at.reset();
+    settings->run.preconnect = false;
     if (table) std::cout << exporters::SearchTableRow(*step) << std::flush;
     if (stopped_by != 0) break;  // An interrupted step proves nothing.
     search.Record(step->passed);

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "cli/shard_flags.h"
 #include "core/run/run_plan.h"
 
 namespace uringload::cli {
 
 struct SearchCommandOptions {
   core::RunOptions run;
+  ShardFlags shard;  // Each step a sharded run: this process sends and judges its share.
   std::vector<std::string> slos;
   std::string start_rate = "100";
   std::string max_rate = "1000000";

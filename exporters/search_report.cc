@@ -102,6 +102,7 @@ std::string SearchJson(const SearchRecord& r) {
   }
   bool found = r.outcome == core::RateSearch::Outcome::kFound;
   Json doc = {{"target", r.target},
+              {"shard", {{"index", r.shard.index}, {"count", r.shard.count}}},
               {"slos", r.slos},
               {"confidence", r.confidence},
               {"precision", r.precision},

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run/shard.h"
 #include "core/run/worker_stats.h"
 #include "core/search/rate_search.h"
 #include "core/search/slo.h"
@@ -27,6 +28,7 @@ struct SearchStep {
 
 struct SearchRecord {
   std::string target;
+  core::Shard shard;  // 0 of 1 when the search is not sharded.
   std::vector<std::string> slos;
   double confidence = 0.95;
   double precision = 0.02;

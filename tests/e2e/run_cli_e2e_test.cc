@@ -130,6 +130,8 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"search", "--slo", "p99<1s", "-n", "10", "URL"}, "-n"},
       {{"search", "--slo", "p99<1s", "-c", "0", "URL"}, "-c"},
       {{"search", "--slo", "p99<1s", "--json", "/tmp", "URL"}, "--json '/tmp' is a directory"},
+      {{"search", "--slo", "p99<1s", "--shard", "2/2", "URL"}, "--shard: shard 2 of 2"},
+      {{"search", "--slo", "p99<1s", "--shard", "0/2", "--start-at", "1", "URL"}, "--start-at"},
       {{"compare", "/etc/hostname", "/etc/hostname"}, "not a JSON object"},
       {{"compare", "/nonexistent.json", "/etc/hostname"}, "/nonexistent.json"},
       {{"compare", "--fail-if", "p99>10%", "/etc/hostname", "/etc/hostname"}, "signed percentage"},

@@ -3,6 +3,7 @@
 // each on a CPU of their own, so neither delays the other's wake-ups.
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,41 @@ TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
   std::vector<Step> steps = Steps(none.json);
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_NE(steps[0].why.find("error_rate<0.1%: "), std::string::npos) << steps[0].why;
+}
+
+// A sharded search: each step is a sharded run, so shard 1 of 2 sends half of each rate and
+// judges its own requests. At 1,600/s for the fleet it sends 800/s to the 1,000/s server and
+// passes; the same search unsharded sends all 1,600 and fails. --start-at holds the first
+// step only (a second step made to wait for a moment already past would be refused).
+TEST(SearchE2ETest, AShardSendsAndJudgesItsShareOfEachRate) {
+  UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "1ms"});
+  ASSERT_TRUE(server.ok());
+  std::vector<std::string> base = {"--slo",      "p99<30ms", "--start-rate", "1600",
+                                   "--max-rate", "1600",     "-c",           "50"};
+  base.insert(base.end(), kQuickSteps.begin(), kQuickSteps.end());
+  std::vector<std::string> sharded = base;
+  sharded.insert(sharded.end(), {"--shard", "1/2", "--run-id", "fleet7", "--start-at",
+                                 std::to_string(time(nullptr) + 2), server.Url("/")});
+  RunOutput half = RunUringloadCommand("search", sharded, 120);
+  ASSERT_EQ(half.process.exit_code, 0) << half.process.err;
+  EXPECT_EQ(JsonNumber(half.json, "rate"), 1600);
+  EXPECT_EQ(JsonCount(half.json, "shard.index"), 1u);
+  EXPECT_EQ(JsonCount(half.json, "shard.count"), 2u);
+  std::vector<Step> steps = Steps(half.json);
+  ASSERT_EQ(steps.size(), 2u);  // The step and its confirmation.
+  for (int k = 0; k < 2; ++k) {
+    std::string at = "steps." + std::to_string(k);
+    EXPECT_NEAR(JsonNumber(half.json, at + ".achieved_rate"), 800, 16) << at;
+    EXPECT_EQ(half.json.at(at + ".result.run_id"), "fleet7") << at;
+    EXPECT_EQ(JsonCount(half.json, at + ".result.shard.index"), 1u) << at;
+  }
+
+  base.push_back(server.Url("/"));
+  RunOutput whole = RunUringloadCommand("search", base, 120);
+  EXPECT_EQ(whole.process.exit_code, 3) << whole.process.err;
+  std::vector<Step> unsharded = Steps(whole.json);
+  ASSERT_EQ(unsharded.size(), 1u);
+  EXPECT_NE(unsharded[0].why.find("p99<30ms: "), std::string::npos) << unsharded[0].why;
 }
 
 }  // namespace
