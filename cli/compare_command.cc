@@ -1,8 +1,10 @@
 #include "cli/compare_command.h"
 
 #include <iostream>
+#include <span>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cli/cli_util.h"
 #include "cli/command_docs.h"
 #include "core/compare/comparison.h"
@@ -44,11 +46,19 @@ CLI::App* AddCompareCommand(CLI::App& app, CompareCommandOptions& options) {
                    "stdout)")
       ->type_name(kFileValue);
   compare->add_flag("-q,--quiet", options.quiet, "No table");
-  SetRepeatPolicy(compare, {"--fail-if"});
-  compare->add_option("files", options.files, "BASE.json NEW.json: `run --json` or `merge` results")
+  compare
+      ->add_option("--base", options.base,
+                   "A run of the base setting (repeatable, at least 2 with --new): each "
+                   "measure is then tested over the runs, so their spread counts")
+      ->type_name(kFileValue);
+  compare->add_option("--new", options.next, "A run of the new setting (repeatable, with --base)")
+      ->type_name(kFileValue);
+  SetRepeatPolicy(compare, {"--fail-if", "--base", "--new"});
+  compare
+      ->add_option("files", options.files,
+                   "BASE.json NEW.json: `run --json` or `merge` results (or --base/--new)")
       ->type_name(kFileValue)
-      ->expected(2)
-      ->required();
+      ->expected(0, 2);
   return compare;
 }
 
@@ -69,19 +79,37 @@ int CompareCommand(const CompareCommandOptions& options) {
     PrintError("--json and --markdown cannot both write to stdout");
     return kUsageError;
   }
+  bool several = !options.base.empty() || !options.next.empty();
+  if (several ? !options.files.empty() || options.base.size() < 2 || options.next.size() < 2
+              : options.files.size() != 2) {
+    PrintError(
+        "compare takes BASE.json NEW.json, or at least two --base and two --new runs (not "
+        "both forms)");
+    return kUsageError;
+  }
+  std::vector<std::string> paths = several ? options.base : options.files;
+  if (several) paths.insert(paths.end(), options.next.begin(), options.next.end());
   std::vector<exporters::RunResultFile> runs;
-  for (const std::string& path : options.files) {
+  for (const std::string& path : paths) {
     absl::StatusOr<std::string> text = core::ReadRegularFile("compare", path);
     if (!text.ok()) return Fail(text.status());
     absl::StatusOr<exporters::RunResultFile> run = exporters::ReadRunResult(*text, path);
     if (!run.ok()) return Fail(run.status());
     runs.push_back(*std::move(run));
   }
+  size_t base_runs = several ? options.base.size() : 1;
+  std::vector<core::CompareSide> sides;
+  for (const exporters::RunResultFile& run : runs) sides.push_back(SideOf(run));
+  std::span<const core::CompareSide> all(sides);
   exporters::CompareRecord record{
-      .base_name = options.files[0],
-      .next_name = options.files[1],
+      .base_name = absl::StrJoin(std::span(paths).first(base_runs), ", "),
+      .next_name = absl::StrJoin(std::span(paths).subspan(base_runs), ", "),
+      .base_runs = base_runs,
+      .next_runs = paths.size() - base_runs,
       .confidence = *confidence,
-      .comparison = core::Compare(SideOf(runs[0]), SideOf(runs[1]), *confidence)};
+      .comparison =
+          several ? core::CompareRuns(all.first(base_runs), all.subspan(base_runs), *confidence)
+                  : core::Compare(sides[0], sides[1], *confidence)};
   bool failed = false;
   for (const core::Margin& margin : margins) {
     bool fails = core::MarginFails(margin, record.comparison);

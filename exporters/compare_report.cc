@@ -40,17 +40,24 @@ std::string RankLine(const CompareRecord& r) {
       "Latency distribution (Mann-Whitney U): a new request took longer than a base one in "
       "%.1f%% of pairs, z %.2f, p %.3g: %s",
       100 * t.superiority, t.z, t.p,
-      t.significant ? (t.superiority > 0.5 ? "the new run is slower" : "the new run is faster")
-                    : "no significant difference");
+      !r.comparison.latency_judged
+          ? "shown only (the runs pooled; the measures above are tested over the runs)"
+      : t.significant ? (t.superiority > 0.5 ? "the new run is slower" : "the new run is faster")
+                      : "no significant difference");
+}
+
+// "a.json" or "a.json, b.json (2 runs)".
+std::string Side(const std::string& names, size_t runs) {
+  return runs > 1 ? absl::StrFormat("%s (%d runs)", names, runs) : names;
 }
 
 }  // namespace
 
 std::string CompareTable(const CompareRecord& r) {
-  std::string out =
-      absl::StrFormat("Base: %s\nNew:  %s\n%-16s %12s %12s %9s %22s  %s\n", r.base_name,
-                      r.next_name, "measure", "base", "new", "shift",
-                      absl::StrFormat("%.0f%% interval", 100 * r.confidence), "significant");
+  std::string out = absl::StrFormat(
+      "Base: %s\nNew:  %s\n%-16s %12s %12s %9s %22s  %s\n", Side(r.base_name, r.base_runs),
+      Side(r.next_name, r.next_runs), "measure", "base", "new", "shift",
+      absl::StrFormat("%.0f%% interval", 100 * r.confidence), "significant");
   for (const core::MeasureShift& m : r.comparison.measures) {
     absl::StrAppend(&out,
                     absl::StrFormat("%-16s %12s %12s %9s %22s  %s\n", m.measure,
@@ -68,7 +75,7 @@ std::string CompareMarkdown(const CompareRecord& r) {
   std::string out = absl::StrFormat(
       "**uringload compare**: `%s` → `%s` (%.0f%% confidence)\n\n| measure | base | new | "
       "shift | interval | significant |\n|---|---|---|---|---|---|\n",
-      r.base_name, r.next_name, 100 * r.confidence);
+      Side(r.base_name, r.base_runs), Side(r.next_name, r.next_runs), 100 * r.confidence);
   for (const core::MeasureShift& m : r.comparison.measures) {
     absl::StrAppend(&out, "| ", m.measure, " | ", Value(m.measure, m.shift.base), " | ",
                     Value(m.measure, m.shift.next), " | ", Percent(m.shift.shift), " | ",
@@ -103,15 +110,19 @@ std::string CompareJson(const CompareRecord& r) {
     failed_any = failed_any || failed;
   }
   const core::RankTest& t = r.comparison.latency;
-  return DumpJson(
-      {{"base", r.base_name},
-       {"new", r.next_name},
-       {"confidence", r.confidence},
-       {"measures", measures},
-       {"latency_rank_test",
-        {{"superiority", t.superiority}, {"z", t.z}, {"p", t.p}, {"significant", t.significant}}},
-       {"fail_if", margins},
-       {"failed", failed_any}});
+  return DumpJson({{"base", r.base_name},
+                   {"new", r.next_name},
+                   {"runs", {{"base", r.base_runs}, {"new", r.next_runs}}},
+                   {"confidence", r.confidence},
+                   {"measures", measures},
+                   {"latency_rank_test",
+                    {{"superiority", t.superiority},
+                     {"z", t.z},
+                     {"p", t.p},
+                     {"tested", r.comparison.latency_judged},
+                     {"significant", r.comparison.latency_judged && t.significant}}},
+                   {"fail_if", margins},
+                   {"failed", failed_any}});
 }
 
 }  // namespace uringload::exporters

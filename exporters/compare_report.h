@@ -11,8 +11,10 @@
 namespace uringload::exporters {
 
 struct CompareRecord {
-  std::string base_name;  // The files compared.
+  std::string base_name;  // The files compared (a side's several runs joined by ", ").
   std::string next_name;
+  size_t base_runs = 1;
+  size_t next_runs = 1;
   double confidence = 0.95;
   core::Comparison comparison;
   std::vector<std::pair<std::string, bool>> margins = {};  // --fail-if and whether it failed.

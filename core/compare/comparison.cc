@@ -1,6 +1,7 @@
 #include "core/compare/comparison.h"
 
 #include <cmath>
+#include <string_view>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -28,7 +29,47 @@ double CpuPerRequest(const RunStats& s) {
   return (s.generator.cpu_user_ns + s.generator.cpu_system_ns) / 1e9 / completed;
 }
 
+// One run's value of a judged measure (kMeasures but cpu_per_request); latencies in ns.
+double ValueOf(const CompareSide& side, std::string_view measure) {
+  const RunStats& s = *side.stats;
+  if (measure == "rps")
+    return side.measured_seconds > 0 ? s.completed() / side.measured_seconds : 0;
+  if (measure == "error_rate") {
+    return s.completed() == 0
+               ? 0
+               : static_cast<double>(s.completed() - s.outcome(Outcome::kOk)) / s.completed();
+  }
+  if (measure == "mean") return s.latency.Mean();
+  double q = measure == "p50" ? 0.5 : measure == "p90" ? 0.9 : measure == "p99" ? 0.99 : 0.999;
+  return static_cast<double>(s.latency.Quantile(q));
+}
+
 }  // namespace
+
+Comparison CompareRuns(std::span<const CompareSide> base, std::span<const CompareSide> next,
+                       double confidence) {
+  Comparison c;
+  bool judged = base.size() >= 2 && next.size() >= 2;
+  for (const char* measure : kMeasures) {
+    std::vector<double> a, b;
+    for (const CompareSide& side : base) {
+      a.push_back(measure == std::string_view("cpu_per_request") ? CpuPerRequest(*side.stats)
+                                                                 : ValueOf(side, measure));
+    }
+    for (const CompareSide& side : next) {
+      b.push_back(measure == std::string_view("cpu_per_request") ? CpuPerRequest(*side.stats)
+                                                                 : ValueOf(side, measure));
+    }
+    bool shown_only = measure == std::string_view("cpu_per_request");
+    c.measures.push_back({measure, Welch(a, b, confidence), judged && !shown_only});
+  }
+  HistogramSnapshot pooled_a, pooled_b;
+  for (const CompareSide& side : base) pooled_a.Merge(side.stats->latency);
+  for (const CompareSide& side : next) pooled_b.Merge(side.stats->latency);
+  c.latency = MannWhitney(pooled_a, pooled_b, confidence);
+  c.latency_judged = false;
+  return c;
+}
 
 Comparison Compare(const CompareSide& base, const CompareSide& next, double confidence) {
   Comparison c;

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <span>
+#include <vector>
+
 namespace uringload::core {
 namespace {
 
@@ -40,6 +46,78 @@ TEST(ComparisonTest, MarginsParseAndFailOnlyForASignificantShiftBeyondThem) {
   EXPECT_TRUE(c.measures[0].judged);
   EXPECT_FALSE(c.measures[0].shift.significant);
   EXPECT_TRUE(c.latency.significant);
+}
+
+// A run whose median is `median_ns` scaled by a run-level factor drawn around 1 with a 3%
+// spread (what differs between runs of one setting on a VM), 5,000 requests of lognormal
+// spread around it: a run's own quantiles are far tighter than the spread between runs.
+struct SyntheticRun {
+  RunStats stats;
+  CompareSide side() const {
+    return {.stats = &stats,
+            .ok_per_interval = {},
+            .interval_seconds = 1,
+            .warmup_seconds = 0,
+            .measured_seconds = 10};
+  }
+};
+SyntheticRun RunAround(std::mt19937_64& random, double median_ns) {
+  std::normal_distribution<double> run_factor(1, 0.03);
+  std::lognormal_distribution<double> draw(std::log(median_ns * run_factor(random)), 0.3);
+  LatencyHistogram h;
+  SyntheticRun run;
+  for (int i = 0; i < 5000; ++i) h.Record(static_cast<uint64_t>(draw(random)));
+  run.stats.latency = h.Snapshot();
+  run.stats.outcomes[static_cast<size_t>(Outcome::kOk)] = 5000;
+  run.stats.started = 5000;
+  return run;
+}
+
+double ShareSignificant(const std::vector<bool>& calls) {
+  return static_cast<double>(std::count(calls.begin(), calls.end(), true)) / calls.size();
+}
+
+// Runs of one setting: compared run against run, the within-run test calls most pairs
+// different; over three runs a side, the p50 is called different in at most 5% of trials
+// (plus three standard deviations of that share over 200 trials).
+TEST(ComparisonTest, SeveralRunsASideKeepFalsePositivesAtTheConfidence) {
+  std::mt19937_64 random(11);
+  std::vector<bool> single, several;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<SyntheticRun> runs;
+    for (int k = 0; k < 6; ++k) runs.push_back(RunAround(random, 10e6));
+    std::vector<CompareSide> sides;
+    for (const SyntheticRun& r : runs) sides.push_back(r.side());
+    Comparison c = CompareRuns(std::span(sides).first(3), std::span(sides).subspan(3), 0.95);
+    ASSERT_EQ(c.measures[2].measure, "p50");
+    EXPECT_TRUE(c.measures[2].judged);
+    EXPECT_FALSE(c.latency_judged);
+    several.push_back(c.measures[2].shift.significant);
+    if (trial < 12) {  // The within-run test of Compare on one run a side (its p50 alone).
+      const double median[] = {0.5};
+      single.push_back(
+          BootstrapShifts(runs[0].stats.latency, runs[3].stats.latency, median, 0.95, 200)[0]
+              .significant);
+    }
+  }
+  EXPECT_LE(ShareSignificant(several), 0.05 + 3 * std::sqrt(0.05 * 0.95 / 200));
+  EXPECT_GT(ShareSignificant(single), 0.3);  // Why several runs are needed.
+}
+
+// 10 ms against 12 ms, three runs a side: found slower, p50 +20% within 2 points.
+TEST(ComparisonTest, SeveralRunsASideFindATwentyPercentSlowerSetting) {
+  std::mt19937_64 random(5);
+  std::vector<SyntheticRun> runs;
+  for (int k = 0; k < 3; ++k) runs.push_back(RunAround(random, 10e6));
+  for (int k = 0; k < 3; ++k) runs.push_back(RunAround(random, 12e6));
+  std::vector<CompareSide> sides;
+  for (const SyntheticRun& r : runs) sides.push_back(r.side());
+  Comparison c = CompareRuns(std::span(sides).first(3), std::span(sides).subspan(3), 0.95);
+  const MeasureShift& p50 = c.measures[2];
+  EXPECT_TRUE(p50.shift.significant);
+  EXPECT_NEAR(p50.shift.shift, 0.20, 0.02);
+  EXPECT_TRUE(MarginFails(*ParseMargin("p50>+10%"), c));
+  EXPECT_FALSE(MarginFails(*ParseMargin("rps<-5%"), c));  // Every run: 500/s.
 }
 
 }  // namespace

@@ -104,5 +104,45 @@ TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
   EXPECT_EQ(compare.json[rps + "significant"], "false");
 }
 
+// Three runs a side, each measure tested over the runs: three more runs of the same setting
+// fail no margin, and three runs against a server 2 ms slower are found slower and fail theirs.
+TEST(CompareE2ETest, LongSeveralRunsASideJudgeByTheSpreadBetweenRuns) {
+  UringloadServer fast({"-t", "1", "--delay", "10ms"});
+  UringloadServer slow({"-t", "1", "--delay", "12ms"});
+  ASSERT_TRUE(fast.ok() && slow.ok());
+  TempFile base[3], again[3], slower[3];
+  for (int k = 0; k < 3; ++k) {  // Interleaved, so a slow minute of the machine hits all sides.
+    RunInto(base[k].path(), fast.Url("/"));
+    RunInto(again[k].path(), fast.Url("/"));
+    RunInto(slower[k].path(), slow.Url("/"));
+  }
+  auto sides = [&base](TempFile* next) {
+    std::vector<std::string> args = {"--fail-if", "p50>+5%", "--fail-if", "rps<-5%"};
+    for (int k = 0; k < 3; ++k) args.insert(args.end(), {"--base", base[k].path()});
+    for (int k = 0; k < 3; ++k) args.insert(args.end(), {"--new", next[k].path()});
+    return args;
+  };
+  RunOutput same = RunUringloadCommand("compare", sides(again));
+  EXPECT_EQ(same.process.exit_code, 0) << same.process.err;
+  EXPECT_EQ(JsonCount(same.json, "runs.base"), 3u);
+  EXPECT_EQ(JsonCount(same.json, "runs.new"), 3u);
+  EXPECT_EQ(same.json["latency_rank_test.tested"], "false");
+  EXPECT_EQ(same.json[MeasureKey(same.json, "p50") + "tested"], "true");
+
+  RunOutput slow_side = RunUringloadCommand("compare", sides(slower));
+  EXPECT_EQ(slow_side.process.exit_code, 3) << slow_side.process.err;
+  std::string p50 = MeasureKey(slow_side.json, "p50");
+  EXPECT_EQ(slow_side.json[p50 + "significant"], "true");
+  double shift_ns =
+      JsonNumber(slow_side.json, p50 + "new") - JsonNumber(slow_side.json, p50 + "base");
+  if (kMeasuresPrecisely) {
+    EXPECT_NEAR(shift_ns, 2e6, 1e6);  // As above: the servers' 2 ms, give or take wake-ups.
+  } else {
+    EXPECT_GT(JsonNumber(slow_side.json, p50 + "shift"), 0.10);
+  }
+  EXPECT_EQ(slow_side.json["fail_if.0.failed"], "true");
+  EXPECT_EQ(slow_side.json["fail_if.1.failed"], "false");
+}
+
 }  // namespace
 }  // namespace uringload::testing
