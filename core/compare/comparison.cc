@@ -29,9 +29,10 @@ double CpuPerRequest(const RunStats& s) {
   return (s.generator.cpu_user_ns + s.generator.cpu_system_ns) / 1e9 / completed;
 }
 
-// One run's value of a judged measure (kMeasures but cpu_per_request); latencies in ns.
+// One run's value of a measure of kMeasures; latencies in ns.
 double ValueOf(const CompareSide& side, std::string_view measure) {
   const RunStats& s = *side.stats;
+  if (measure == "cpu_per_request") return CpuPerRequest(s);
   if (measure == "rps")
     return side.measured_seconds > 0 ? s.completed() / side.measured_seconds : 0;
   if (measure == "error_rate") {
@@ -50,18 +51,15 @@ Comparison CompareRuns(std::span<const CompareSide> base, std::span<const Compar
                        double confidence) {
   Comparison c;
   bool judged = base.size() >= 2 && next.size() >= 2;
-  for (const char* measure : kMeasures) {
-    std::vector<double> a, b;
-    for (const CompareSide& side : base) {
-      a.push_back(measure == std::string_view("cpu_per_request") ? CpuPerRequest(*side.stats)
-                                                                 : ValueOf(side, measure));
-    }
-    for (const CompareSide& side : next) {
-      b.push_back(measure == std::string_view("cpu_per_request") ? CpuPerRequest(*side.stats)
-                                                                 : ValueOf(side, measure));
-    }
-    bool shown_only = measure == std::string_view("cpu_per_request");
-    c.measures.push_back({measure, Welch(a, b, confidence), judged && !shown_only});
+  for (std::string_view measure : kMeasures) {
+    auto values = [measure](std::span<const CompareSide> sides) {
+      std::vector<double> v;
+      for (const CompareSide& side : sides) v.push_back(ValueOf(side, measure));
+      return v;
+    };
+    bool shown_only = measure == "cpu_per_request";  // As with one run a side.
+    c.measures.push_back({std::string(measure), Welch(values(base), values(next), confidence),
+                          judged && !shown_only});
   }
   HistogramSnapshot pooled_a, pooled_b;
   for (const CompareSide& side : base) pooled_a.Merge(side.stats->latency);
@@ -80,8 +78,8 @@ Comparison Compare(const CompareSide& base, const CompareSide& next, double conf
   bool rps_judged = ra.size() >= 2 && rb.size() >= 2;
   if (!rps_judged) {  // Too short for a test: the rates of the whole runs, shown only.
     rps = {};
-    rps.base = base.measured_seconds > 0 ? a.completed() / base.measured_seconds : 0;
-    rps.next = next.measured_seconds > 0 ? b.completed() / next.measured_seconds : 0;
+    rps.base = ValueOf(base, "rps");
+    rps.next = ValueOf(next, "rps");
     rps.shift = rps.base == 0 ? 0 : rps.next / rps.base - 1;
   }
   c.measures.push_back({"rps", rps, rps_judged});
