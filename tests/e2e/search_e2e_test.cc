@@ -107,18 +107,21 @@ TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
 // A sharded search: each step is a sharded run, so shard 1 of 2 sends half of each rate and
 // judges its own requests. At 1,600/s for the fleet it sends 800/s to the 1,000/s server and
 // passes; the same search unsharded sends all 1,600 and fails. --start-at holds the first
-// step only (a second step made to wait for a moment already past would be refused).
+// step only (a second step made to wait for a moment already past would be refused). The
+// objective is loose on purpose: p99<30ms failed the sharded search in 1 CI run of 2 (why was
+// not printed; it is now), where stalls of this VM of tens of milliseconds queue requests at
+// 800/s; past capacity the queue grows by 600 a second and p99 passes 200 ms within the step.
 TEST(SearchE2ETest, AShardSendsAndJudgesItsShareOfEachRate) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "1ms"});
   ASSERT_TRUE(server.ok());
-  std::vector<std::string> base = {"--slo",      "p99<30ms", "--start-rate", "1600",
-                                   "--max-rate", "1600",     "-c",           "50"};
+  std::vector<std::string> base = {"--slo",      "p99<200ms", "--start-rate", "1600",
+                                   "--max-rate", "1600",      "-c",           "50"};
   base.insert(base.end(), kQuickSteps.begin(), kQuickSteps.end());
   std::vector<std::string> sharded = base;
   sharded.insert(sharded.end(), {"--shard", "1/2", "--run-id", "fleet7", "--start-at",
                                  std::to_string(time(nullptr) + 2), server.Url("/")});
   RunOutput half = RunUringloadCommand("search", sharded, 120);
-  ASSERT_EQ(half.process.exit_code, 0) << half.process.err;
+  ASSERT_EQ(half.process.exit_code, 0) << half.process.err << half.process.out;
   EXPECT_EQ(JsonNumber(half.json, "rate"), 1600);
   EXPECT_EQ(JsonCount(half.json, "shard.index"), 1u);
   EXPECT_EQ(JsonCount(half.json, "shard.count"), 2u);
@@ -136,7 +139,7 @@ TEST(SearchE2ETest, AShardSendsAndJudgesItsShareOfEachRate) {
   EXPECT_EQ(whole.process.exit_code, 3) << whole.process.err;
   std::vector<Step> unsharded = Steps(whole.json);
   ASSERT_EQ(unsharded.size(), 1u);
-  EXPECT_NE(unsharded[0].why.find("p99<30ms: "), std::string::npos) << unsharded[0].why;
+  EXPECT_NE(unsharded[0].why.find("p99<200ms: "), std::string::npos) << unsharded[0].why;
 }
 
 }  // namespace
