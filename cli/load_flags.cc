@@ -55,6 +55,9 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "Max wait to batch completions, 0 = none; may add this much to latencies. "
                   "auto: 200us, and with -p a quarter of the mean latency, at most 400us")
       ->capture_default_str();
+  cmd->add_flag("--busy-poll", o.busy_poll,
+                "Workers poll their rings instead of sleeping: sends leave at their due time and "
+                "no response waits for a wake-up, at the cost of a whole CPU per thread");
   cmd->add_option("--schedule-lag-bound", o.schedule_lag_bound,
                   "With -R: a schedule lag p99 over this marks the client saturated")
       ->capture_default_str();

@@ -156,8 +156,10 @@ void AppendGenerator(const RunReport& report, const core::GeneratorVerdict& v, s
                     " bound, ", g.unsent, " due but unsent;");
   }
   if (g.wall_ns > 0) {
-    absl::StrAppend(out, absl::StrFormat(" busy %.1f%% (busiest worker %.1f%%);",
-                                         100.0 * g.busy_ns / g.wall_ns, 100 * g.busiest_share));
+    absl::StrAppend(out,
+                    absl::StrFormat(" busy %.1f%% (busiest worker %.1f%%%s);",
+                                    100.0 * g.busy_ns / g.wall_ns, 100 * g.busiest_share,
+                                    report.plan && report.plan->busy_poll ? ", busy-polling" : ""));
   }
   double cpu = (g.cpu_user_ns + g.cpu_system_ns) / 1e9;
   absl::StrAppend(out, " CPU ", FormatSeconds(cpu));

@@ -458,8 +458,14 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
         "--batch-window", options.batch_window, absl::ZeroDuration(), absl::Milliseconds(100));
     if (!window.ok())
       return absl::InvalidArgumentError(absl::StrCat(window.status().message(), ", or auto"));
+    if (options.busy_poll && *window > absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          "--busy-poll never waits for a batch: leave --batch-window out or give it 0");
+    }
     plan.batch_window = plan.batch_window_max = *window;
   }
+  plan.busy_poll = options.busy_poll;
+  if (plan.busy_poll) plan.batch_window = plan.batch_window_max = absl::ZeroDuration();
   absl::StatusOr<absl::Duration> lag_bound =
       ParseDurationFlag("--schedule-lag-bound", options.schedule_lag_bound, absl::ZeroDuration(),
                         absl::Hours(1), /*min_exclusive=*/true);

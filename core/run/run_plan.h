@@ -46,6 +46,7 @@ struct RunOptions {
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
   std::string schedule_lag_bound = "1ms";
+  bool busy_poll = false;  // --busy-poll: workers poll their rings instead of sleeping.
   bool no_keepalive = false;
   std::optional<std::string> source;       // --source list, range or CIDR.
   std::optional<std::string> unix_socket;  // --unix: connect here; the URL gives Host and path.
@@ -133,6 +134,9 @@ struct RunPlan {
   // response's latency grows by at most batch_window_max.
   absl::Duration batch_window = absl::Microseconds(200);
   absl::Duration batch_window_max = absl::Microseconds(200);
+  // Workers never sleep: each polls its ring between completions, sends leave at their due
+  // time within the machine's scheduling noise, and a worker takes a whole CPU (no batch wait).
+  bool busy_poll = false;
   // Open model: a schedule lag p99 over this means the client could not keep its schedule
   // (core/run/generator_check.h).
   absl::Duration schedule_lag_bound = absl::Milliseconds(1);

@@ -50,6 +50,22 @@ TEST(RunPlanTest, BatchWindowIsAutoUnlessGiven) {
   }
 }
 
+// --busy-poll never waits for a batch: no window, whatever -p; a window of 0 is the same thing.
+TEST(RunPlanTest, BusyPollingHasNoBatchWindow) {
+  for (const char* window : {"auto", "0", "0us"}) {
+    RunOptions o = Valid();
+    o.busy_poll = true;
+    o.pipeline = 16;
+    o.batch_window = window;
+    absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_TRUE(plan->busy_poll);
+    EXPECT_EQ(plan->batch_window, absl::ZeroDuration()) << window;
+    EXPECT_EQ(plan->batch_window_max, absl::ZeroDuration()) << window;
+  }
+  EXPECT_FALSE(MakeRunPlan(Valid())->busy_poll);
+}
+
 TEST(RunPlanTest, DurationOnlyHasNoRequestCountAndThreadsNeverExceedConcurrency) {
   RunOptions o = Valid();
   o.duration = "2s";
@@ -132,6 +148,12 @@ TEST(RunPlanTest, RejectsBadOptionsWithOneLineNamingTheProblem) {
       {"negative batch window", [](RunOptions& o) { o.batch_window = "-1ms"; }, "--batch-window"},
       {"huge batch window", [](RunOptions& o) { o.batch_window = "1s"; }, "--batch-window"},
       {"word batch window", [](RunOptions& o) { o.batch_window = "automatic"; }, "--batch-window"},
+      {"busy poll with a batch window",
+       [](RunOptions& o) {
+         o.busy_poll = true;
+         o.batch_window = "100us";
+       },
+       "--busy-poll never waits for a batch"},
       {"bad header", [](RunOptions& o) { o.headers = {"NoColon"}; }, "header"},
       {"bad method", [](RunOptions& o) { o.method = "G T"; }, "method"},
       {"both bodies",

@@ -104,7 +104,12 @@ absl::Status Worker::Run() {
     loop_->timers().Advance(
         now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
     if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
+    uint64_t handled = completions_handled_;
     loop_->Drain(*this);
+    // A poll that found nothing to do was idle time, not work (the busy share).
+    if (polling_ && sends == 0 && completions_handled_ == handled) {
+      polled_ns_ += completions_at_ns_ - now;
+    }
     AdmitQueuedConnects();
   }
   stats_->WorkerFinished(net::ThreadCpuNanos() - cpu_at_start - polled_ns_,
@@ -206,6 +211,7 @@ void Worker::OnCompletion(const net::Completion& completion) {
   URINGLOAD_CHECK(completion.slot < connections_.size(), "slot %u of %zu op %d", completion.slot,
                   connections_.size(), static_cast<int>(completion.op));
   Connection& c = connections_[completion.slot];
+  ++completions_handled_;
   switch (completion.op) {
     case net::Op::kConnect:
       OnConnect(c, completion);

@@ -130,7 +130,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   int64_t connect_timeout_ns_;
   BatchPolicy batch_;       // How many completions to wait for, and how long.
   WakeMargin wake_margin_;  // Open model: how long before a due send to stop sleeping.
-  int64_t polled_ns_ = 0;   // Time spent polling for due sends (not busy: WorkerFinished).
+  int64_t polled_ns_ = 0;   // Time spent in polls that found nothing (not busy: WorkerFinished).
+  bool polling_ = false;    // The last wait was a poll (a due send is near, or --busy-poll).
+  uint64_t completions_handled_ = 0;
 
   std::unique_ptr<net::EventLoop> loop_;
   int64_t warmup_ns_;

@@ -30,7 +30,7 @@ struct GeneratorStats {
   // (those that waited for one are RunStats::late_starts; that wait is the server's).
   HistogramSnapshot schedule_lag;
   uint64_t unsent = 0;       // Open model: due before the run stopped taking requests, never sent.
-  uint64_t busy_ns = 0;      // Workers' CPU time, less the time they polled for a due send,
+  uint64_t busy_ns = 0;      // Workers' CPU time, less their polls that found nothing to do,
   uint64_t wall_ns = 0;      // over the time they ran (both summed over workers).
   double busiest_share = 0;  // The highest busy_ns / wall_ns of one worker.
   uint64_t cpu_user_ns = 0;  // The whole process (every shard's, once merged).

@@ -17,10 +17,13 @@ constexpr int64_t kMaxWaitNs = 100'000'000;           // How fast a stop request
 // just queued complete inline and count towards it, so it waits for that many more. A peer
 // that trickles is slept out instead: a wait would keep the kernel receiving one response at
 // a time for as long as the peer writes (docs/performance.md, "Measurements behind the code").
-// A wait that ends for a due send ends the WakeMargin early; within it the worker polls.
+// A wait that ends for a due send ends the WakeMargin early; within it the worker polls, as
+// it always does with --busy-poll.
 absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
   bool for_due = false;
-  int64_t budget = WaitBudget(now, &for_due);
+  // --busy-poll: never sleep, so no send or completion waits for a wake-up.
+  int64_t budget = config_.plan->busy_poll ? 0 : WaitBudget(now, &for_due);
+  polling_ = budget == 0 && (for_due || config_.plan->busy_poll);
   absl::Status status;
   if (batch_.Trickling()) {
     if (budget > batch_.window_ns()) for_due = false;
@@ -39,7 +42,6 @@ absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
   if (!status.ok()) return status;
   // Every completion drained next was ready by now: one clock read serves them all.
   completions_at_ns_ = loop_->Now();
-  if (for_due && budget == 0) polled_ns_ += completions_at_ns_ - now;
   if (for_due && budget > 0 && completions_at_ns_ >= now + budget) {
     wake_margin_.Observe(completions_at_ns_ - now - budget);
   }

@@ -182,6 +182,39 @@ TEST(GeneratorE2ETest, ARateTheClientKeepsIsNotSaturatedAndEverySendIsCounted) {
   }
 }
 
+// --busy-poll: the worker never sleeps, so it takes its CPU for the whole run, yet polls that
+// found nothing are idle time: at a rate it keeps easily it is neither busy nor saturated.
+// Closed and open model alike, every request ends ok.
+TEST(GeneratorE2ETest, ABusyPollingClientTakesItsCpuButIsNotBusy) {
+  UringloadServer server({"-t", "1"});
+  ASSERT_TRUE(server.ok());
+  RunOutput open = RunUringload({"--busy-poll", "-R", "500", "-c", "10", "-t", "1", "-d", "2s",
+                                 "--schedule-lag-bound", "20ms", server.Url("/")});
+  ASSERT_EQ(open.process.exit_code, 0) << open.process.err;
+  EXPECT_EQ(open.json["generator.busy_poll"], "true");
+  double cpu = JsonNumber(open.json, "generator.cpu_seconds.user") +
+               JsonNumber(open.json, "generator.cpu_seconds.system");
+  EXPECT_GT(cpu, 0.5 * JsonNumber(open.json, "duration_seconds"));  // It polled all along.
+  EXPECT_LT(JsonNumber(open.json, "generator.busy_share"), 0.5);    // Found little to do.
+  if (kMeasuresPrecisely) {
+    EXPECT_EQ(open.json["generator.saturated"], "false") << open.json["generator.reason"];
+  }
+  EXPECT_EQ(JsonCount(open.json, "outcomes.ok"), JsonCount(open.json, "requests.started"));
+  EXPECT_NEAR(static_cast<double>(JsonCount(open.json, "outcomes.ok")), 1000, 5);
+
+  ProcessResult closed = RunProcess(
+      {URINGLOAD_BINARY, "run", "--busy-poll", "-n", "2000", "-c", "10", server.Url("/")});
+  ASSERT_EQ(closed.exit_code, 0) << closed.err;
+  EXPECT_NE(closed.out.find("busy-polling"), std::string::npos) << closed.out;
+  EXPECT_NE(closed.out.find("ok 2000 "), std::string::npos) << closed.out;
+  RunOutput sleeping = RunUringload({"-n", "10", "-c", "1", server.Url("/")});
+  EXPECT_EQ(sleeping.json["generator.busy_poll"], "false");
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.received"),
+            JsonCount(open.json, "outcomes.ok") + 2000 + 10);
+}
+
 TEST(ThresholdsE2ETest, ABreachedOneExitsThreeAMetOneZero) {
   UringloadServer server({"--delay", "5ms"});
   ASSERT_TRUE(server.ok());

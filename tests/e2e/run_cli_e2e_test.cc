@@ -119,6 +119,7 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"serve", "--json", "/tmp"}, "--json '/tmp' is a directory"},
       {{"serve", "--json", "/nonexistent-dir/server.json"}, "--json '/nonexistent-dir"},
       {{"run", "--schedule-lag-bound", "0s", "-R", "10", "URL"}, "--schedule-lag-bound"},
+      {{"run", "--busy-poll", "--batch-window", "100us", "URL"}, "--busy-poll never waits"},
       {{"search", "URL"}, "search needs at least one --slo"},
       {{"search", "--slo", "p99>1s", "URL"}, "--slo 'p99>1s': an objective bounds"},
       {{"search", "--slo", "rps<10", "URL"}, "search judges p50"},
