@@ -127,7 +127,7 @@ Json GeneratorJson(const RunReport& report) {
        absl::ToDoubleSeconds(report.plan != nullptr ? report.plan->schedule_lag_bound
                                                     : core::kDefaultScheduleLagBound)},
       {"late_sends", v.late_sends},
-      {"busy_poll", report.plan != nullptr ? Json(report.plan->busy_poll) : Json(nullptr)},
+      {run_key::kBusyPoll, report.plan != nullptr ? Json(report.plan->busy_poll) : Json(nullptr)},
       {run_key::kBusySeconds, g.busy_ns / 1e9},
       {run_key::kWorkerSeconds, g.wall_ns / 1e9},
       {"busy_share", g.wall_ns > 0 ? Json(double(g.busy_ns) / g.wall_ns) : Json(nullptr)},

@@ -74,6 +74,7 @@ inline constexpr char kScheduleLagHistogram[] = "schedule_lag_histogram";
 inline constexpr char kScheduleLagBoundSeconds[] = "schedule_lag_bound_seconds";
 inline constexpr char kUnsent[] = "unsent";
 inline constexpr char kBusySeconds[] = "busy_seconds";
+inline constexpr char kBusyPoll[] = "busy_poll";
 inline constexpr char kWorkerSeconds[] = "worker_seconds";
 inline constexpr char kBusiestWorkerShare[] = "busiest_worker_share";
 inline constexpr char kCpuSeconds[] = "cpu_seconds";

@@ -160,6 +160,8 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     s.generator.cpu_user_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kUser);
     s.generator.cpu_system_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kSystem);
     r.schedule_lag_bound = absl::Nanoseconds(nanos(g, run_key::kScheduleLagBoundSeconds));
+    r.busy_poll = g.contains(run_key::kBusyPoll) && At(g, run_key::kBusyPoll).is_boolean() &&
+                  At(g, run_key::kBusyPoll).get<bool>();
   }
   if (doc.contains(run_key::kOkPerInterval)) {
     const Json& series = At(doc, run_key::kOkPerInterval);

@@ -41,6 +41,7 @@ struct RunResultFile {
   uint32_t pipeline = 1;
   double warmup_seconds = 0;
   absl::Duration schedule_lag_bound = core::kDefaultScheduleLagBound;
+  bool busy_poll = false;  // --busy-poll (false in results from before it was recorded).
   bool tls = false;
   std::string tls_version;  // Of the last handshake; stats.tls_version is left empty.
   std::string tls_cipher;

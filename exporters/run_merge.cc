@@ -109,6 +109,7 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
   merged.plan.start_at = first.start_at;  // start_skew_seconds: the latest shard's.
   merged.plan.pipeline = first.pipeline;
   merged.plan.schedule_lag_bound = first.schedule_lag_bound;
+  merged.plan.busy_poll = first.busy_poll;
   merged.plan.warmup = absl::Seconds(first.warmup_seconds);
   merged.plan.requests = merged.planned;
   return merged;

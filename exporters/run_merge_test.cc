@@ -58,6 +58,7 @@ core::RunPlan TwoTargets() {
                   {.line = 2, .method = "POST", .url = "http://h/b", .parsed = {}, .spec = {}}};
   plan.target_names = {"GET http://h/a", "checkout"};
   plan.target_of = {0, 1};
+  plan.busy_poll = true;
   return plan;
 }
 
@@ -114,6 +115,7 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(m.generator.schedule_lag.counts, one.generator.schedule_lag.counts);
   EXPECT_EQ(m.generator.unsent, 3u);
   EXPECT_EQ(m.generator.busy_ns, one.generator.busy_ns);
+  EXPECT_TRUE(merged->plan.busy_poll);  // Read back from the shards' JSON.
   EXPECT_EQ(m.generator.wall_ns, 20'000'000'000u);
   EXPECT_DOUBLE_EQ(m.generator.busiest_share, 0.2);  // The busiest worker of all shards.
   EXPECT_EQ(m.generator.cpu_user_ns, 4'500'000'000u);
