@@ -46,6 +46,13 @@ std::string RankLine(const CompareRecord& r) {
                       : "no significant difference");
 }
 
+// One run a side: the tests see only the noise within each run, and runs of one setting
+// differ by more than that (docs/compare.md), so the reader is told how to measure that.
+constexpr char kOneRunNote[] =
+    "Note: one run a side, so \"significant\" is against the noise within each run; runs of "
+    "one setting differ by more than that. Give several runs a side (--base A --base B --new C "
+    "--new D) to test against the spread between runs.";
+
 // "a.json" or "a.json, b.json (2 runs)".
 std::string Side(const std::string& names, size_t runs) {
   return runs > 1 ? absl::StrFormat("%s (%d runs)", names, runs) : names;
@@ -65,6 +72,7 @@ std::string CompareTable(const CompareRecord& r) {
                                     Percent(m.shift.shift), Interval(m), Verdict(m)));
   }
   absl::StrAppend(&out, RankLine(r), "\n");
+  if (r.base_runs == 1) absl::StrAppend(&out, kOneRunNote, "\n");
   for (const auto& [expr, failed] : r.margins) {
     absl::StrAppend(&out, "--fail-if ", expr, ": ", failed ? "FAILED" : "ok", "\n");
   }
@@ -82,6 +90,7 @@ std::string CompareMarkdown(const CompareRecord& r) {
                     Interval(m), " | ", Verdict(m), " |\n");
   }
   absl::StrAppend(&out, "\n", RankLine(r), "\n");
+  if (r.base_runs == 1) absl::StrAppend(&out, "\n", kOneRunNote, "\n");
   for (const auto& [expr, failed] : r.margins) {
     absl::StrAppend(&out, "\n- `--fail-if ", expr, "`: ", failed ? "**FAILED**" : "ok");
   }

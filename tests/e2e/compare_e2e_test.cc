@@ -76,6 +76,9 @@ TEST(CompareE2ETest, ASlowerServerIsFoundSlowerAndFailsItsMargin) {
   EXPECT_EQ(compare.json["fail_if.0.failed"], "true");
   EXPECT_EQ(compare.json["fail_if.1.failed"], "false");  // The rate held: not a regression.
   EXPECT_EQ(compare.json["latency_rank_test.significant"], "true");
+  // One run a side: the table says what its significance cannot see.
+  ProcessResult table = RunProcess({URINGLOAD_BINARY, "compare", base.path(), next.path()});
+  EXPECT_NE(table.out.find("Note: one run a side"), std::string::npos) << table.out;
 }
 
 // The same setting twice, once as two merged shards: no margin fails, and the rate is not
@@ -128,6 +131,10 @@ TEST(CompareE2ETest, LongSeveralRunsASideJudgeByTheSpreadBetweenRuns) {
   EXPECT_EQ(JsonCount(same.json, "runs.new"), 3u);
   EXPECT_EQ(same.json["latency_rank_test.tested"], "false");
   EXPECT_EQ(same.json[MeasureKey(same.json, "p50") + "tested"], "true");
+  std::vector<std::string> argv = {URINGLOAD_BINARY, "compare"};
+  for (const std::string& arg : sides(again)) argv.push_back(arg);
+  ProcessResult table = RunProcess(argv);
+  EXPECT_EQ(table.out.find("Note: one run a side"), std::string::npos) << table.out;
 
   RunOutput slow_side = RunUringloadCommand("compare", sides(slower));
   EXPECT_EQ(slow_side.process.exit_code, 3) << slow_side.process.err;
