@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <bit>
 #include <fstream>
 #include <sstream>
 
@@ -98,6 +99,27 @@ PreflightCheck CheckBacklog(const RunPlan& plan, const MachineLimits& limits) {
                               " (uringload-tune-kernel apply)")};
 }
 
+PreflightCheck CheckConnectionTable(const RunPlan& plan, const MachineLimits& limits) {
+  if (plan.addresses[0].is_unix()) return {true, "connection table: none used (a Unix socket)"};
+  if (limits.established_buckets == 0) {
+    return {true,
+            "connection table: net.ipv4.tcp_ehash_entries unknown (cannot be read), not checked"};
+  }
+  uint64_t sockets = uint64_t{plan.concurrency} * (IsLoopback(plan.addresses[0]) ? 2 : 1);
+  std::string line =
+      absl::StrCat("connection table: ", limits.established_buckets,
+                   " buckets (net.ipv4.tcp_ehash_entries) for this run's ", sockets, " sockets");
+  if (sockets <= kSocketsPerBucket * limits.established_buckets) return {true, line};
+  uint64_t wanted = std::min(std::bit_ceil(sockets), kMaxEstablishedBuckets);
+  // A namespace's table is sized once, when it is made: the host's at boot.
+  return {false,
+          absl::StrCat(line,
+                       "; fix: run in a network namespace made after sysctl -w "
+                       "net.ipv4.tcp_child_ehash_entries=",
+                       wanted, " (uringload-tune-kernel apply --concurrency ", plan.concurrency,
+                       ", then unshare -n), or boot with thash_entries=", wanted)};
+}
+
 PreflightCheck CheckMemory(const RunPlan& plan, const MachineLimits& limits) {
   uint64_t kernel = EstimateKernelBytes(plan);
   uint64_t bytes = EstimateMemoryBytes(plan) + kernel;
@@ -123,6 +145,10 @@ MachineLimits ReadMachineLimits(const RunPlan& plan) {
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> limits.port_range_low >>
       limits.port_range_high;
   limits.somaxconn = net::SomaxConn();
+  int64_t buckets = 0;
+  if (std::ifstream("/proc/sys/net/ipv4/tcp_ehash_entries") >> buckets) {
+    limits.established_buckets = static_cast<uint64_t>(buckets < 0 ? -buckets : buckets);
+  }
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   uint64_t kib = 0;
@@ -165,8 +191,9 @@ PreflightCheck CheckKernelTls(const MachineLimits& limits) {
 }
 
 std::vector<PreflightCheck> Preflight(const RunPlan& plan, const MachineLimits& limits) {
-  std::vector<PreflightCheck> checks = {CheckTables(plan, limits), CheckPorts(plan, limits),
-                                        CheckBacklog(plan, limits), CheckMemory(plan, limits)};
+  std::vector<PreflightCheck> checks = {
+      CheckTables(plan, limits), CheckPorts(plan, limits), CheckBacklog(plan, limits),
+      CheckConnectionTable(plan, limits), CheckMemory(plan, limits)};
   if (plan.tls != nullptr) checks.push_back(CheckKernelTls(limits));
   return checks;
 }

@@ -31,6 +31,7 @@ MachineLimits Limits() {
   limits.port_range_high = 60999;  // 28,232 ports, as on this machine.
   limits.somaxconn = 4096;
   limits.memory_available = 24ull << 30;
+  limits.established_buckets = 262144;  // The host's table on this machine.
   return limits;
 }
 
@@ -125,6 +126,29 @@ TEST(PreflightTest, TimeWaitSocketsOfEarlierRunsCountAgainstThePorts) {
   limits.time_wait_per_pair = 100;
   EXPECT_NE(Line(Preflight(Plan(30000, 2, 1, 0), limits), "ports").find("fix: --source"),
             std::string::npos);
+}
+
+// 1,000,000 loopback connections are 2,000,000 sockets: 7.6 per bucket of the host's table; a
+// namespace made with 2^21 buckets holds them at one each. 500,000 (3.8 per bucket) pass.
+TEST(PreflightTest, TheConnectionTableHoldsAFewSocketsPerBucket) {
+  std::vector<PreflightCheck> checks = Preflight(Plan(1000000, 50, 34, 0), Limits());
+  EXPECT_FALSE(Ok(checks, "connection table"));
+  std::string line = Line(checks, "connection table");
+  EXPECT_NE(line.find("262144 buckets (net.ipv4.tcp_ehash_entries) for this run's 2000000 "
+                      "sockets; fix: run in a network namespace made after sysctl -w "
+                      "net.ipv4.tcp_child_ehash_entries=2097152"),
+            std::string::npos)
+      << line;
+  EXPECT_TRUE(Ok(Preflight(Plan(500000, 25, 17, 0), Limits()), "connection table"));
+  MachineLimits sized = Limits();
+  sized.established_buckets = 2097152;
+  EXPECT_TRUE(Ok(Preflight(Plan(1000000, 50, 34, 0), sized), "connection table"));
+  MachineLimits unknown = Limits();
+  unknown.established_buckets = 0;
+  EXPECT_TRUE(Ok(Preflight(Plan(1000000, 50, 34, 0), unknown), "connection table"));
+  // Capped at the kernel's most.
+  line = Line(Preflight(Plan(10000000, 500, 340, 0), Limits()), "connection table");
+  EXPECT_NE(line.find("tcp_child_ehash_entries=16777216 "), std::string::npos) << line;
 }
 
 TEST(PreflightTest, BacklogAndMemory) {
