@@ -16,6 +16,8 @@ run_in_new_netns() { env URINGLOAD_IN_NETNS=1 unshare -n "$@"; }
 # table of established connections, the new namespace gets a table of its own with a bucket
 # each (net.ipv4.tcp_child_ehash_entries, read when a namespace is made; put back after).
 # 1,000,000 loopback connections opened in a median 32.6 s instead of 36.8 (docs/performance.md).
+# The same rule as scripts/tune-kernel's line for tcp_child_ehash_entries, which is installed
+# alone and so cannot source this file; TuneKernelE2ETest checks that both ask for one size.
 run_in_new_netns_for_sockets() {
   local sockets=$1 key=/proc/sys/net/ipv4/tcp_child_ehash_entries buckets want=1 saved
   shift
