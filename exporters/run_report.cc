@@ -215,7 +215,8 @@ core::GeneratorVerdict GeneratorVerdictOf(const RunReport& report) {
   bool open_model = plan != nullptr && plan->rate.has_value();
   return core::JudgeGenerator(
       report.result->stats, open_model,
-      plan != nullptr ? plan->schedule_lag_bound : core::kDefaultScheduleLagBound);
+      plan != nullptr ? plan->schedule_lag_bound : core::kDefaultScheduleLagBound,
+      plan != nullptr && plan->busy_poll);
 }
 
 std::string ThisMachine(const std::string& version) {

@@ -16,6 +16,8 @@ namespace uringload::core {
 
 inline constexpr double kMinSentShare = 0.99;  // Of the planned sends (open model).
 inline constexpr double kMaxBusyShare = 0.95;  // Of a worker's time.
+// Late sends from workers busy less than this were waiting to wake up, not working.
+inline constexpr double kIdleBusyShare = 0.5;
 inline constexpr absl::Duration kDefaultScheduleLagBound = absl::Milliseconds(1);
 
 struct GeneratorVerdict {
@@ -28,6 +30,8 @@ struct GeneratorVerdict {
   uint64_t late_sends = 0;  // Open model: sends later than the lag bound.
 };
 
-GeneratorVerdict JudgeGenerator(const RunStats& s, bool open_model, absl::Duration lag_bound);
+// `busy_poll`: the workers never slept (--busy-poll), so late sends were not late wake-ups.
+GeneratorVerdict JudgeGenerator(const RunStats& s, bool open_model, absl::Duration lag_bound,
+                                bool busy_poll);
 
 }  // namespace uringload::core
