@@ -127,6 +127,35 @@ source )SH" +
   }
 }
 
+// A namespace that went away without a revert leaves its saved state behind, and a later
+// namespace may get the same inode number: apply must not take that state for its own (it
+// once restored tcp_max_syn_backlog to another namespace's 16384). And a setting someone
+// changed after apply is left as it is by revert.
+TEST(TuneKernelE2ETest, StateLeftByAnEarlierNamespaceIsNotRestored) {
+  std::string script = std::string(URINGLOAD_SOURCE_DIR) + "/scripts/tune-kernel";
+  std::string body =
+      "set -e; ip link set lo up; export URINGLOAD_TUNE_STATE_DIR=$(mktemp -d); "
+      "ns=$(readlink /proc/self/ns/net | tr -cd '0-9'); "
+      "b64() { printf '%s\\n' \"$1\" | base64 -w0; }; "
+      "printf '%s\\t%s\\t%s\\n' net.ipv4.tcp_max_syn_backlog $(b64 16384) "
+      "$(b64 65535) > $URINGLOAD_TUNE_STATE_DIR/tune-kernel-netns-$ns.saved; (" +
+      std::string(kSnapshot) + ") > /tmp/tk-before.$$; " + script +
+      " apply --concurrency 30000 >/dev/null; echo 1000 > "
+      "/proc/sys/net/ipv4/tcp_fin_timeout; " +
+      script + " revert; echo 60 > /proc/sys/net/ipv4/tcp_fin_timeout; (" + kSnapshot +
+      ") > /tmp/tk-after.$$; cmp /tmp/tk-before.$$ /tmp/tk-after.$$ && "
+      "echo BYTE-FOR-BYTE; rm -rf /tmp/tk-before.$$ /tmp/tk-after.$$ "
+      "$URINGLOAD_TUNE_STATE_DIR";
+  ProcessResult r = RunProcess({"unshare", "-n", "bash", "-c", body}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("net.ipv4.tcp_max_syn_backlog restored to"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("restored to 16384"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("net.ipv4.tcp_fin_timeout is 1000, not what apply set: left as it is"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("BYTE-FOR-BYTE"), std::string::npos) << r.out << r.err;
+}
+
 TEST(TuneKernelE2ETest, RejectsBadArguments) {
   std::string script = std::string(URINGLOAD_SOURCE_DIR) + "/scripts/tune-kernel";
   EXPECT_EQ(RunProcess({script, "frobnicate"}).exit_code, 2);
