@@ -35,6 +35,10 @@ experiment_init() {
     exec_in_new_netns "$0" "${args[@]}"
   fi
   netns_loopback_up
+  # tune-kernel's saved state belongs to this namespace, which goes when the experiment ends:
+  # kept apart and removed then, never found by a later namespace with the same inode number.
+  URINGLOAD_TUNE_STATE_DIR=$(mktemp -d /tmp/uringload-tune-state-XXXXXX)
+  export URINGLOAD_TUNE_STATE_DIR
   bin=$(realpath "${URINGLOAD_BIN:-build/cli/uringload}")
   python=/usr/bin/python3  # Debian's, with python3-aiohttp and python3-matplotlib.
   [ -n "$out" ] || out="results/experiments/$name/$(date -u +%Y%m%dT%H%M%SZ)"
@@ -50,7 +54,7 @@ experiment_init() {
   port=$(free_port)
   echo "$port-$((port + 3))" >/proc/sys/net/ipv4/ip_local_reserved_ports
   servers=()
-  trap stop_servers EXIT
+  trap 'stop_servers; rm -rf "$URINGLOAD_TUNE_STATE_DIR"' EXIT
   echo "$name: $([ $quick -eq 1 ] && echo quick || echo full) size, results in $out"
 }
 
