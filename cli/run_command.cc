@@ -312,8 +312,8 @@ int RunCommand(const RunCommandOptions& options) {
   std::vector<core::ThresholdResult> checks = core::EvaluateThresholds(
       *thresholds, result->stats, exporters::MeasuredDuration(*result, &*plan), plan->target_names);
   bool written = ReportResult(options, *plan, *run_id, *result, checks, *json, *html);
-  core::GeneratorVerdict generator = core::JudgeGenerator(
-      result->stats, plan->rate.has_value(), plan->schedule_lag_bound, plan->busy_poll);
+  core::GeneratorVerdict generator = exporters::GeneratorVerdictOf(
+      {.target = "", .planned = std::nullopt, .result = &*result, .plan = &*plan});
   bool saturation_fails =
       SaturationFails(generator.reason, !checks.empty(), options.allow_saturated);
   absl::Status pushed = (*metrics)->Finish();
