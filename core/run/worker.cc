@@ -268,6 +268,8 @@ void Worker::OnConnect(Connection& c, const net::Completion& completion) {
     return;
   }
   Fill(c);
+  // Open model, -p above 1: room for requests that fall due before its first answer.
+  if (pacer_.open() && c.count < Capacity(c)) List(c);
   Flush(c);
 }
 

@@ -259,6 +259,48 @@ TEST(OpenModelTest, ARequestDueWhileEveryConnectionIsBusyStartsLateAndCountsTheW
   EXPECT_LE(s.latency_uncorrected.max, 55 * kMs);
 }
 
+// Two requests in flight (-p 2) take the first two due; the next two fall due while both are
+// busy. The worker does not wake for the fourth's due time (the third waits before it), and the
+// answers come in the middle of a wait: both waited for the connection, so both are late
+// starts and neither is the client's schedule lag.
+TEST(OpenModelTest, RequestsDueWhileTheWorkerSleptOnBusyConnectionsWaitedForThem) {
+  RunOptions o = Options(4, 1);
+  o.rate = "40";  // Due at 0, 25, 50 and 75 ms; the first two are answered together at 78 ms.
+  o.pipeline = 2;
+  Client client(o);
+  uint32_t unanswered = 0;
+  int64_t first_send = -1;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& sub) {
+    if (sub.op == Op::kConnect) l.Complete(sub.slot, Op::kConnect, 0);
+    if (sub.op != Op::kSend) return;
+    l.Complete(sub.slot, Op::kSend, static_cast<int>(sub.bytes.size()));
+    if (first_send < 0) first_send = l.Now();
+    size_t requests = Occurrences(sub.bytes, "GET ");
+    if (l.Now() < first_send + 50 * kMs) {
+      unanswered += static_cast<uint32_t>(requests);
+      return;
+    }
+    std::string answers;
+    for (size_t i = 0; i < requests; ++i) answers += kOk;
+    l.Complete(sub.slot, Op::kRecv, static_cast<int>(answers.size()), answers);
+  };
+  client.loop().on_wait = [&](FakeEventLoop& l) {
+    int64_t answer_at = first_send + 78 * kMs;
+    if (unanswered == 2 && l.Now() + l.wait_timeouts().back() >= answer_at) {
+      l.Advance(answer_at - l.Now());  // The wait ends early, when the answers arrive.
+      unanswered = 0;
+      std::string answers = std::string(kOk) + kOk;
+      l.Complete(0, Op::kRecv, static_cast<int>(answers.size()), answers);
+    }
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(s.outcome(Outcome::kOk), 4u);
+  EXPECT_EQ(s.late_starts, 2u);
+  // Only the second is the client's to keep: the first waited for its connection to open.
+  EXPECT_EQ(s.generator.schedule_lag.count, 1u);
+  EXPECT_LT(s.generator.schedule_lag.max, static_cast<uint64_t>(kMs));
+}
+
 TEST(TargetsTest, RoundRobinOverTargetsWithPerTargetCounts) {
   RunOptions o = Options(6, 1);
   o.url.clear();
