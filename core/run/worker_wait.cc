@@ -42,9 +42,10 @@ absl::Status Worker::SubmitAndWait(int64_t now, unsigned sends) {
   if (!status.ok()) return status;
   // Every completion drained next was ready by now: one clock read serves them all.
   completions_at_ns_ = loop_->Now();
-  // Open model: no connection could take a request all through the wait (the list changes only
-  // here), so each one due by now waited for a connection. The worker does not wake for each
-  // due time behind one already waiting, so StartDue alone saw only the first of them.
+  // Open model: no connection could take a request all through the wait (the list changes
+  // only as completions are handled), so each one due by now waited for a connection. The worker
+  // does not wake for each due time behind one already waiting, so StartDue alone saw only the
+  // first of them.
   if (pacer_.open() && listed_.empty()) late_since_ns_ = completions_at_ns_;
   if (for_due && budget > 0 && completions_at_ns_ >= now + budget) {
     wake_margin_.Observe(completions_at_ns_ - now - budget);
