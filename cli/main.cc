@@ -1,4 +1,4 @@
-// uringload: io_uring HTTP/1.1 load generator. Dispatches to the subcommands.
+// uringload: io_uring HTTP/1.1 and HTTP/2 load generator. Dispatches to the subcommands.
 #include <cstdio>
 #include <iostream>
 
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   // during startup (plan, preflight, rings) still ends in a graceful stop with a result
   // instead of killing the process (seen under TSan, whose startup is slow).
   uringload::cli::BlockStopSignals();
-  CLI::App app{"uringload: io_uring HTTP/1.1 load generator", "uringload"};
+  CLI::App app{"uringload: io_uring HTTP/1.1 and HTTP/2 load generator", "uringload"};
   app.set_version_flag("--version", VersionText, "Print the version, git revision and libraries");
   app.require_subcommand(1);
   uringload::cli::RunCommandOptions run_options;

@@ -234,7 +234,7 @@ void Linger(const sigset_t& signals, absl::Duration linger) {
 }  // namespace
 
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
-  CLI::App* run = app.add_subcommand("run", "Send HTTP/1.1 requests to a URL and report");
+  CLI::App* run = app.add_subcommand("run", "Send HTTP/1.1 or HTTP/2 requests to a URL and report");
   core::RunOptions& o = options.run;
   AddLoadFlags(run, o, /*schedule=*/true);
   run->add_flag("--allow-saturated", options.allow_saturated,
