@@ -19,16 +19,11 @@
 namespace uringload::testing {
 namespace {
 
-const SelfSignedCert& Cert() {
-  static const SelfSignedCert* cert = new SelfSignedCert();
-  return *cert;
-}
-
 NginxOptions Http2Nginx(bool tls, int keepalive_requests = 1'000'000) {
   NginxOptions options{.keepalive_requests = keepalive_requests, .http2 = true};
   if (tls) {
-    options.tls_cert = Cert().cert();
-    options.tls_key = Cert().key();
+    options.tls_cert = SharedCert().cert();
+    options.tls_key = SharedCert().key();
   }
   return options;
 }
@@ -36,7 +31,7 @@ NginxOptions Http2Nginx(bool tls, int keepalive_requests = 1'000'000) {
 // The flags that trust nginx's certificate (none for h2c), then `rest`.
 std::vector<std::string> Args(bool tls, std::vector<std::string> rest) {
   std::vector<std::string> args;
-  if (tls) args = {"--cacert", Cert().cert()};
+  if (tls) args = {"--cacert", SharedCert().cert()};
   args.insert(args.end(), rest.begin(), rest.end());
   return args;
 }
@@ -53,7 +48,7 @@ class Http2Counts : public ::testing::TestWithParam<std::tuple<int, int, bool>> 
 
 TEST_P(Http2Counts, NginxLogsExactlyTheOkRequestsAsHttp2) {
   auto [connections, streams, tls] = GetParam();
-  ASSERT_TRUE(Cert().ok());
+  ASSERT_TRUE(SharedCert().ok());
   NginxServer nginx(Http2Nginx(tls));
   ASSERT_TRUE(nginx.ok());
   constexpr uint64_t kRequests = 3'000;
@@ -79,9 +74,9 @@ INSTANTIATE_TEST_SUITE_P(Matrix, Http2Counts,
 // h2o (the other server with HTTP/2 in Debian), h2c and TLS: its access log has every request,
 // each as HTTP/2.
 TEST(Http2E2ETest, H2oLogsExactlyTheOkRequestsAsHttp2) {
-  ASSERT_TRUE(Cert().ok());
+  ASSERT_TRUE(SharedCert().ok());
   for (bool tls : {false, true}) {
-    H2oServer h2o(tls ? H2oOptions{.tls_cert = Cert().cert(), .tls_key = Cert().key()}
+    H2oServer h2o(tls ? H2oOptions{.tls_cert = SharedCert().cert(), .tls_key = SharedCert().key()}
                       : H2oOptions{});
     ASSERT_TRUE(h2o.ok()) << (tls ? "tls" : "h2c");
     RunOutput run =
@@ -124,7 +119,7 @@ TEST(Http2E2ETest, AHeaderTableOfZeroIsHonouredByNginxAndRefusedByH2o) {
 }
 
 TEST(Http2E2ETest, AlpnPicksHttp2UnlessHttp1IsAskedFor) {
-  ASSERT_TRUE(Cert().ok());
+  ASSERT_TRUE(SharedCert().ok());
   NginxServer nginx(Http2Nginx(/*tls=*/true));
   ASSERT_TRUE(nginx.ok());
   RunOutput h2 = RunUringload(Args(true, {"-n", "200", "-c", "4", nginx.Url("/")}));
@@ -140,8 +135,8 @@ TEST(Http2E2ETest, AlpnPicksHttp2UnlessHttp1IsAskedFor) {
 // --http2 to a server that offers no h2: every connect fails with that reason, no request
 // reaches it.
 TEST(Http2E2ETest, Http2AgainstAServerWithoutItIsAConnectErrorWithTheReason) {
-  ASSERT_TRUE(Cert().ok());
-  NginxServer nginx({.tls_cert = Cert().cert(), .tls_key = Cert().key()});
+  ASSERT_TRUE(SharedCert().ok());
+  NginxServer nginx({.tls_cert = SharedCert().cert(), .tls_key = SharedCert().key()});
   ASSERT_TRUE(nginx.ok());
   RunOutput run = RunUringload(Args(true, {"--http2", "-n", "20", "-c", "2", nginx.Url("/")}));
   EXPECT_EQ(JsonCount(run.json, "outcomes.connect_error"), 20u) << run.process.err;
@@ -210,7 +205,7 @@ TEST(Http2E2ETest, UploadsFlowThroughTheWindowsWhole) {
 // Responses of 1 MiB through the client's 64 KiB windows (--http2-window 65535), h2c and TLS:
 // nginx sends each whole as the client's WINDOW_UPDATEs allow, every byte of each.
 TEST(Http2E2ETest, ResponsesFlowThroughASmallClientWindowWhole) {
-  ASSERT_TRUE(Cert().ok());
+  ASSERT_TRUE(SharedCert().ok());
   constexpr uint64_t kSize = 1024 * 1024;
   for (bool tls : {false, true}) {
     NginxOptions options = Http2Nginx(tls);
@@ -233,10 +228,12 @@ TEST(Http2E2ETest, ResponsesFlowThroughASmallClientWindowWhole) {
 // `serve --http2`, h2c and TLS (ALPN): every request answered once, HTTP/2 on every
 // connection of the client's.
 TEST(ServeHttp2E2ETest, AnswersEveryStreamOnce) {
-  ASSERT_TRUE(Cert().ok());
+  ASSERT_TRUE(SharedCert().ok());
   for (bool tls : {false, true}) {
     std::vector<std::string> flags = {"--http2"};
-    if (tls) flags.insert(flags.end(), {"--tls-cert", Cert().cert(), "--tls-key", Cert().key()});
+    if (tls)
+      flags.insert(flags.end(),
+                   {"--tls-cert", SharedCert().cert(), "--tls-key", SharedCert().key()});
     UringloadServer server(flags);
     ASSERT_TRUE(server.ok());
     std::string url = std::string(tls ? "https" : "http") +

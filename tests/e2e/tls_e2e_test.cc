@@ -15,13 +15,9 @@
 namespace uringload::testing {
 namespace {
 
-const SelfSignedCert& Cert() {
-  static const SelfSignedCert* cert = new SelfSignedCert();
-  return *cert;
-}
-
 std::vector<std::string> ServeTls(std::vector<std::string> more = {}) {
-  std::vector<std::string> flags = {"--tls-cert", Cert().cert(), "--tls-key", Cert().key()};
+  std::vector<std::string> flags = {"--tls-cert", SharedCert().cert(), "--tls-key",
+                                    SharedCert().key()};
   flags.insert(flags.end(), more.begin(), more.end());
   return flags;
 }
@@ -61,19 +57,19 @@ std::vector<std::string> MatrixArgs(const std::tuple<int, int, bool, uint64_t>& 
 }
 
 TEST_P(TlsCounts, NginxAnswersExactlyTheOkRequests) {
-  ASSERT_TRUE(Cert().ok());
-  NginxServer nginx({.tls_cert = Cert().cert(), .tls_key = Cert().key()});
+  ASSERT_TRUE(SharedCert().ok());
+  NginxServer nginx({.tls_cert = SharedCert().cert(), .tls_key = SharedCert().key()});
   ASSERT_TRUE(nginx.ok());
   uint64_t n = std::get<3>(GetParam());
-  RunOutput run =
-      RunUringload(MatrixArgs(GetParam(), {"--cacert", Cert().cert(), nginx.Url("/{i}")}), 600);
+  RunOutput run = RunUringload(
+      MatrixArgs(GetParam(), {"--cacert", SharedCert().cert(), nginx.Url("/{i}")}), 600);
   ExpectAllOk(run, n);
   EXPECT_EQ(nginx.RequestsLogged(), n);
   EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), JsonCount(run.json, "connections.opened"));
 }
 
 TEST_P(TlsCounts, ServeAnswersExactlyTheOkRequests) {
-  ASSERT_TRUE(Cert().ok());
+  ASSERT_TRUE(SharedCert().ok());
   UringloadServer server(ServeTls());
   ASSERT_TRUE(server.ok());
   uint64_t n = std::get<3>(GetParam());

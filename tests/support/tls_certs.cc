@@ -25,4 +25,11 @@ SelfSignedCert::~SelfSignedCert() {
   std::filesystem::remove_all(dir_, ignored);
 }
 
+const SelfSignedCert& SharedCert() {
+  // An object, not a pointer that is never deleted: its destructor removes the folder at exit
+  // (a leaked one left a folder in /tmp per test process, about 160 a CI run).
+  static const SelfSignedCert cert;
+  return cert;
+}
+
 }  // namespace uringload::testing

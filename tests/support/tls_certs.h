@@ -22,4 +22,8 @@ class SelfSignedCert {
   bool ok_ = false;
 };
 
+// One certificate for localhost and 127.0.0.1 shared by a test program's tests, made on first
+// use; its folder goes away when the program exits.
+const SelfSignedCert& SharedCert();
+
 }  // namespace uringload::testing
