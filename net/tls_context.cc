@@ -41,6 +41,14 @@ void CacheTrustedCertificateExtensions(SSL_CTX* ctx) {
   }
 }
 
+// An idle connection keeps no record buffers (about 34 KB each otherwise). Reading ahead
+// takes all that arrived into the SSL's buffer at once instead of a record's header and body
+// apart: 3 to 4% fewer instructions per request (docs/performance.md).
+void UseBuffers(SSL_CTX* ctx) {
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_read_ahead(ctx, 1);
+}
+
 // The server's ALPN choices, in its order of preference.
 constexpr std::string_view kServerAlpn = "\x08http/1.1";
 constexpr std::string_view kServerAlpnHttp2 = "\x02h2\x08http/1.1";
@@ -123,7 +131,7 @@ absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Client(const TlsClientOp
   SSL_CTX_set_alpn_protos(ctx, reinterpret_cast<const unsigned char*>(alpn.data()),
                           static_cast<unsigned>(alpn.size()));
   tls->requires_http2_ = options.alpn == Alpn::kHttp2;
-  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  UseBuffers(ctx);
   // Sessions are kept by each TlsEventLoop (one per worker), not in OpenSSL's shared cache.
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
   SSL_CTX_sess_set_new_cb(ctx, &TlsEventLoop::OnNewSession);
@@ -157,7 +165,7 @@ absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Server(const TlsServerOp
   SSL_CTX_set_alpn_select_cb(
       ctx, &SelectAlpn,
       const_cast<std::string_view*>(options.http2 ? &kServerAlpnHttp2 : &kServerAlpn));
-  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  UseBuffers(ctx);
   return tls;
 }
 

@@ -304,8 +304,9 @@ void TlsEventLoop::Handshake(uint32_t slot) {
   Deliver(done);
   if (s.state != State::kOpen) return;
   Flush(slot);
-  // Application data may have come with the handshake's last flight.
-  if (BIO_ctrl_pending(s.received) > 0) ReadPlain(slot);
+  // Application data may have come with the handshake's last flight (read ahead into the
+  // SSL's own buffer, or still in the BIO).
+  if (SSL_has_pending(s.ssl) == 1 || BIO_ctrl_pending(s.received) > 0) ReadPlain(slot);
 }
 
 void TlsEventLoop::HandshakeFailed(uint32_t slot, int cause) {
