@@ -1,6 +1,7 @@
 #include "proto/http2_memory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,7 +19,7 @@ void* Http2Memory::SessionAllocator::Malloc(size_t size, void* self) {
   auto* a = static_cast<SessionAllocator*>(self);
   ++a->allocations_;
   ++a->live_;
-  return malloc(size);
+  return a->memory_.blocks_.Take(size);
 }
 
 void Http2Memory::SessionAllocator::Free(void* ptr, void* self) {
@@ -28,14 +29,17 @@ void Http2Memory::SessionAllocator::Free(void* ptr, void* self) {
     return;
   }
   if (ptr != nullptr) --a->live_;
-  free(ptr);
+  a->memory_.blocks_.GiveBack(ptr);
 }
 
 void* Http2Memory::SessionAllocator::Calloc(size_t count, size_t size, void* self) {
   auto* a = static_cast<SessionAllocator*>(self);
   ++a->allocations_;
+  if (size != 0 && count > SIZE_MAX / size) return nullptr;
+  void* block = a->memory_.blocks_.Take(count * size);
+  if (block == nullptr) return nullptr;
   ++a->live_;
-  return calloc(count, size);
+  return std::memset(block, 0, count * size);
 }
 
 // nghttp2 allocates its frame buffer as realloc(nullptr, kFrameBufferBytes) when the session
@@ -49,15 +53,16 @@ void* Http2Memory::SessionAllocator::Realloc(void* ptr, size_t size, void* self)
     return a->memory_.FrameBuffer();
   }
   if (ptr != nullptr && a->holds_frame_buffer_ && ptr == a->memory_.frame_buffer_.get()) {
-    void* own = malloc(size);  // Growing it (never done by the calls uringload makes).
+    void* own = a->memory_.blocks_.Take(size);  // Growing it (never done by uringload's calls).
     if (own == nullptr) return nullptr;
     std::memcpy(own, ptr, std::min(size, kFrameBufferBytes));
     a->holds_frame_buffer_ = false;
     ++a->live_;
     return own;
   }
-  if (ptr == nullptr) ++a->live_;
-  return realloc(ptr, size);
+  void* block = a->memory_.blocks_.Resize(ptr, size);
+  if (ptr == nullptr && block != nullptr) ++a->live_;
+  return block;
 }
 
 char* Http2Memory::FrameBuffer() {

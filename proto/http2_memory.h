@@ -6,7 +6,8 @@
 // nghttp2 keeps a 16 KiB buffer per session in which it lays out each frame; the frame is
 // needed only until nghttp2_session_mem_send hands it out, and Http2Output copies it away at
 // once. So the sessions of a worker share one such buffer: nghttp2's memory callbacks give it
-// out for the session's frame-buffer allocation, recognised by its size.
+// out for the session's frame-buffer allocation, recognised by its size. Their other blocks
+// come from the worker's SmallBlocks.
 #pragma once
 
 #include <nghttp2/nghttp2.h>
@@ -15,6 +16,8 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "proto/small_blocks.h"
 
 namespace uringload::proto {
 
@@ -26,8 +29,8 @@ class Http2Memory {
   // An output buffer holds two whole frames: Http2Output takes a frame only if all of it fits.
   static constexpr size_t kOutputBytes = 2 * kFrameBufferBytes;
 
-  // One session's nghttp2 allocator (its nghttp2_mem): the C allocator, except for the frame
-  // buffer, which is the worker's shared one. Counts the session's allocations.
+  // One session's nghttp2 allocator (its nghttp2_mem): the worker's SmallBlocks, and for the
+  // frame buffer the worker's shared one. Counts the session's allocations.
   class SessionAllocator {
    public:
     explicit SessionAllocator(Http2Memory& memory);
@@ -62,9 +65,12 @@ class Http2Memory {
   void GiveBackOutput(char* buffer);
   // Output buffers made so far: the most ever taken at once.
   size_t outputs_made() const { return outputs_.size(); }
+  const SmallBlocks& blocks() const { return blocks_; }
 
  private:
   char* FrameBuffer();
+
+  SmallBlocks blocks_;  // nghttp2's other blocks, kept for the next ones.
 
   std::unique_ptr<char[]> frame_buffer_;
   std::vector<std::unique_ptr<char[]>> outputs_;
