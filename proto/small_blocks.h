@@ -4,7 +4,7 @@
 // nghttp2 makes and frees about three small blocks per request (its stream, a queued frame, a
 // copy of the header fields). glibc's per-thread cache holds only 7 blocks a size, fewer than
 // a worker's streams free at once, so the rest went through its slower bins; the lists take 8
-// to 12% off the HTTP/2 client's instructions per request (docs/performance.md).
+// to 10% off the HTTP/2 client's instructions per request (docs/performance.md).
 // Not thread-safe: one per worker, like the sessions that use it.
 #pragma once
 
