@@ -38,6 +38,10 @@ CLI::App* AddCompareCommand(CLI::App& app, CompareCommandOptions& options) {
   compare->add_option("--fail-if", options.fail_if,
                       "Exit 3 for a significant shift beyond this (repeatable): p99>+10%, "
                       "rps<-5%; measures: rps mean p50 p90 p99 p999 error_rate");
+  compare->add_option(
+      "--run-spread", options.run_spread,
+      "How much runs of one setting differ on your machine, for one run a side (repeatable): "
+      "p99=8%, all=2%; measures: rps mean p50 p90 p99 p999; all=0% tests within the runs only");
   compare->add_option("--json", options.json_path, "Write the comparison as JSON (- for stdout)")
       ->type_name(kFileValue);
   compare
@@ -53,7 +57,7 @@ CLI::App* AddCompareCommand(CLI::App& app, CompareCommandOptions& options) {
       ->type_name(kFileValue);
   compare->add_option("--new", options.next, "A run of the new setting (repeatable, with --base)")
       ->type_name(kFileValue);
-  SetRepeatPolicy(compare, {"--fail-if", "--base", "--new"});
+  SetRepeatPolicy(compare, {"--fail-if", "--run-spread", "--base", "--new"});
   compare
       ->add_option("files", options.files,
                    "BASE.json NEW.json: `run --json` or `merge` results (or --base/--new)")
@@ -71,6 +75,8 @@ int CompareCommand(const CompareCommandOptions& options) {
     if (!margin.ok()) return Fail(margin.status());
     margins.push_back(*margin);
   }
+  absl::StatusOr<core::RunSpread> spread = core::ParseRunSpread(options.run_spread);
+  if (!spread.ok()) return Fail(spread.status());
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) return Fail(json.status());
   absl::StatusOr<OutputFile> markdown = OutputFile::Open("--markdown", options.markdown_path);
@@ -85,6 +91,12 @@ int CompareCommand(const CompareCommandOptions& options) {
     PrintError(
         "compare takes BASE.json NEW.json, or at least two --base and two --new runs (not "
         "both forms)");
+    return kUsageError;
+  }
+  if (several && !options.run_spread.empty()) {
+    PrintError(
+        "--run-spread is for one run a side: several runs a side (--base/--new) measure the "
+        "spread between runs");
     return kUsageError;
   }
   std::vector<std::string> paths = several ? options.base : options.files;
@@ -109,7 +121,7 @@ int CompareCommand(const CompareCommandOptions& options) {
       .confidence = *confidence,
       .comparison =
           several ? core::CompareRuns(all.first(base_runs), all.subspan(base_runs), *confidence)
-                  : core::Compare(sides[0], sides[1], *confidence)};
+                  : core::Compare(sides[0], sides[1], *confidence, *spread)};
   bool failed = false;
   for (const core::Margin& margin : margins) {
     bool fails = core::MarginFails(margin, record.comparison);

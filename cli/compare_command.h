@@ -18,6 +18,7 @@ struct CompareCommandOptions {
   std::vector<std::string> next;   // --new, repeated.
   std::string confidence = "95%";
   std::vector<std::string> fail_if;
+  std::vector<std::string> run_spread;  // MEASURE=N%, over the default spread between runs.
   std::string json_path;
   std::string markdown_path;
   bool quiet = false;

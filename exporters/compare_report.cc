@@ -40,18 +40,45 @@ std::string RankLine(const CompareRecord& r) {
       "Latency distribution (Mann-Whitney U): a new request took longer than a base one in "
       "%.1f%% of pairs, z %.2f, p %.3g: %s",
       100 * t.superiority, t.z, t.p,
-      !r.comparison.latency_judged
-          ? "shown only (the runs pooled; the measures above are tested over the runs)"
+      r.base_runs > 1 ? "shown only (the runs pooled; the measures above are tested over the runs)"
+      : !r.comparison.latency_judged
+          ? "shown only (it sees the noise within each run, not the spread between runs)"
       : t.significant ? (t.superiority > 0.5 ? "the new run is slower" : "the new run is faster")
                       : "no significant difference");
 }
 
-// One run a side: the tests see only the noise within each run, and runs of one setting
-// differ by more than that (docs/compare.md), so the reader is told how to measure that.
-constexpr char kOneRunNote[] =
-    "Note: one run a side, so \"significant\" is against the noise within each run; runs of "
-    "one setting differ by more than that. Give several runs a side (--base A --base B --new C "
-    "--new D) to test against the spread between runs.";
+// "rps 2.0%, mean 2.0%, ...", in the table's order.
+std::string SpreadText(const core::RunSpread& spread, const core::Comparison& c) {
+  std::string out;
+  for (const core::MeasureShift& m : c.measures) {
+    if (!spread.by_measure.contains(m.measure)) continue;
+    absl::StrAppend(&out, out.empty() ? "" : ", ", m.measure,
+                    absl::StrFormat(" %.1f%%", 100 * spread.Of(m.measure)));
+  }
+  return out;
+}
+
+// One run a side cannot show how much runs of one setting differ (docs/compare.md): the
+// reader is told what was assumed, and several runs a side measure it.
+std::string SpreadNote(const CompareRecord& r) {
+  const core::Comparison& c = r.comparison;
+  if (r.base_runs > 1) {
+    return absl::StrCat("Spread between runs (relative SD), base: ", SpreadText(c.base_spread, c),
+                        "; new: ", SpreadText(c.next_spread, c),
+                        " (--run-spread takes these for one run against one)");
+  }
+  bool none = true;
+  for (const auto& [measure, value] : c.assumed_spread.by_measure) none = none && value == 0;
+  if (none) {
+    return "Note: one run a side and no spread between runs assumed, so \"significant\" is "
+           "against the noise within each run; runs of one setting differ by more than that.";
+  }
+  return absl::StrCat(
+      "Note: one run a side, so each shift is also judged against how much runs of one setting "
+      "differ on their own, assumed (--run-spread): ",
+      SpreadText(c.assumed_spread, c),
+      ". Several runs a side (--base A --base B --new C --new D) measure it on your machine.");
+}
 
 // "a.json" or "a.json, b.json (2 runs)".
 std::string Side(const std::string& names, size_t runs) {
@@ -71,8 +98,7 @@ std::string CompareTable(const CompareRecord& r) {
                                     Value(m.measure, m.shift.base), Value(m.measure, m.shift.next),
                                     Percent(m.shift.shift), Interval(m), Verdict(m)));
   }
-  absl::StrAppend(&out, RankLine(r), "\n");
-  if (r.base_runs == 1) absl::StrAppend(&out, kOneRunNote, "\n");
+  absl::StrAppend(&out, RankLine(r), "\n", SpreadNote(r), "\n");
   for (const auto& [expr, failed] : r.margins) {
     absl::StrAppend(&out, "--fail-if ", expr, ": ", failed ? "FAILED" : "ok", "\n");
   }
@@ -89,8 +115,7 @@ std::string CompareMarkdown(const CompareRecord& r) {
                     Value(m.measure, m.shift.next), " | ", Percent(m.shift.shift), " | ",
                     Interval(m), " | ", Verdict(m), " |\n");
   }
-  absl::StrAppend(&out, "\n", RankLine(r), "\n");
-  if (r.base_runs == 1) absl::StrAppend(&out, "\n", kOneRunNote, "\n");
+  absl::StrAppend(&out, "\n", RankLine(r), "\n\n", SpreadNote(r), "\n");
   for (const auto& [expr, failed] : r.margins) {
     absl::StrAppend(&out, "\n- `--fail-if ", expr, "`: ", failed ? "**FAILED**" : "ok");
   }
@@ -119,6 +144,14 @@ std::string CompareJson(const CompareRecord& r) {
     failed_any = failed_any || failed;
   }
   const core::RankTest& t = r.comparison.latency;
+  auto spread = [](const core::RunSpread& s) {
+    Json out = Json::object();
+    for (const auto& [measure, value] : s.by_measure) out[measure] = value;
+    return out;
+  };
+  Json run_spread = r.base_runs > 1 ? Json{{"base", spread(r.comparison.base_spread)},
+                                           {"new", spread(r.comparison.next_spread)}}
+                                    : Json{{"assumed", spread(r.comparison.assumed_spread)}};
   return DumpJson({{"base", r.base_name},
                    {"new", r.next_name},
                    {"runs", {{"base", r.base_runs}, {"new", r.next_runs}}},
@@ -130,6 +163,7 @@ std::string CompareJson(const CompareRecord& r) {
                      {"p", t.p},
                      {"tested", r.comparison.latency_judged},
                      {"significant", r.comparison.latency_judged && t.significant}}},
+                   {"run_spread", run_spread},
                    {"fail_if", margins},
                    {"failed", failed_any}});
 }

@@ -12,6 +12,8 @@ namespace {
 
 constexpr const char* kMeasures[] = {"rps", "mean", "p50",        "p90",
                                      "p99", "p999", "error_rate", "cpu_per_request"};
+// The measures a spread between runs is kept for: a rate of errors may be 0 in every run.
+constexpr std::string_view kSpreadMeasures[] = {"rps", "mean", "p50", "p90", "p99", "p999"};
 
 // Requests per second in each whole interval after the warmup.
 std::vector<double> Rates(const CompareSide& side) {
@@ -47,6 +49,63 @@ double ValueOf(const CompareSide& side, std::string_view measure) {
 
 }  // namespace
 
+double RunSpread::Of(std::string_view measure) const {
+  auto it = by_measure.find(measure);
+  return it == by_measure.end() ? 0 : it->second;
+}
+
+bool RunSpread::any_latency() const {
+  for (std::string_view m : kSpreadMeasures) {
+    if (m != "rps" && Of(m) > 0) return true;
+  }
+  return false;
+}
+
+RunSpread DefaultRunSpread() {
+  RunSpread s;
+  s.by_measure = {{"rps", 0.02}, {"mean", 0.02}, {"p50", 0.005},
+                  {"p90", 0.04}, {"p99", 0.35},  {"p999", 0.80}};
+  return s;
+}
+
+absl::StatusOr<RunSpread> ParseRunSpread(std::span<const std::string> texts) {
+  RunSpread spread = DefaultRunSpread();
+  for (const std::string& text : texts) {
+    auto fail = [&text](const std::string& why) {
+      return absl::InvalidArgumentError(absl::StrCat("--run-spread '", text, "': ", why));
+    };
+    size_t at = text.find('=');
+    if (at == std::string::npos) return fail("expected MEASURE=N%, e.g. p99=8% or all=2%");
+    std::string measure(absl::StripAsciiWhitespace(text.substr(0, at)));
+    std::string value(absl::StripAsciiWhitespace(text.substr(at + 1)));
+    bool known = measure == "all";
+    for (std::string_view m : kSpreadMeasures) known = known || measure == m;
+    if (!known) {
+      return fail(absl::StrCat("unknown measure '", measure, "' (rps mean p50 p90 p99 p999 all)"));
+    }
+    double percent = 0;
+    if (value.size() < 2 || value.back() != '%' ||
+        !absl::SimpleAtod(value.substr(0, value.size() - 1), &percent) || !std::isfinite(percent) ||
+        percent < 0 || percent > 1000) {
+      return fail("the spread is a percentage from 0% to 1000%, e.g. 8%");
+    }
+    for (std::string_view m : kSpreadMeasures) {
+      if (measure == "all" || measure == m) spread.by_measure[std::string(m)] = percent / 100;
+    }
+  }
+  return spread;
+}
+
+RunSpread MeasureRunSpread(std::span<const CompareSide> runs) {
+  RunSpread spread;
+  for (std::string_view measure : kSpreadMeasures) {
+    std::vector<double> values;
+    for (const CompareSide& side : runs) values.push_back(ValueOf(side, measure));
+    spread.by_measure[std::string(measure)] = RelativeSpread(values);
+  }
+  return spread;
+}
+
 Comparison CompareRuns(std::span<const CompareSide> base, std::span<const CompareSide> next,
                        double confidence) {
   Comparison c;
@@ -66,10 +125,13 @@ Comparison CompareRuns(std::span<const CompareSide> base, std::span<const Compar
   for (const CompareSide& side : next) pooled_b.Merge(side.stats->latency);
   c.latency = MannWhitney(pooled_a, pooled_b, confidence);
   c.latency_judged = false;
+  c.base_spread = MeasureRunSpread(base);
+  c.next_spread = MeasureRunSpread(next);
   return c;
 }
 
-Comparison Compare(const CompareSide& base, const CompareSide& next, double confidence) {
+Comparison Compare(const CompareSide& base, const CompareSide& next, double confidence,
+                   const RunSpread& spread) {
   Comparison c;
   const RunStats& a = *base.stats;
   const RunStats& b = *next.stats;
@@ -98,7 +160,12 @@ Comparison Compare(const CompareSide& base, const CompareSide& next, double conf
   cpu.next = CpuPerRequest(b);
   cpu.shift = cpu.base == 0 ? 0 : cpu.next / cpu.base - 1;
   c.measures.push_back({"cpu_per_request", cpu, false});
+  for (MeasureShift& m : c.measures) {
+    if (m.judged) m.shift = WithRunSpread(m.shift, spread.Of(m.measure), confidence);
+  }
   c.latency = MannWhitney(a.latency, b.latency, confidence);
+  c.latency_judged = !spread.any_latency();
+  c.assumed_spread = spread;
   return c;
 }
 

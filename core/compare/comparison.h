@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,6 +27,27 @@ struct CompareSide {
   double measured_seconds = 0;
 };
 
+// How much runs of one setting differ on their own, per measure (rps, mean, p50, p90, p99,
+// p999): the relative standard deviation of a run's value, 0.03 for 3%. One run a side cannot
+// show it, so Compare judges each shift against it as well; several runs a side measure it.
+struct RunSpread {
+  std::map<std::string, double, std::less<>> by_measure;
+  double Of(std::string_view measure) const;  // 0 for a measure not in it (error_rate).
+  bool any_latency() const;                   // Whether a latency measure has a spread.
+};
+
+// The spread assumed when none is given: 1.5 times the most that runs of `serve --delay 10ms`
+// at -R 500 differed by on a 2-vCPU VM, in six batches of twelve over two days
+// (docs/compare.md). A faster service or a noisier machine differs by more.
+RunSpread DefaultRunSpread();
+
+// `p99=8%` or `all=2%` (every measure), each over DefaultRunSpread() and the ones before;
+// InvalidArgument naming --run-spread otherwise.
+absl::StatusOr<RunSpread> ParseRunSpread(std::span<const std::string> texts);
+
+// The spread of each measure among `runs` (of one setting): what to give --run-spread.
+RunSpread MeasureRunSpread(std::span<const CompareSide> runs);
+
 struct MeasureShift {
   std::string measure;  // rps, mean, p50, p90, p99, p999, error_rate, cpu_per_request.
   Shift shift;
@@ -33,14 +57,18 @@ struct MeasureShift {
 struct Comparison {
   std::vector<MeasureShift> measures;
   RankTest latency;  // The whole latency distribution.
-  // False when the rank test saw several runs a side pooled: shown, not judged (it knows
-  // only the spread within runs).
+  // False when the rank test saw several runs a side pooled, or one run a side with a spread
+  // between runs assumed: shown, not judged (it knows only the spread within runs).
   bool latency_judged = true;
+  RunSpread assumed_spread;            // One run a side: what each shift was judged against.
+  RunSpread base_spread, next_spread;  // Several runs a side: measured among each side's runs.
 };
 
 // One run a side: each measure's interval from the spread within the runs (bootstrap over the
-// histograms, Welch over the per-interval rates).
-Comparison Compare(const CompareSide& base, const CompareSide& next, double confidence);
+// histograms, Welch over the per-interval rates), widened to the spread between runs
+// `spread` says runs of one setting have (WithRunSpread).
+Comparison Compare(const CompareSide& base, const CompareSide& next, double confidence,
+                   const RunSpread& spread);
 
 // Several runs a side (at least 2 each): each measure's value per run, compared by Welch's
 // t-test over the runs. Runs of one setting differ by more than one run's own spread shows

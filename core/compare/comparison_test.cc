@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace uringload::core {
@@ -37,8 +38,10 @@ TEST(ComparisonTest, MarginsParseAndFailOnlyForASignificantShiftBeyondThem) {
   RunStats slower = AnsweredIn(12'000'000, 20'000, 0);
   std::vector<uint64_t> ok_a(10, 1000), ok_b(10, 1000);
   ok_b[3] = 1001;
+  // No spread between runs assumed: the noise within the runs decides.
   Comparison c = Compare({.stats = &base, .ok_per_interval = ok_a, .measured_seconds = 10},
-                         {.stats = &slower, .ok_per_interval = ok_b, .measured_seconds = 10}, 0.95);
+                         {.stats = &slower, .ok_per_interval = ok_b, .measured_seconds = 10}, 0.95,
+                         RunSpread{});
   EXPECT_TRUE(MarginFails(*p99, c));
   EXPECT_FALSE(MarginFails(*ParseMargin("p99>+30%"), c));  // Beyond the shift.
   EXPECT_FALSE(MarginFails(*rps, c));                      // Throughput: no change.
@@ -61,15 +64,15 @@ struct SyntheticRun {
             .measured_seconds = 10};
   }
 };
-SyntheticRun RunAround(std::mt19937_64& random, double median_ns) {
+SyntheticRun RunAround(std::mt19937_64& random, double median_ns, int requests = 5000) {
   std::normal_distribution<double> run_factor(1, 0.03);
   std::lognormal_distribution<double> draw(std::log(median_ns * run_factor(random)), 0.3);
   LatencyHistogram h;
   SyntheticRun run;
-  for (int i = 0; i < 5000; ++i) h.Record(static_cast<uint64_t>(draw(random)));
+  for (int i = 0; i < requests; ++i) h.Record(static_cast<uint64_t>(draw(random)));
   run.stats.latency = h.Snapshot();
-  run.stats.outcomes[static_cast<size_t>(Outcome::kOk)] = 5000;
-  run.stats.started = 5000;
+  run.stats.outcomes[static_cast<size_t>(Outcome::kOk)] = requests;
+  run.stats.started = requests;
   return run;
 }
 
@@ -104,6 +107,75 @@ TEST(ComparisonTest, SeveralRunsASideKeepFalsePositivesAtTheConfidence) {
   EXPECT_GT(ShareSignificant(single), 0.3);  // Why several runs are needed.
 }
 
+TEST(ComparisonTest, RunSpreadParsesOverTheDefault) {
+  std::vector<std::string> texts = {"all=2%", "p99=8.5%"};
+  absl::StatusOr<RunSpread> spread = ParseRunSpread(texts);
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_DOUBLE_EQ(spread->Of("rps"), 0.02);
+  EXPECT_DOUBLE_EQ(spread->Of("p99"), 0.085);
+  EXPECT_DOUBLE_EQ(spread->Of("error_rate"), 0);
+  absl::StatusOr<RunSpread> defaults = ParseRunSpread({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->by_measure, DefaultRunSpread().by_measure);
+  EXPECT_TRUE(defaults->any_latency());
+  std::vector<std::string> none = {"all=0%"};
+  EXPECT_FALSE(ParseRunSpread(none)->any_latency());
+  for (const char* bad :
+       {"p99", "p99=8", "latency=3%", "p99=-1%", "error_rate=1%", "p99=x%", "p99=1001%", "=3%"}) {
+    std::vector<std::string> one = {bad};
+    absl::StatusOr<RunSpread> parsed = ParseRunSpread(one);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("--run-spread"), std::string::npos);
+  }
+}
+
+// Runs of one setting compared one against one: with the spread between runs they have
+// assumed, the p50, p99 and mean are each called different in at most 5% of trials (plus three
+// standard deviations of that share over 200 trials); assuming none, in most of them. What
+// Compare does per measure (the bootstrap within the runs, then WithRunSpread), with fewer
+// resamples and runs of 20,000 requests (resampled per bucket) so that 200 trials stay quick.
+TEST(ComparisonTest, OneRunASideJudgedAgainstTheSpreadKeepsFalsePositivesAtTheConfidence) {
+  std::mt19937_64 random(3);
+  constexpr double kSpread = 0.03;  // RunAround's spread between runs.
+  constexpr int kTrials = 200;
+  const double measures[] = {-1, 0.5, 0.99};  // The mean, p50, p99.
+  int called[3] = {}, without = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    SyntheticRun a = RunAround(random, 10e6, 20'000), b = RunAround(random, 10e6, 20'000);
+    std::vector<Shift> within =
+        BootstrapShifts(a.stats.latency, b.stats.latency, measures, 0.95, 100, trial);
+    for (int k = 0; k < 3; ++k) called[k] += WithRunSpread(within[k], kSpread, 0.95).significant;
+    without += within[1].significant;
+  }
+  double bound = kTrials * 0.05 + 3 * std::sqrt(kTrials * 0.05 * 0.95);
+  for (int k = 0; k < 3; ++k) EXPECT_LE(called[k], bound) << measures[k];
+  EXPECT_GT(without, kTrials / 2);  // Why the spread is needed.
+  // Compare itself: the shifts widened, and the rank test, blind to the spread, shown only.
+  SyntheticRun a = RunAround(random, 10e6), b = RunAround(random, 10e6);
+  std::vector<std::string> three = {"all=3%"};
+  Comparison c = Compare(a.side(), b.side(), 0.95, *ParseRunSpread(three));
+  Comparison bare = Compare(a.side(), b.side(), 0.95, RunSpread{});
+  EXPECT_FALSE(c.latency_judged);
+  EXPECT_TRUE(bare.latency_judged);
+  ASSERT_EQ(c.measures[4].measure, "p99");
+  EXPECT_LT(c.measures[4].shift.lower, bare.measures[4].shift.lower);
+  EXPECT_GT(c.measures[4].shift.upper, bare.measures[4].shift.upper);
+  EXPECT_DOUBLE_EQ(c.measures[4].shift.shift, bare.measures[4].shift.shift);
+}
+
+// 10 ms against 12 ms, one run a side with the default spread between runs: found slower, p50
+// +20% within 2 points.
+TEST(ComparisonTest, OneRunASideFindsATwentyPercentSlowerSettingWithTheDefaultSpread) {
+  std::mt19937_64 random(7);
+  SyntheticRun a = RunAround(random, 10e6), b = RunAround(random, 12e6);
+  Comparison c = Compare(a.side(), b.side(), 0.95, DefaultRunSpread());
+  const MeasureShift& p50 = c.measures[2];
+  EXPECT_TRUE(p50.shift.significant);
+  EXPECT_NEAR(p50.shift.shift, 0.20, 0.02 + 2 * 0.03);  // The runs' own 3% each way.
+  EXPECT_TRUE(MarginFails(*ParseMargin("p50>+10%"), c));
+  EXPECT_EQ(c.assumed_spread.by_measure, DefaultRunSpread().by_measure);
+}
+
 // 10 ms against 12 ms, three runs a side: found slower, p50 +20% within 2 points.
 TEST(ComparisonTest, SeveralRunsASideFindATwentyPercentSlowerSetting) {
   std::mt19937_64 random(5);
@@ -118,6 +190,10 @@ TEST(ComparisonTest, SeveralRunsASideFindATwentyPercentSlowerSetting) {
   EXPECT_NEAR(p50.shift.shift, 0.20, 0.02);
   EXPECT_TRUE(MarginFails(*ParseMargin("p50>+10%"), c));
   EXPECT_FALSE(MarginFails(*ParseMargin("rps<-5%"), c));  // Every run: 500/s.
+  // Each side's spread between its runs, measured: about RunAround's 3%.
+  EXPECT_GT(c.base_spread.Of("p50"), 0);
+  EXPECT_LT(c.base_spread.Of("p50"), 0.10);
+  EXPECT_NEAR(c.base_spread.Of("rps"), 0, 1e-9);
 }
 
 }  // namespace

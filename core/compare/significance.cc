@@ -237,6 +237,34 @@ Shift Welch(std::span<const double> base, std::span<const double> next, double c
   return s;
 }
 
+Shift WithRunSpread(const Shift& shift, double spread, double confidence) {
+  if (spread <= 0 || shift.base <= 0 || shift.next <= 0) return shift;
+  Shift s = shift;
+  double z = TwoSidedCritical(confidence, INFINITY);
+  double ratio = std::log(s.next / s.base);
+  double within =
+      s.lower > -1 && s.upper > s.lower ? (std::log1p(s.upper) - std::log1p(s.lower)) / (2 * z) : 0;
+  double se = std::sqrt(within * within + 2 * spread * spread);
+  s.lower = std::expm1(ratio - z * se);
+  s.upper = std::expm1(ratio + z * se);
+  s.p = 2 * (1 - NormalCdf(std::abs(ratio) / se));
+  s.significant = s.lower > 0 || s.upper < 0;
+  return s;
+}
+
+double RelativeSpread(std::span<const double> values) {
+  if (values.size() < 2) return 0;
+  double mean = 0;
+  for (double v : values) {
+    if (!(v > 0)) return 0;
+    mean += std::log(v);
+  }
+  mean /= values.size();
+  double sum = 0;
+  for (double v : values) sum += (std::log(v) - mean) * (std::log(v) - mean);
+  return std::sqrt(sum / (values.size() - 1));
+}
+
 Shift TwoProportions(uint64_t base_events, uint64_t base_n, uint64_t next_events, uint64_t next_n,
                      double confidence) {
   Shift s;

@@ -51,6 +51,17 @@ std::vector<Shift> BootstrapShifts(const HistogramSnapshot& base, const Histogra
 // Welch's t-test on two samples' means (at least 2 values each; else not significant).
 Shift Welch(std::span<const double> base, std::span<const double> next, double confidence);
 
+// `shift`, measured within one run a side, judged against how much runs of one setting differ
+// on their own as well: each run's value is off by a relative standard deviation `spread`
+// (0.03 for 3%), so the log of the two values' ratio varies by sqrt(2) spread more than the
+// interval within the runs says. The interval and p-value come from the normal approximation
+// on that scale. Unchanged when spread is 0 or either value is not positive.
+Shift WithRunSpread(const Shift& shift, double spread, double confidence);
+
+// How much positive values differ: the standard deviation of their logs (about the relative
+// one), 0 for fewer than two values or any value not positive.
+double RelativeSpread(std::span<const double> values);
+
 // A two-proportion z-test: `base_events` of `base_n` against `next_events` of `next_n`.
 Shift TwoProportions(uint64_t base_events, uint64_t base_n, uint64_t next_events, uint64_t next_n,
                      double confidence);

@@ -85,5 +85,37 @@ TEST(SignificanceTest, WelchAndProportionsOnKnownCases) {
   EXPECT_FALSE(TwoProportions(0, 100, 0, 100, 0.95).significant);
 }
 
+// A +10% shift that is sure within the runs is not once runs differ by 10% on their own; the
+// interval grows by that spread on the log scale, and without a spread nothing changes.
+TEST(SignificanceTest, TheSpreadBetweenRunsWidensTheInterval) {
+  Shift within{.base = 10,
+               .next = 11,
+               .shift = 0.10,
+               .lower = 0.09,
+               .upper = 0.11,
+               .p = 0.05,
+               .significant = true};
+  Shift same = WithRunSpread(within, 0, 0.95);
+  EXPECT_DOUBLE_EQ(same.lower, 0.09);
+  EXPECT_TRUE(same.significant);
+  Shift wide = WithRunSpread(within, 0.10, 0.95);
+  EXPECT_FALSE(wide.significant);
+  EXPECT_LT(wide.lower, 0);
+  EXPECT_GT(wide.upper, 0.10);
+  // sqrt(2) x 10% on the log scale (the within-run part is small beside it): p of |ln 1.1|.
+  double se =
+      std::sqrt(std::pow((std::log1p(0.11) - std::log1p(0.09)) / (2 * 1.959964), 2) + 2 * 0.01);
+  EXPECT_NEAR(wide.p, 2 * (1 - NormalCdf(std::log(1.1) / se)), 1e-4);
+  EXPECT_TRUE(WithRunSpread(within, 0.02, 0.95).significant);  // 10% is beyond 2% runs.
+  EXPECT_FALSE(WithRunSpread(Shift{.base = 0, .next = 1}, 0.1, 0.95).significant);
+}
+
+TEST(SignificanceTest, RelativeSpreadIsTheDeviationOfTheLogs) {
+  EXPECT_DOUBLE_EQ(RelativeSpread(std::vector<double>{10, 10, 10}), 0);
+  EXPECT_NEAR(RelativeSpread(std::vector<double>{1, std::exp(1.0)}), std::sqrt(0.5), 1e-12);
+  EXPECT_DOUBLE_EQ(RelativeSpread(std::vector<double>{5}), 0);     // One run: unknown.
+  EXPECT_DOUBLE_EQ(RelativeSpread(std::vector<double>{0, 5}), 0);  // Not positive.
+}
+
 }  // namespace
 }  // namespace uringload::core

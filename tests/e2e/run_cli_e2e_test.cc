@@ -143,6 +143,11 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
        "unknown measure"},
       {{"compare", "--confidence", "2", "/etc/hostname", "/etc/hostname"}, "--confidence"},
       {{"compare", "/etc/hostname"}, "compare takes BASE.json NEW.json"},
+      {{"compare", "--run-spread", "p99=8", "/etc/hostname", "/etc/hostname"},
+       "--run-spread 'p99=8': the spread is a percentage"},
+      {{"compare", "--run-spread", "all=2%", "--base", "a", "--base", "b", "--new", "c", "--new",
+        "d"},
+       "--run-spread is for one run a side"},
       // Requests from data: every mistake before any traffic, with the file:line or the flag.
       {{"run", "--data", "/nonexistent.csv", "URL"}, "--data '/nonexistent.csv': No such file"},
       {{"run", "--data", data.Path("empty.csv"), "URL"}, "empty.csv: the file is empty"},
