@@ -129,6 +129,16 @@ double Percentile(std::vector<double>& values, double p) {
   return values[k];
 }
 
+// The mean and the sample variance (over n - 1) of at least two values.
+void Moments(std::span<const double> values, double* mean, double* variance) {
+  *mean = 0;
+  for (double x : values) *mean += x;
+  *mean /= values.size();
+  *variance = 0;
+  for (double x : values) *variance += (x - *mean) * (x - *mean);
+  *variance /= values.size() - 1;
+}
+
 }  // namespace
 
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
@@ -199,14 +209,6 @@ std::vector<Shift> BootstrapShifts(const HistogramSnapshot& base, const Histogra
 
 Shift Welch(std::span<const double> base, std::span<const double> next, double confidence) {
   Shift s;
-  auto moments = [](std::span<const double> v, double* mean, double* var) {
-    *mean = 0;
-    for (double x : v) *mean += x;
-    *mean /= v.size();
-    *var = 0;
-    for (double x : v) *var += (x - *mean) * (x - *mean);
-    *var /= v.size() - 1;
-  };
   if (base.size() < 2 || next.size() < 2) {
     if (!base.empty()) s.base = base[0];
     if (!next.empty()) s.next = next[0];
@@ -214,8 +216,8 @@ Shift Welch(std::span<const double> base, std::span<const double> next, double c
     return s;
   }
   double ma, va, mb, vb;
-  moments(base, &ma, &va);
-  moments(next, &mb, &vb);
+  Moments(base, &ma, &va);
+  Moments(next, &mb, &vb);
   s.base = ma;
   s.next = mb;
   s.shift = RelativeShift(ma, mb);
@@ -254,15 +256,14 @@ Shift WithRunSpread(const Shift& shift, double spread, double confidence) {
 
 double RelativeSpread(std::span<const double> values) {
   if (values.size() < 2) return 0;
-  double mean = 0;
+  std::vector<double> logs;
   for (double v : values) {
     if (!(v > 0)) return 0;
-    mean += std::log(v);
+    logs.push_back(std::log(v));
   }
-  mean /= values.size();
-  double sum = 0;
-  for (double v : values) sum += (std::log(v) - mean) * (std::log(v) - mean);
-  return std::sqrt(sum / (values.size() - 1));
+  double mean, variance;
+  Moments(logs, &mean, &variance);
+  return std::sqrt(variance);
 }
 
 Shift TwoProportions(uint64_t base_events, uint64_t base_n, uint64_t next_events, uint64_t next_n,
