@@ -230,7 +230,9 @@ TEST(Http2ClientSessionTest, TheHeaderTableIsAnnouncedWhenItIsNotTheDefault) {
     ASSERT_EQ(events.ends.size(), 1u);
     EXPECT_TRUE(events.ends[0].complete);
     EXPECT_EQ(server.client_setting(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE), table);
-    // Its SETTINGS frame: 2 entries, or 3 with the table (6 bytes more).
+    // The client never sends a priority, and says so (RFC 9218 2.1).
+    EXPECT_EQ(server.client_setting(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES), 1u);
+    // Its SETTINGS frame: 3 entries, or 4 with the table (6 bytes more).
     if (table == kHttp2DefaultHeaderTable) {
       default_sent = sent;
     } else {

@@ -67,6 +67,8 @@ struct Connection {
   // A flag beside the state, not a state: true exactly while the slot is in Worker::listed_
   // (open model: it may take a request), whatever its state; it keeps the list free of twins.
   bool listed = false;
+  // Likewise for Worker::queued_flushes_ (HTTP/2: frames go out once the drain is over).
+  bool flush_queued = false;
 
   PendingRequest& oldest() { return pending[head]; }
   // The k-th pending request, oldest first (k == count: the next free entry). A compare, not

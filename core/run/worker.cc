@@ -86,6 +86,7 @@ absl::Status Worker::Setup() {
         WakeMargin(static_cast<int64_t>(std::min(1e9 * plan.threads / *plan.rate, 1e18)));
   }
   unstamped_sends_.reserve(n);
+  queued_flushes_.reserve(n);
   ramp_.emplace(config_.plan->max_connecting, n);
   return absl::OkStatus();
 }
@@ -105,7 +106,7 @@ absl::Status Worker::Run() {
         now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
     if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
     uint64_t handled = completions_handled_;
-    loop_->Drain(*this);
+    DrainCompletions();
     // A poll that found nothing to do was idle time, not work (the busy share).
     if (polling_ && sends == 0 && completions_handled_ == handled) {
       polled_ns_ += completions_at_ns_ - now;
@@ -115,6 +116,13 @@ absl::Status Worker::Run() {
   stats_->WorkerFinished(net::ThreadCpuNanos() - cpu_at_start - polled_ns_,
                          loop_->Now() - started_ns_);
   return absl::OkStatus();
+}
+
+void Worker::DrainCompletions() {
+  in_drain_ = true;
+  loop_->Drain(*this);
+  in_drain_ = false;
+  FlushQueuedStreams();
 }
 
 // Requests queued since the last submit go out with the next one: their latency and

@@ -101,6 +101,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void OnPeerClosed(Connection& c);
   void OnClosed(Connection& c);
   void OnTimeout(Connection& c, int64_t now);
+  // Handles the completions that are ready, then sends what they left for HTTP/2 connections.
+  void DrainCompletions();
   // Records the outcome of request `r` (its stats; the connection's bookkeeping is the
   // caller's).
   void Record(const PendingRequest& r, Outcome outcome, int error, int status);
@@ -111,6 +113,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   absl::Status StartSession(Connection& c);
   void AddStream(Connection& c, const PendingRequest& request);
   void FlushStreams(Connection& c);
+  void FlushQueuedStreams();
   void RefillStreams(Connection& c);
   void FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status);
   void RetryStream(Connection& c, uint32_t k);
@@ -141,6 +144,10 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::vector<char> request_storage_;            // -p rendered requests per connection.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
+  // HTTP/2 slots whose frames wait for the end of the drain (Worker::FlushStreams), and
+  // whether a drain is under way.
+  std::vector<uint32_t> queued_flushes_;
+  bool in_drain_ = false;
   std::vector<PendingRequest> retry_;  // Sent behind a response that closed the connection.
   std::vector<uint32_t> listed_;       // Open model: connections that may take requests.
   // HTTP/2 connections' sessions by slot, made when a slot first speaks h2 and reused, and the

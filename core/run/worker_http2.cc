@@ -74,13 +74,25 @@ void Worker::AddStream(Connection& c, const PendingRequest& request) {
 }
 
 // Sends the frames the session has ready, unless a send is in flight (its completion sends the
-// rest). Streams opened since the last submit are stamped by the next one.
+// rest). Streams opened since the last submit are stamped by the next one. During a drain the
+// frames wait for its end: a connection's receives of one drain (over TLS, a record each)
+// then go out as one send, where a send per receive halved the requests per TLS record
+// and TCP segment (docs/performance.md).
 void Worker::FlushStreams(Connection& c) {
+  if (in_drain_) {
+    if (!c.flush_queued) {
+      c.flush_queued = true;
+      queued_flushes_.push_back(c.slot);
+    }
+    return;
+  }
   if (c.send_size != 0) return;
+  uint16_t open_before = c.count;
   session_connection_ = &c;  // Serializing may end streams (a GOAWAY came first).
   std::string_view out = Session(c).Output();
   session_connection_ = nullptr;
   if (c.state != ConnState::kActive) return;
+  if (c.count != open_before) ScheduleStreamTimeout(c);
   if (Session(c).failed()) {  // Its GOAWAY is ready: the server broke the protocol.
     Fail(c, Outcome::kParseError,
          static_cast<int>(Session(c).failed_in_hpack() ? ParseFailure::kHttp2Compression
@@ -100,6 +112,16 @@ void Worker::FlushStreams(Connection& c) {
     c.stamped = 1;
     unstamped_sends_.push_back(c.slot);
   }
+}
+
+void Worker::FlushQueuedStreams() {
+  for (size_t i = 0; i < queued_flushes_.size(); ++i) {  // A flush may fail one, queueing none.
+    Connection& c = connections_[queued_flushes_[i]];
+    c.flush_queued = false;
+    // It may have ended, or even connected again, since: only an open session has frames.
+    if (c.state == ConnState::kActive && c.protocol == Protocol::kHttp2) FlushStreams(c);
+  }
+  queued_flushes_.clear();
 }
 
 void Worker::StampStreams(Connection& c, int64_t now) {
@@ -125,7 +147,8 @@ void Worker::RefillStreams(Connection& c) {
   FlushStreams(c);
 }
 
-// Ends the request in entry `k`.
+// Ends the request in entry `k`. The caller moves the connection's timeout after (once for
+// all the streams that end together: it looks at every entry).
 void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status) {
   PendingRequest& r = c.pending[k];
   URINGLOAD_CHECK(r.in_use && c.count > 0 && in_flight_ > 0, "slot %u entry %u count %u", c.slot, k,
@@ -133,10 +156,10 @@ void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error,
   Record(r, outcome, error, status);
   r.in_use = false;
   --c.count;
-  ScheduleStreamTimeout(c);
 }
 
-// The request in entry `k` was not processed: it goes out again (it stays started, once).
+// The request in entry `k` was not processed: it goes out again (it stays started, once). The
+// caller moves the timeout, as for FinishStream.
 void Worker::RetryStream(Connection& c, uint32_t k) {
   PendingRequest& r = c.pending[k];
   r.in_use = false;
@@ -144,7 +167,6 @@ void Worker::RetryStream(Connection& c, uint32_t k) {
   ++r.retries;
   retry_.push_back(r);
   stats_->RequestRetried();
-  ScheduleStreamTimeout(c);
 }
 
 // The connection closed or failed under its streams: each the server may have processed ends
@@ -200,6 +222,7 @@ void Worker::TimeOutStreams(Connection& c, int64_t now) {
       FinishStream(c, k, Outcome::kTimeout, 0, 0);
     }
   }
+  ScheduleStreamTimeout(c);
   RefillStreams(c);
 }
 
@@ -212,6 +235,7 @@ void Worker::OnStreamsSent(Connection& c, uint32_t bytes) {
 // Received bytes end streams (OnStreamEnd) as the session decodes them.
 void Worker::OnStreamData(Connection& c, std::string_view data) {
   uint32_t before = responses_parsed_;
+  uint16_t open_before = c.count;
   received_ns_[c.slot] = completions_at_ns_;
   session_connection_ = &c;
   absl::Status s = Session(c).Receive(data);
@@ -221,6 +245,7 @@ void Worker::OnStreamData(Connection& c, std::string_view data) {
     Fail(c, Outcome::kReset, ENOMEM);
     return;
   }
+  if (c.count != open_before) ScheduleStreamTimeout(c);  // Streams ended (no stream opens here).
   if (responses_parsed_ != before && !config_.plan->keep_alive && c.count == 0) {
     Close(c);
     return;

@@ -33,7 +33,7 @@ void Worker::WaitForStart() {
           now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
       if (absl::Status s = loop_->SubmitAndWait(step, 1); !s.ok()) break;  // Run reports it.
       completions_at_ns_ = loop_->Now();
-      loop_->Drain(*this);
+      DrainCompletions();
       AdmitQueuedConnects();
     } else {
       timespec pause{.tv_sec = step / 1'000'000'000, .tv_nsec = step % 1'000'000'000};
