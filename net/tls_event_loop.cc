@@ -18,8 +18,9 @@
 namespace uringload::net {
 namespace {
 
-// A TLS record carries at most 16 KiB of plaintext.
+// A TLS record carries at most 16 KiB of plaintext; the plaintext buffer holds four.
 constexpr size_t kRecordPlaintext = 16 * 1024;
+constexpr size_t kPlaintextBuffer = 4 * kRecordPlaintext;
 
 bool IsAddressLiteral(const std::string& host) {
   unsigned char buffer[16];
@@ -36,7 +37,7 @@ TlsEventLoop::TlsEventLoop(std::unique_ptr<EventLoop> inner, std::shared_ptr<Tls
       host_(std::move(host)),
       host_is_address_(IsAddressLiteral(host_)),
       slots_(slots),
-      plain_(kRecordPlaintext) {}
+      plain_(kPlaintextBuffer) {}
 
 TlsEventLoop::~TlsEventLoop() {
   for (Slot& s : slots_) FreeSsl(s);
@@ -341,17 +342,34 @@ void TlsEventLoop::OnInnerReceive(uint32_t slot, const Completion& completion) {
   }
 }
 
-// Decrypts what arrived and hands the plaintext over, record by record.
+// Decrypts what arrived and hands the plaintext over, the records of one receive together as
+// far as the buffer holds them: a burst of small records (over HTTP/2, often a response each)
+// is then one delivery, not one per record.
 void TlsEventLoop::ReadPlain(uint32_t slot) {
   Slot& s = slots_[slot];
+  size_t held = 0;  // Plaintext in plain_ not yet handed over.
+  auto hand_over = [&] {
+    if (held == 0) return;
+    Deliver(MakeCompletion(slot, Op::kRecv, static_cast<int>(held), true,
+                           std::string_view(plain_.data(), held)));
+    held = 0;
+  };
   while (s.state == State::kOpen) {
-    int n = SSL_read(s.ssl, plain_.data(), static_cast<int>(plain_.size()));
+    if (plain_.size() - held < kRecordPlaintext) {
+      hand_over();
+      continue;  // The handler may have closed the slot.
+    }
+    int n = SSL_read(s.ssl, plain_.data() + held, static_cast<int>(plain_.size() - held));
     if (n > 0) {
-      Deliver(MakeCompletion(slot, Op::kRecv, n, true,
-                             std::string_view(plain_.data(), static_cast<size_t>(n))));
+      held += static_cast<size_t>(n);
       continue;
     }
+    // Before the handler runs: it may send, and so change the SSL's last error.
     int error = SSL_get_error(s.ssl, n);
+    if (held > 0) {
+      hand_over();
+      if (s.state != State::kOpen) return;
+    }
     if (error == SSL_ERROR_WANT_READ) break;
     if (error == SSL_ERROR_ZERO_RETURN) {  // close_notify: a clean end of the stream.
       s.peer_closed = true;

@@ -88,7 +88,7 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
   std::vector<Slot> slots_;
   CompletionHandler* handler_ = nullptr;  // The outer handler during Drain.
   std::vector<Completion> deferred_;      // Errors found outside a Drain, delivered at the next.
-  std::vector<char> plain_;               // One record's plaintext, shared by all slots.
+  std::vector<char> plain_;               // Records' plaintext, shared by all slots.
   SSL_SESSION* session_ = nullptr;        // The last ticket (client).
   uint64_t failed_handshakes_ = 0;
 };
