@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "net/testing/tls_loopback.h"
 #include "net/tls_errors.h"
 
@@ -30,6 +34,24 @@ void Exchange(TlsLoopback& link) {
 TEST(TlsEventLoopTest, HandshakeThenPlaintextBothWays) {
   TlsLoopback link(Insecure(), SelfSignedServerContext());
   Exchange(link);
+}
+
+// The records of one receive reach the handler together: one completion, not one per record.
+TEST(TlsEventLoopTest, TheRecordsOfOneReceiveAreHandedOverTogether) {
+  TlsLoopback link(Insecure(), SelfSignedServerContext());
+  Exchange(link);
+  size_t before = link.client_seen.seen.size();
+  for (std::string_view part : {"one ", "two ", "three"}) {
+    link.server->Send(0, part.data(), static_cast<uint32_t>(part.size()));
+    link.server->Drain(link.server_seen);  // Sent; the record waits for the client's receive.
+  }
+  link.Pump(1);
+  std::vector<int> receives;
+  for (size_t i = before; i < link.client_seen.seen.size(); ++i) {
+    if (link.client_seen.seen[i].op == Op::kRecv) receives.push_back(link.client_seen.seen[i].res);
+  }
+  EXPECT_EQ(receives, std::vector<int>{13});
+  EXPECT_TRUE(link.client_seen.received.ends_with("HTTP/1.1 200 OK\r\n\r\none two three"));
 }
 
 TEST(TlsEventLoopTest, CloseSendsCloseNotifyTheOtherSideSeesACleanEnd) {
