@@ -19,10 +19,11 @@ uint32_t TagOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintp
 Http2ClientSession::Http2ClientSession(uint32_t streams, Http2ClientSettings settings,
                                        Http2Memory* memory)
     : own_memory_(memory == nullptr ? std::make_unique<Http2Memory>() : nullptr),
-      allocator_(memory == nullptr ? *own_memory_ : *memory),
+      memory_(memory == nullptr ? *own_memory_ : *memory),
+      allocator_(memory_),
       settings_(settings),
       streams_(streams),
-      output_(memory == nullptr ? *own_memory_ : *memory) {}
+      output_(memory_) {}
 
 Http2ClientSession::~Http2ClientSession() { Stop(); }
 
@@ -93,23 +94,24 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   std::string rendered_body = std::move(stream.rendered_body);  // Its capacity stays.
   stream = Stream{.request = &request};
   stream.rendered_body = std::move(rendered_body);
-  // Every rendered value in one buffer, grown to the largest need once: nghttp2 copies them.
+  // Every rendered value in the worker's one buffer, grown to the largest need once: nghttp2
+  // copies them.
+  auto& [nv, rendered] = memory_.request_fields();
   std::span<const RequestTemplate::Field> fields = request.http2_fields();
   size_t room = request.path().max_size() + TextTemplate::kMaxIntegerDigits;
   for (const RequestTemplate::Field& f : fields) room += f.value.max_size();
-  if (rendered_.size() < room) rendered_.resize(room);
+  if (rendered.size() < room) rendered.resize(room);
   size_t used = 0;
   auto render = [&](const TextTemplate& t) {
     if (t.is_static()) return t.fixed();
-    std::string_view value = t.RenderInto(context, std::span(rendered_).subspan(used));
+    std::string_view value = t.RenderInto(context, std::span(rendered).subspan(used));
     used += value.size();
     return value;
   };
-  fields_.clear();
-  for (const RequestTemplate::Field& f : fields)
-    fields_.push_back(Http2Field(f.name, render(f.value)));
+  nv.clear();
+  for (const RequestTemplate::Field& f : fields) nv.push_back(Http2Field(f.name, render(f.value)));
   // Pseudo-headers come first: :path after :method, :scheme and :authority.
-  fields_.insert(fields_.begin() + 3, Http2Field(":path", render(request.path())));
+  nv.insert(nv.begin() + 3, Http2Field(":path", render(request.path())));
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
   if (request.has_body()) {
     const TextTemplate& t = request.body();
@@ -119,13 +121,13 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
       stream.rendered_body.resize(t.max_size());
       stream.body = t.RenderInto(context, stream.rendered_body);
     }
-    char* digits = rendered_.data() + used;
+    char* digits = rendered.data() + used;
     size_t size =
         std::to_chars(digits, digits + TextTemplate::kMaxIntegerDigits, stream.body.size()).ptr -
         digits;
-    fields_.push_back(Http2Field("content-length", std::string_view(digits, size)));
+    nv.push_back(Http2Field("content-length", std::string_view(digits, size)));
   }
-  int32_t id = nghttp2_submit_request(session_, nullptr, fields_.data(), fields_.size(),
+  int32_t id = nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
                                       request.has_body() ? &body : nullptr, TagData(tag));
   if (id < 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(id)));
   stream.id = id;

@@ -138,13 +138,12 @@ class Http2ClientSession {
   static const nghttp2_option* Options();
 
   std::unique_ptr<Http2Memory> own_memory_;  // Without a worker's.
+  Http2Memory& memory_;                      // The worker's, or own_memory_.
   Http2Memory::SessionAllocator allocator_;
   nghttp2_session* session_ = nullptr;
   Events* events_ = nullptr;
   Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
-  std::vector<nghttp2_nv> fields_;
-  std::vector<char> rendered_;  // The templated values of the stream being submitted.
   Http2Output output_;
   uint32_t open_streams_ = 0;
   bool going_away_ = false;

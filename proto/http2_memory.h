@@ -1,7 +1,8 @@
 // Http2Memory: what one worker's HTTP/2 sessions share, on that worker's thread: nghttp2's
-// frame buffer and the buffers of frames waiting to go out. A session keeps neither while it
-// is idle, so an open HTTP/2 connection costs nghttp2's session state and little else
-// (docs/performance.md has the bytes).
+// frame buffer, the buffers of frames waiting to go out, and where a request's fields are laid
+// out for nghttp2 (which copies them). A session keeps none of them while it is idle, so an
+// open HTTP/2 connection costs nghttp2's session state and little else (docs/performance.md
+// has the bytes).
 //
 // nghttp2 keeps a 16 KiB buffer per session in which it lays out each frame; the frame is
 // needed only until nghttp2_session_mem_send hands it out, and Http2Output copies it away at
@@ -63,6 +64,13 @@ class Http2Memory {
   // An output buffer of kOutputBytes, from those given back or a new one.
   char* TakeOutput();
   void GiveBackOutput(char* buffer);
+  // A request's header fields and the rendered values they point at, while a session submits
+  // it: grown to the largest request once per worker, not per connection.
+  struct RequestFields {
+    std::vector<nghttp2_nv> fields;
+    std::vector<char> rendered;
+  };
+  RequestFields& request_fields() { return request_fields_; }
   // Output buffers made so far: the most ever taken at once.
   size_t outputs_made() const { return outputs_.size(); }
   const SmallBlocks& blocks() const { return blocks_; }
@@ -75,6 +83,7 @@ class Http2Memory {
   std::unique_ptr<char[]> frame_buffer_;
   std::vector<std::unique_ptr<char[]>> outputs_;
   std::vector<char*> free_outputs_;
+  RequestFields request_fields_;
 };
 
 }  // namespace uringload::proto
