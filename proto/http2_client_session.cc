@@ -96,7 +96,10 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   stream.rendered_body = std::move(rendered_body);
   // Every rendered value in the worker's one buffer, grown to the largest need once: nghttp2
   // copies them.
-  auto& [nv, rendered] = memory_.request_fields();
+  // Named references, not a structured binding: clang (the fuzz build) lets no lambda
+  // capture one in C++20.
+  std::vector<nghttp2_nv>& nv = memory_.request_fields().fields;
+  std::vector<char>& rendered = memory_.request_fields().rendered;
   std::span<const RequestTemplate::Field> fields = request.http2_fields();
   size_t room = request.path().max_size() + TextTemplate::kMaxIntegerDigits;
   for (const RequestTemplate::Field& f : fields) room += f.value.max_size();
