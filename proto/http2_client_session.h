@@ -68,7 +68,7 @@ class Http2ClientSession {
   bool started() const { return session_ != nullptr; }
 
   // Opens a stream for `request` rendered for `context` (its body flows as flow control
-  // allows).
+  // allows). `request` must outlive the stream: nghttp2 points at its names and fixed values.
   absl::Status Submit(const RequestTemplate& request, const TemplateContext& context, uint32_t tag);
   // Feeds received bytes; ended streams are reported during the call. An error is nghttp2's
   // fatal one (out of memory); a protocol error found in the bytes shows in failed().

@@ -224,7 +224,8 @@ TEST(Http2ClientSessionTest, TheHeaderTableIsAnnouncedWhenItIsNotTheDefault) {
     Http2ClientSession client(1, Http2ClientSettings{.header_table = table});
     Recorder events;
     ASSERT_TRUE(client.Start(&events).ok());
-    ASSERT_TRUE(client.Submit(Template("GET", "/"), {.index = 0}, 0).ok());
+    RequestTemplate t = Template("GET", "/");
+    ASSERT_TRUE(client.Submit(t, {.index = 0}, 0).ok());
     size_t sent = 0;
     Pump(client, server, &sent);
     ASSERT_EQ(events.ends.size(), 1u);
@@ -258,7 +259,8 @@ TEST(Http2ClientSessionTest, AWellBehavedServerNeverFailsIt) {
   Http2ClientSession client(1);
   Recorder events;
   ASSERT_TRUE(client.Start(&events).ok());
-  ASSERT_TRUE(client.Submit(Template("GET", "/"), {.index = 0}, 0).ok());
+  RequestTemplate t = Template("GET", "/");
+  ASSERT_TRUE(client.Submit(t, {.index = 0}, 0).ok());
   Pump(client, server);
   EXPECT_FALSE(client.failed());
 }

@@ -15,11 +15,14 @@
 
 namespace uringload::proto {
 
-// A header field for nghttp2's submit calls, which copy it (no flags needed).
-inline nghttp2_nv Http2Field(std::string_view name, std::string_view value) {
+// A header field for nghttp2's submit calls, which copy it (and lower the name's case) unless
+// `flags` says that the name (lower case already) or the value outlives the frame: then
+// nghttp2 points at it instead.
+inline nghttp2_nv Http2Field(std::string_view name, std::string_view value,
+                             uint8_t flags = NGHTTP2_NV_FLAG_NONE) {
   return {reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
           reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
-          NGHTTP2_NV_FLAG_NONE};
+          flags};
 }
 
 class Http2Output {

@@ -91,7 +91,9 @@ void Http2ServerSession::Respond(int32_t stream_id, int status, std::string_view
   stream->stop_at = partial ? body.size() / 2 : body.size();
   std::string code = std::to_string(status);
   std::string length = std::to_string(body.size());
-  nghttp2_nv fields[] = {Http2Field(":status", code), Http2Field("content-length", length)};
+  // The names are literals in lower case: nghttp2 need not copy them.
+  nghttp2_nv fields[] = {Http2Field(":status", code, NGHTTP2_NV_FLAG_NO_COPY_NAME),
+                         Http2Field("content-length", length, NGHTTP2_NV_FLAG_NO_COPY_NAME)};
   nghttp2_data_provider provider{.source = {.ptr = stream}, .read_callback = &ReadBody};
   nghttp2_submit_response(session_, stream_id, fields, std::size(fields), &provider);
 }
