@@ -6,6 +6,9 @@
 # (with TLS when $3 names a folder holding cert.pem and key.pem) and answers every request with
 # 200 and the body $4 (default "hello from nginx"); /bytes/NAME serves the file $1/bytes/NAME.
 # $5 = http2: HTTP/2 on the port (by ALPN beside HTTP/1.1 with TLS, else h2c only).
+# multi_accept: a busy worker otherwise accepts one connection per event loop pass, and at
+# c=10,000 most connections then waited the whole run for their first answer (p99 9.8 s), so
+# few were really served (docs/performance.md).
 write_nginx_conf() {
   local ssl="" ssl_files="" http2="" listen=$2
   [[ $listen == *:* ]] || listen=127.0.0.1:$listen
@@ -21,7 +24,7 @@ master_process off;
 worker_rlimit_nofile 20000;
 error_log stderr error;
 pid $1/nginx.pid;
-events { worker_connections 20000; }
+events { worker_connections 20000; multi_accept on; }
 http {
   access_log off;
   client_body_temp_path $1; proxy_temp_path $1; fastcgi_temp_path $1;
