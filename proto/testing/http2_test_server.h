@@ -6,6 +6,7 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -73,6 +74,10 @@ class Http2TestServer {
   uint32_t client_setting(nghttp2_settings_id id) const {
     return nghttp2_session_get_remote_settings(session_, id);
   }
+  // Whether the client's SETTINGS named `id` at all (a default value may be announced too).
+  bool client_announced(nghttp2_settings_id id) const {
+    return std::find(announced_.begin(), announced_.end(), id) != announced_.end();
+  }
   // The requests it processed (answered, reset or stalled), not those above its GOAWAY.
   const std::vector<Request>& requests() const { return requests_; }
   // The error code of each RST_STREAM the client sent.
@@ -109,6 +114,11 @@ class Http2TestServer {
     auto* server = static_cast<Http2TestServer*>(self);
     if (frame->hd.type == NGHTTP2_RST_STREAM) {
       server->resets_received_.push_back(frame->rst_stream.error_code);
+    }
+    if (frame->hd.type == NGHTTP2_SETTINGS) {
+      for (size_t i = 0; i < frame->settings.niv; ++i) {
+        server->announced_.push_back(frame->settings.iv[i].settings_id);
+      }
     }
     bool request_ends = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
                         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
@@ -154,6 +164,7 @@ class Http2TestServer {
   std::map<int32_t, Body> bodies_;
   std::vector<Request> requests_;
   std::vector<uint32_t> resets_received_;
+  std::vector<int32_t> announced_;  // Each SETTINGS identifier the client sent.
 };
 
 }  // namespace uringload::proto::testing
