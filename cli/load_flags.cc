@@ -85,7 +85,9 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   cmd->add_option("--http2-header-table", o.http2_header_table,
                   absl::StrCat("HTTP/2: the HPACK table in which the client keeps the header "
                                "fields a server asks it to index, in bytes (default ",
-                               proto::kHttp2DefaultHeaderTable, ", HPACK's; at most ",
+                               proto::kHttp2DefaultHeaderTable,
+                               ", HPACK's, announced all the same: nginx then keeps nothing in "
+                               "it; at most ",
                                core::kMaxHttp2HeaderTable, "; 0 keeps none)"));
   cmd->add_flag("--http1.1", o.http1, "HTTP/1.1 only (https:// offers only http/1.1 by ALPN)");
   cmd->add_option("--targets", o.targets_file,
