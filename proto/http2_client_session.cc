@@ -67,7 +67,7 @@ absl::Status Http2ClientSession::Start(Events* events) {
       {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
       // Announced even at HPACK's default, which changes nothing for a server that honours
       // it; nginx answers any announced size by keeping nothing in the client's table (as
-      // for browsers, which announce 65,536), and that halves a connection's memory.
+      // for Chrome, which announces 65,536), and that halves a connection's memory.
       {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, settings_.header_table}};
   rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings));
   if (rv == 0) {
