@@ -121,6 +121,46 @@ TEST(Http2ServerSessionTest, AMalformedFrameFailsTheClient) {
   EXPECT_TRUE(pair.client.failed());
 }
 
+// A client uploads under HTTP/2's initial window until the server's smaller one reaches it, so
+// the server may hold more unacknowledged bytes of a stream than its new window when the
+// client's SETTINGS ACK arrives. nghttp2's automatic WINDOW_UPDATE then reset such a stream
+// (FLOW_CONTROL_ERROR) once a WINDOW_UPDATE queued before the ACK went out; the server
+// acknowledges what it consumed itself instead.
+TEST(Http2ServerSessionTest, UploadsAheadOfItsSmallerWindowAreNotResets) {
+  Pair pair({.max_streams = 8, .window = 1024});
+  RequestSpec spec;
+  spec.method = "POST";
+  spec.target = "/up";
+  spec.host_header = "example.test";
+  spec.body = std::string(64 * 1024, 'u');  // More than the initial window: not all sent.
+  RequestTemplate upload = *RequestTemplate::Build(spec);
+  ASSERT_TRUE(pair.client.Submit(upload, {.index = 0}, 0).ok());
+  std::string server_settings(pair.server.Output());
+  pair.server.Sent(static_cast<uint32_t>(server_settings.size()));
+  // The client's preface and its DATA up to the initial 65,535 bytes, then its ACK of the
+  // server's SETTINGS: all in one read, so the WINDOW_UPDATE queued for the first two frames
+  // has not left when the ACK makes the window 1,024.
+  std::string to_server;
+  for (std::string_view out; !(out = pair.client.Output()).empty();) {
+    to_server.append(out);
+    pair.client.Sent(static_cast<uint32_t>(out.size()));
+  }
+  ASSERT_TRUE(pair.client.Receive(server_settings).ok());
+  for (std::string_view out; !(out = pair.client.Output()).empty();) {
+    to_server.append(out);
+    pair.client.Sent(static_cast<uint32_t>(out.size()));
+  }
+  ASSERT_TRUE(pair.server.Receive(to_server).ok());
+  pair.Pump();
+  ASSERT_EQ(pair.requests.size(), 1u);
+  pair.server.Respond(pair.requests[0].stream_id, 200, "done");
+  pair.Pump();
+  ASSERT_EQ(pair.ends.size(), 1u);
+  EXPECT_EQ(pair.ends[0].error_code, 0u);
+  EXPECT_TRUE(pair.ends[0].complete);
+  EXPECT_EQ(pair.ends[0].status, 200);
+}
+
 TEST(Http2ServerSessionTest, ItsSettingsReachTheClient) {
   Pair pair({.max_streams = 3, .window = 1024});
   pair.Pump();
