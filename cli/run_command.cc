@@ -164,7 +164,10 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .threads = plan.threads,
                           .concurrency = plan.concurrency,
                           .planned = plan.requests,
-                          .planned_duration_seconds = std::nullopt};
+                          .planned_duration_seconds = std::nullopt,
+                          .open_model = plan.rate.has_value(),
+                          .schedule_lag_bound = plan.schedule_lag_bound,
+                          .busy_poll = plan.busy_poll};
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(options.metrics, "client",

@@ -167,6 +167,27 @@ std::vector<MetricFamily> RunCollector::Collect() const {
             s.warmup_started);
   b.Counter("uringload_requests_retried_total",
             "HTTP/2: requests the server refused unprocessed, sent again", s.retried);
+  // The client's own limits (core/run/generator_check.h): live for the CPU it waited for, the
+  // cgroup's throttling and the schedule lag; the busy share and unsent requests at the end.
+  const core::GeneratorStats& g = s.generator;
+  b.Counter("uringload_generator_run_queue_seconds_total",
+            "Time the workers were runnable but waited for a CPU, summed over workers",
+            g.run_queue_ns / 1e9);
+  b.Gauge("uringload_generator_run_queue_share",
+          "The highest share of one worker's run it waited for a CPU", g.run_queue_share);
+  b.Counter("uringload_generator_throttled_seconds_total",
+            "Time a cgroup's CPU quota throttled the client", g.throttled_ns / 1e9);
+  core::GeneratorVerdict verdict =
+      core::JudgeGenerator(s, info_.open_model, info_.schedule_lag_bound, info_.busy_poll);
+  MetricFamily& saturated = b.Family(
+      "uringload_generator_saturated",
+      "1 when the client, not the server, limited the run, by cause (generator.reason in the "
+      "JSON says more)",
+      MetricType::Gauge);
+  for (size_t c = 0; c < core::kSaturationCauseCount; ++c) {
+    b.Metric(saturated, {{"cause", core::kSaturationCauseNames[c]}}).gauge.value =
+        verdict.causes[c] ? 1 : 0;
+  }
   b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet", s.in_flight());
   b.Gauge("uringload_connections_open", "Client connections open", s.connections_open);
   MetricFamily& opened =

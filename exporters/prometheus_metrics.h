@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/run/generator_check.h"
 #include "core/run/worker_stats.h"
 #include "core/serve/server_stats.h"
 
@@ -39,6 +40,10 @@ struct RunInfo {
   uint32_t concurrency = 0;
   std::optional<uint64_t> planned;
   std::optional<double> planned_duration_seconds;  // -d
+  // What the saturation verdict needs of the plan (core::JudgeGenerator).
+  bool open_model = false;
+  absl::Duration schedule_lag_bound = core::kDefaultScheduleLagBound;
+  bool busy_poll = false;
 };
 
 class RunCollector : public prometheus::Collectable {

@@ -135,6 +135,17 @@ Json GeneratorJson(const RunReport& report) {
       {run_key::kCpuSeconds,
        {{run_key::kUser, g.cpu_user_ns / 1e9}, {run_key::kSystem, g.cpu_system_ns / 1e9}}},
       {"cpu_seconds_per_request", s.completed() > 0 ? Json(cpu / s.completed()) : Json(nullptr)},
+      {run_key::kRunQueueSeconds, g.run_queue_ns / 1e9},
+      {run_key::kRunQueueLongestSeconds, g.run_queue_longest_ns / 1e9},
+      {run_key::kRunQueueShare, g.run_queue_share},
+      {run_key::kThrottledSeconds, g.throttled_ns / 1e9},
+      {run_key::kThrottledPeriods, g.throttled_periods},
+      {run_key::kThrottledShare, g.throttled_share},
+      {run_key::kThrottledCgroup,
+       g.throttled_cgroup.empty() ? Json(nullptr) : Json(g.throttled_cgroup)},
+      {run_key::kWorkers, g.workers},
+      {run_key::kCpus, g.cpus},
+      {run_key::kCpuCount, g.cpu_count},
       {run_key::kScheduleLagHistogram, HistogramJson(g.schedule_lag)},
   };
 }

@@ -78,6 +78,16 @@ inline constexpr char kBusyPoll[] = "busy_poll";
 inline constexpr char kWorkerSeconds[] = "worker_seconds";
 inline constexpr char kBusiestWorkerShare[] = "busiest_worker_share";
 inline constexpr char kCpuSeconds[] = "cpu_seconds";
+inline constexpr char kRunQueueSeconds[] = "run_queue_seconds";
+inline constexpr char kRunQueueLongestSeconds[] = "run_queue_longest_seconds";
+inline constexpr char kRunQueueShare[] = "run_queue_share";
+inline constexpr char kThrottledSeconds[] = "throttled_seconds";
+inline constexpr char kThrottledPeriods[] = "throttled_periods";
+inline constexpr char kThrottledShare[] = "throttled_share";
+inline constexpr char kThrottledCgroup[] = "throttled_cgroup";
+inline constexpr char kWorkers[] = "workers";
+inline constexpr char kCpus[] = "cpus";
+inline constexpr char kCpuCount[] = "cpu_count";
 inline constexpr char kUser[] = "user";
 inline constexpr char kSystem[] = "system";
 

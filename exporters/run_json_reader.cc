@@ -159,6 +159,19 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     s.generator.busiest_share = At(g, run_key::kBusiestWorkerShare).get<double>();
     s.generator.cpu_user_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kUser);
     s.generator.cpu_system_ns = nanos(At(g, run_key::kCpuSeconds), run_key::kSystem);
+    if (g.contains(run_key::kRunQueueSeconds)) {  // Absent from results before it was kept.
+      s.generator.run_queue_ns = nanos(g, run_key::kRunQueueSeconds);
+      s.generator.run_queue_longest_ns = nanos(g, run_key::kRunQueueLongestSeconds);
+      s.generator.run_queue_share = At(g, run_key::kRunQueueShare).get<double>();
+      s.generator.throttled_ns = nanos(g, run_key::kThrottledSeconds);
+      s.generator.throttled_periods = Count(g, run_key::kThrottledPeriods);
+      s.generator.throttled_share = At(g, run_key::kThrottledShare).get<double>();
+      const Json& cgroup = At(g, run_key::kThrottledCgroup);
+      s.generator.throttled_cgroup = cgroup.is_null() ? "" : Text(g, run_key::kThrottledCgroup);
+      s.generator.workers = static_cast<uint32_t>(Count(g, run_key::kWorkers));
+      s.generator.cpus = Text(g, run_key::kCpus);
+      s.generator.cpu_count = static_cast<uint32_t>(Count(g, run_key::kCpuCount));
+    }
     r.schedule_lag_bound = absl::Nanoseconds(nanos(g, run_key::kScheduleLagBoundSeconds));
     r.busy_poll = g.contains(run_key::kBusyPoll) && At(g, run_key::kBusyPoll).is_boolean() &&
                   At(g, run_key::kBusyPoll).get<bool>();

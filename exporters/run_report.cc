@@ -166,6 +166,13 @@ void AppendGenerator(const RunReport& report, const core::GeneratorVerdict& v, s
   if (s.completed() > 0) {
     absl::StrAppend(out, " (", FormatSeconds(cpu / s.completed()), " per request)");
   }
+  // What the workers could not see themselves: waiting for a CPU, a cgroup's quota.
+  absl::StrAppend(out,
+                  absl::StrFormat("; CPU wait %s (worst worker %.1f%% of its run)",
+                                  FormatSeconds(g.run_queue_ns / 1e9), 100 * g.run_queue_share));
+  if (g.throttled_ns > 0) {
+    absl::StrAppend(out, "; throttled by its cgroup ", FormatSeconds(g.throttled_ns / 1e9));
+  }
   absl::StrAppend(out, "\n");
   if (v.saturated) {
     absl::StrAppend(out, "Warning:     the client limited this run: ", v.reason, "\n");

@@ -27,6 +27,9 @@ struct TimelineRow {
   TimelineCounts counts;
   uint64_t in_flight = 0;  // At its end.
   uint64_t connections_open = 0;
+  // In the interval: the workers' wait for a CPU (summed), a cgroup's throttling.
+  double run_queue_seconds = 0;
+  double throttled_seconds = 0;
   std::vector<TimelineCounts> by_target;  // In RunStats::by_target's order; empty if not kept.
   uint64_t completed() const { return counts.completed(); }
 };

@@ -11,7 +11,11 @@ namespace uringload::core {
 
 // The worker slots (and their stats) exist from construction on and never move, so
 // Snapshot() may run on another thread (a scrape) before, during and after Start().
-Engine::Engine(const RunPlan& plan) : plan_(plan), source_(plan.requests), workers_(plan.threads) {
+Engine::Engine(const RunPlan& plan)
+    : plan_(plan),
+      cpus_(plan.cpus.empty() ? AllowedCpus() : plan.cpus),
+      source_(plan.requests),
+      workers_(plan.threads) {
   for (WorkerSlot& slot : workers_) {
     slot.stats =
         std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value(), plan.target_of);
@@ -91,6 +95,16 @@ absl::Duration Engine::Elapsed() const {
 RunStats Engine::Snapshot() const {
   RunStats merged;
   for (const WorkerSlot& slot : workers_) merged.Merge(slot.stats->Snapshot());
+  GeneratorStats& g = merged.generator;
+  g.workers = plan_.threads;
+  g.cpus = FormatCpuList(cpus_);
+  g.cpu_count = static_cast<uint32_t>(cpus_.size());
+  CgroupThrottleMeter::Reading throttled = throttle_.Since();
+  g.throttled_ns = throttled.count.throttled_ns;
+  g.throttled_periods = throttled.count.periods;
+  g.throttled_cgroup = throttled.cgroup;
+  double elapsed_ns = absl::ToDoubleNanoseconds(Elapsed());
+  if (elapsed_ns > 0) g.throttled_share = std::min(1.0, g.throttled_ns / elapsed_ns);
   return merged;
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/cpu_contention.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
 #include "core/run/worker.h"
@@ -77,6 +78,8 @@ class Engine {
   uint64_t BlockSize() const;
 
   const RunPlan plan_;
+  const CgroupThrottleMeter throttle_;             // From construction: no scrape sees it change.
+  const std::vector<int> cpus_;                    // The workers': --cpus, or this process's.
   std::vector<proto::RequestTemplate> templates_;  // Per (target, address).
   RequestSource source_;
   std::atomic<bool> stop_{false};

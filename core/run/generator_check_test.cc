@@ -85,5 +85,67 @@ TEST(GeneratorCheckTest, ABusyWorkerIsSaturationInEitherModel) {
   EXPECT_FALSE(JudgeGenerator(s, false, kBound, false).saturated);
 }
 
+// A worker that waited for a CPU over a tenth of its run (and over 20 ms) starved: in either
+// model, and its requests that waited for a connection are no longer the server's doing.
+TEST(GeneratorCheckTest, AWorkerThatWaitedForACpuIsSaturated) {
+  RunStats s = OpenRun(8'800, 20'000, 91'200);  // Sent 8.8% of the plan.
+  s.late_starts = 80'000;
+  s.generator.workers = 1;
+  s.generator.cpus = "0";
+  s.generator.cpu_count = 1;
+  s.generator.run_queue_longest_ns = 2'610'000'000;
+  s.generator.run_queue_share = 0.87;
+  GeneratorVerdict v = JudgeGenerator(s, true, kBound, false);
+  EXPECT_TRUE(v.saturated);
+  EXPECT_EQ(v.note, "");
+  EXPECT_EQ(v.reason.find("raise -c"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("a worker waited 2.61 s for a CPU, 87% of its run: another process "
+                          "ran on CPU 0"),
+            std::string::npos)
+      << v.reason;
+  EXPECT_NE(v.reason.find("sent 8.8% of the planned requests"), std::string::npos) << v.reason;
+  EXPECT_TRUE(JudgeGenerator(s, false, kBound, true).saturated);  // Closed, busy-polling.
+
+  s.generator.workers = 4;
+  s.generator.cpus = "0-1";
+  s.generator.cpu_count = 2;
+  v = JudgeGenerator(s, false, kBound, false);
+  EXPECT_NE(v.reason.find("its 4 workers share CPUs 0-1"), std::string::npos) << v.reason;
+
+  s.generator.run_queue_share = 0.10;  // The rule's bound is not over it.
+  EXPECT_EQ(JudgeGenerator(s, false, kBound, false).reason, "");
+  s.generator.run_queue_share = 0.5;
+  s.generator.run_queue_longest_ns = 20'000'000;  // Half of a 40 ms run: start-up noise.
+  EXPECT_FALSE(JudgeGenerator(s, false, kBound, false).saturated);
+}
+
+TEST(GeneratorCheckTest, ACgroupThatThrottledTheClientSaturatedIt) {
+  RunStats s;
+  s.started = 1000;
+  s.generator.throttled_ns = 1'200'000'000;
+  s.generator.throttled_periods = 30;
+  s.generator.throttled_share = 0.4;
+  s.generator.throttled_cgroup = "/sys/fs/cgroup/ci";
+  GeneratorVerdict v = JudgeGenerator(s, false, kBound, false);
+  EXPECT_TRUE(v.saturated);
+  EXPECT_EQ(v.reason,
+            "the CPU quota of cgroup /sys/fs/cgroup/ci throttled the client for 1.20 s, 40% of the "
+            "run (30 periods)");
+  // Throttled tasks wait in the run queue too: no other process is blamed for that wait.
+  s.generator.workers = 1;
+  s.generator.cpus = "0";
+  s.generator.cpu_count = 1;
+  s.generator.run_queue_longest_ns = 1'300'000'000;
+  s.generator.run_queue_share = 0.45;
+  EXPECT_EQ(JudgeGenerator(s, false, kBound, false).reason.find("another process"),
+            std::string::npos);
+  s.generator.run_queue_share = 0.6;  // A wait beyond the throttling is someone else's.
+  EXPECT_NE(JudgeGenerator(s, false, kBound, false).reason.find("another process"),
+            std::string::npos);
+  s.generator.run_queue_share = 0;
+  s.generator.throttled_share = 0.05;
+  EXPECT_FALSE(JudgeGenerator(s, false, kBound, false).saturated);
+}
+
 }  // namespace
 }  // namespace uringload::core

@@ -2,12 +2,14 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/cpu_contention.h"
 #include "net/check.h"
 #include "net/clock.h"
 #include "net/worker_loop.h"
@@ -96,6 +98,7 @@ absl::Status Worker::Run() {
   if (config_.wait_for_start) WaitForStart();
   StartAll();
   int64_t cpu_at_start = net::ThreadCpuNanos();
+  stats_->WorkerStarted(gettid(), ThisThreadRunQueueNanos(), net::MonotonicNanos());
   while (live_ > 0) {
     int64_t now = loop_->Now();
     completions_at_ns_ = now;
@@ -114,7 +117,7 @@ absl::Status Worker::Run() {
     AdmitQueuedConnects();
   }
   stats_->WorkerFinished(net::ThreadCpuNanos() - cpu_at_start - polled_ns_,
-                         loop_->Now() - started_ns_);
+                         loop_->Now() - started_ns_, ThisThreadRunQueueNanos());
   return absl::OkStatus();
 }
 

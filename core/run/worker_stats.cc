@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "core/cpu_contention.h"
+#include "net/clock.h"
+
 namespace uringload::core {
 
 uint64_t RunStats::completed() const {
@@ -38,6 +41,60 @@ void GeneratorStats::Merge(const GeneratorStats& other) {
   busiest_share = std::max(busiest_share, other.busiest_share);
   cpu_user_ns += other.cpu_user_ns;
   cpu_system_ns += other.cpu_system_ns;
+  run_queue_ns += other.run_queue_ns;
+  run_queue_longest_ns = std::max(run_queue_longest_ns, other.run_queue_longest_ns);
+  run_queue_share = std::max(run_queue_share, other.run_queue_share);
+  if (other.throttled_share > throttled_share) throttled_cgroup = other.throttled_cgroup;
+  throttled_ns += other.throttled_ns;
+  throttled_periods += other.throttled_periods;
+  throttled_share = std::max(throttled_share, other.throttled_share);
+  // Workers of one process add up; a merge of shards keeps the most crowded shard's CPUs.
+  if (cpus.empty() || cpus == other.cpus) {
+    workers += other.workers;
+    cpus = other.cpus;
+    cpu_count = other.cpu_count;
+  } else if (uint64_t{other.workers} * std::max(cpu_count, 1u) >
+             uint64_t{workers} * std::max(other.cpu_count, 1u)) {
+    workers = other.workers;
+    cpus = other.cpus;
+    cpu_count = other.cpu_count;
+  }
+}
+
+void WorkerStats::WorkerStarted(pid_t tid, std::optional<uint64_t> run_queue_ns, int64_t now_ns) {
+  Write(started_ns_, static_cast<uint64_t>(now_ns));
+  if (!run_queue_ns.has_value()) return;
+  Write(run_queue_at_start_, *run_queue_ns);
+  tid_.store(tid, std::memory_order_release);
+}
+
+void WorkerStats::WorkerFinished(int64_t busy_ns, int64_t wall_ns,
+                                 std::optional<uint64_t> run_queue_ns) {
+  uint64_t start = Read(run_queue_at_start_);
+  if (run_queue_ns.has_value() && *run_queue_ns >= start) {
+    Write(run_queue_final_ns_, *run_queue_ns - start);
+  }
+  Write(busy_ns_, static_cast<uint64_t>(std::max<int64_t>(busy_ns, 0)));
+  Write(wall_ns_, static_cast<uint64_t>(std::max<int64_t>(wall_ns, 0)));
+}
+
+// A finished worker's wait is final; a running one's is read from its thread's schedstat
+// now (the reporter's and scrapes' snapshots: never on the worker's hot path).
+void WorkerStats::SnapshotRunQueue(GeneratorStats& g) const {
+  pid_t tid = tid_.load(std::memory_order_acquire);
+  if (tid == 0) return;
+  g.workers = 1;
+  uint64_t wall = Read(wall_ns_);
+  uint64_t wait = Read(run_queue_final_ns_);
+  if (wall == 0) {  // Still running.
+    std::optional<uint64_t> now = RunQueueNanosOfThread(tid);
+    uint64_t start = Read(run_queue_at_start_);
+    if (now.has_value() && *now >= start) wait = *now - start;
+    int64_t ran = net::MonotonicNanos() - static_cast<int64_t>(Read(started_ns_));
+    wall = static_cast<uint64_t>(std::max<int64_t>(ran, 0));
+  }
+  g.run_queue_ns = g.run_queue_longest_ns = wait;
+  if (wall > 0) g.run_queue_share = std::min(1.0, static_cast<double>(wait) / wall);
 }
 
 void RunStats::Merge(const RunStats& other) {
@@ -148,6 +205,7 @@ RunStats WorkerStats::Snapshot() const {
   if (s.generator.wall_ns > 0) {
     s.generator.busiest_share = static_cast<double>(s.generator.busy_ns) / s.generator.wall_ns;
   }
+  SnapshotRunQueue(s.generator);
   s.connect = connect_.Snapshot();
   s.tls_handshake = handshake_.Snapshot();
   s.tls_handshakes = Read(tls_handshakes_);

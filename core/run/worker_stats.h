@@ -2,11 +2,15 @@
 // read at any time by the reporter (relaxed atomics). RunStats is a plain, mergeable copy.
 #pragma once
 
+#include <sys/types.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/outcome.h"
@@ -35,6 +39,21 @@ struct GeneratorStats {
   double busiest_share = 0;  // The highest busy_ns / wall_ns of one worker.
   uint64_t cpu_user_ns = 0;  // The whole process (every shard's, once merged).
   uint64_t cpu_system_ns = 0;
+  // What the workers could not see (core/cpu_contention.h): the time they were runnable but
+  // waited for a CPU (summed over workers), the longest wait of one worker and the highest
+  // share of one worker's run it was; and the time a cgroup's CPU quota throttled the process
+  // (summed over shards) with the highest share of a run. Live in snapshots, not only at the end.
+  uint64_t run_queue_ns = 0;
+  uint64_t run_queue_longest_ns = 0;
+  double run_queue_share = 0;
+  uint64_t throttled_ns = 0;
+  uint64_t throttled_periods = 0;
+  double throttled_share = 0;
+  std::string throttled_cgroup;  // The cgroup whose quota throttled it (a merge: a shard's).
+  // The workers and the CPUs they could run on (a merge: the shard with most workers a CPU).
+  uint32_t workers = 0;
+  std::string cpus;  // As taskset writes them: "0-1".
+  uint32_t cpu_count = 0;
 
   void Merge(const GeneratorStats& other);
 };
@@ -132,11 +151,12 @@ class WorkerStats {
   void LateStart() { Add(late_starts_); }
   void ScheduleLag(int64_t lag_ns) { schedule_lag_.Record(static_cast<uint64_t>(lag_ns)); }
   void Unsent(uint64_t n) { Write(unsent_, n); }
-  // The worker ran `wall_ns`, of which it was busy `busy_ns`.
-  void WorkerFinished(int64_t busy_ns, int64_t wall_ns) {
-    Write(busy_ns_, static_cast<uint64_t>(std::max<int64_t>(busy_ns, 0)));
-    Write(wall_ns_, static_cast<uint64_t>(std::max<int64_t>(wall_ns, 0)));
-  }
+  // The worker's thread `tid` began at `now_ns` (monotonic), having waited `run_queue_ns` for
+  // a CPU so far (none: the kernel keeps no count); snapshots read its wait while it runs.
+  void WorkerStarted(pid_t tid, std::optional<uint64_t> run_queue_ns, int64_t now_ns);
+  // The worker ran `wall_ns`, of which it was busy `busy_ns`; its thread's run-queue count
+  // is now `run_queue_ns`.
+  void WorkerFinished(int64_t busy_ns, int64_t wall_ns, std::optional<uint64_t> run_queue_ns);
   void Connected(int64_t connect_ns) { connect_.Record(static_cast<uint64_t>(connect_ns)); }
   void TlsConnected(const net::TlsHandshake& tls);
   void WarmupStarted() { Add(warmup_started_); }
@@ -160,6 +180,8 @@ class WorkerStats {
   RunStats Snapshot() const;
 
  private:
+  void SnapshotRunQueue(GeneratorStats& g) const;
+
   SingleWriterCounter started_{0};
   std::array<SingleWriterCounter, kOutcomeCount> outcomes_{};
   std::array<SingleWriterCounter, kStatusCodeSlots> status_codes_{};
@@ -179,6 +201,10 @@ class WorkerStats {
   SingleWriterCounter unsent_{0};
   SingleWriterCounter busy_ns_{0};
   SingleWriterCounter wall_ns_{0};
+  std::atomic<pid_t> tid_{0};  // 0: no run-queue count (not started, or none kept).
+  SingleWriterCounter run_queue_at_start_{0};
+  SingleWriterCounter started_ns_{0};
+  SingleWriterCounter run_queue_final_ns_{0};  // Once finished.
   SingleWriterCounter warmup_started_{0};
   SingleWriterCounter warmup_completed_{0};
   size_t targets_;
