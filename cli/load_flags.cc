@@ -35,8 +35,13 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   cmd->add_option("-H,--header", o.headers,
                   "Extra header 'Name: value' (repeatable; the value may hold placeholders)");
   cmd->add_option("--body", o.body, "Request body (may hold placeholders; Content-Length follows)");
-  cmd->add_option("--body-file", o.body_file, "Request body read from a file")
+  cmd->add_option("--body-file", o.body_file,
+                  "Request body read from a file, sent byte for byte (see "
+                  "--body-file-placeholders)")
       ->type_name(kFileValue);
+  cmd->add_flag("--body-file-placeholders", o.body_file_placeholders,
+                "Fill placeholders ({i}, {column}, ...) in --body-file and targets' @file bodies "
+                "too, as in --body (without it a file's bytes go out as they are)");
   cmd->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
       ->capture_default_str();
   cmd->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt (at most 24h)")

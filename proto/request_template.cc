@@ -102,9 +102,14 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
     if (!value.ok()) return value.status();
     values.push_back(*std::move(value));
   }
-  absl::StatusOr<TextTemplate> body = CompilePart(spec.body_name, spec.body, columns, kBodyStream);
-  if (!body.ok()) return body.status();
-  tmpl.body_ = *std::move(body);
+  if (spec.body_is_template) {
+    absl::StatusOr<TextTemplate> body =
+        CompilePart(spec.body_name, spec.body, columns, kBodyStream);
+    if (!body.ok()) return body.status();
+    tmpl.body_ = *std::move(body);
+  } else {
+    tmpl.body_ = TextTemplate::Literal(spec.body);
+  }
   tmpl.has_body_ = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT";
   tmpl.is_head_ = spec.method == "HEAD";
   tmpl.uses_fields_ = tmpl.path_.uses_fields() || tmpl.body_.uses_fields();

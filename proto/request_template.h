@@ -24,6 +24,9 @@ struct RequestSpec {
   std::vector<std::string> headers;  // "Name: value" lines, validated by Build().
   std::string body;
   std::string body_name = "body";  // Names the body in errors (e.g. --body-file's path).
+  // A body from a file is sent byte for byte unless asked to be a template: a binary file
+  // may hold any brace, and a file that holds "{i}" must not change silently.
+  bool body_is_template = true;
   bool keep_alive = true;
 };
 

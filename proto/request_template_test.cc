@@ -83,6 +83,23 @@ TEST(RequestTemplateTest, HttpTwoFieldsAndBodyCarryTheTemplates) {
   EXPECT_EQ(tmpl.http2_fields().back().value.Render({.index = 3}), "3");
 }
 
+// A body that is not a template (a file's, by default) is its bytes: braces, NULs and all.
+TEST(RequestTemplateTest, ABodyThatIsNoTemplateGoesOutAsItIs) {
+  RequestSpec spec;
+  spec.method = "PUT";
+  spec.host_header = "h";
+  spec.body = std::string("{i}\0{x}{{", 9);
+  spec.body_is_template = false;
+  RequestTemplate tmpl = MustBuild(spec);
+  EXPECT_TRUE(tmpl.is_static());
+  EXPECT_EQ(tmpl.body().fixed(), spec.body);
+  std::string_view request = tmpl.static_bytes();
+  EXPECT_EQ(request.substr(request.size() - 9), spec.body);
+  EXPECT_NE(request.find("Content-Length: 9\r\n"), std::string_view::npos);
+  spec.body_is_template = true;
+  EXPECT_FALSE(RequestTemplate::Build(spec).ok());  // {x} is no placeholder it knows.
+}
+
 TEST(RequestTemplateTest, PlaceholderErrorsNameThePart) {
   RequestSpec spec;
   spec.target = "/a/{x}";

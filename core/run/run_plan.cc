@@ -37,6 +37,12 @@ absl::Status CheckCounts(const RunOptions& options) {
   if (options.body.has_value() && options.body_file.has_value()) {
     return absl::InvalidArgumentError("--body and --body-file cannot be used together");
   }
+  if (options.body_file_placeholders && !options.body_file.has_value() &&
+      !options.targets_file.has_value()) {
+    return absl::InvalidArgumentError(
+        "--body-file-placeholders needs a body from a file: --body-file, or --targets lines "
+        "with @file");
+  }
   return absl::OkStatus();
 }
 
@@ -138,11 +144,14 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
     if (line.body.has_value()) {
       target.spec.body = *line.body;
       target.spec.body_name = absl::StrCat("body @", line.body_path);
+      target.spec.body_is_template = options.body_file_placeholders;
     } else if (common_body.has_value()) {
       target.spec.body = *common_body;
       target.spec.body_name = options.body_file.has_value()
                                   ? absl::StrCat("--body-file ", *options.body_file)
                                   : "--body";
+      target.spec.body_is_template =
+          !options.body_file.has_value() || options.body_file_placeholders;
     }
     // Build once here so a bad method, header or placeholder is reported before any traffic.
     if (absl::Status s = proto::RequestTemplate::Build(target.spec, plan.columns()).status();

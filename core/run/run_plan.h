@@ -42,6 +42,7 @@ struct RunOptions {
   std::vector<std::string> headers;
   std::optional<std::string> body;
   std::optional<std::string> body_file;
+  bool body_file_placeholders = false;  // --body-file and @file bodies are templates too.
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).

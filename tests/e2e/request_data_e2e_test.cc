@@ -2,7 +2,8 @@
 // every request as it arrived; the tests check each one against what its index says it must
 // be: the URL, header values and body rendered from the row, Content-Length equal to the
 // body's size, {rand} and {uuid} repeated by the seed, shards taking disjoint indexes, and
-// --targets-order sequential arriving in the file's order.
+// --targets-order sequential arriving in the file's order; a binary body file sent byte for
+// byte over every protocol.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/tls_certs.h"
 
 namespace uringload::testing {
 namespace {
@@ -232,7 +234,9 @@ TEST_F(RequestDataE2ETest, SequentialTargetsArriveOnceEachInTheFilesOrder) {
   for (const std::string& p : paths) targets += "GET " + base + p + "\n";
   targets += "POST " + base + "/post @body.json\n";
   std::string file = Write("targets.txt", targets);
-  RunOutput run = RunUringload({"-c", "1", "--targets", file, "--targets-order", "sequential"});
+  // A body file's placeholders are filled only when asked (--body-file-placeholders).
+  RunOutput run = RunUringload(
+      {"-c", "1", "--targets", file, "--targets-order", "sequential", "--body-file-placeholders"});
   ExpectAllOk(run, 7);  // No -n: the file's length.
   ASSERT_EQ(server.Stop(&summary), 0);
   std::vector<Received> requests = ReadLog(Path("log"));
@@ -240,11 +244,76 @@ TEST_F(RequestDataE2ETest, SequentialTargetsArriveOnceEachInTheFilesOrder) {
   for (size_t k = 0; k < paths.size(); ++k) EXPECT_EQ(requests[k].target, paths[k]) << k;
   EXPECT_EQ(requests[6].target, "/post");
   EXPECT_EQ(requests[6].body, "{\"n\":6}");
+
   // More than the file holds is refused before any traffic.
   RunOutput more = RunUringload({"-n", "8", "--targets", file, "--targets-order", "sequential"});
   EXPECT_EQ(more.process.exit_code, 2);
   EXPECT_NE(more.process.err.find("-n 8 is more than the 7 targets"), std::string::npos)
       << more.process.err;
+}
+
+// A binary body file goes out byte for byte, braces and all ({x} is no placeholder error, {i}
+// is not filled), over HTTP/1.1, HTTPS and HTTP/2 (h2c and TLS): the server logs exactly the
+// file's bytes for every request. The same file as a template is refused for its {x}.
+TEST_F(RequestDataE2ETest, BinaryBodyFilesGoOutByteForByte) {
+  ASSERT_TRUE(SharedCert().ok());
+  std::string bytes(64 * 1024, '\0');
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (char& c : bytes) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    c = static_cast<char>(state >> 56);
+  }
+  bytes.replace(100, 3, "{i}");
+  bytes.replace(5000, 3, "{x}");
+  bytes.replace(9000, 7, "{rand:}");
+  std::string body = Write("upload.bin", bytes);
+  struct Mode {
+    const char* name;
+    bool tls;
+    bool http2;
+  };
+  for (Mode mode : {Mode{"http/1.1", false, false}, Mode{"https", true, false},
+                    Mode{"h2c", false, true}, Mode{"h2", true, true}}) {
+    std::string log =
+        Path(std::string("log-") + (mode.tls ? "tls-" : "") + (mode.http2 ? "2" : "1"));
+    std::vector<std::string> flags = {"--log-requests", log};
+    if (mode.http2) flags.push_back("--http2");
+    if (mode.tls) {
+      flags.insert(flags.end(),
+                   {"--tls-cert", SharedCert().cert(), "--tls-key", SharedCert().key()});
+    }
+    UringloadServer server(flags);
+    ASSERT_TRUE(server.ok()) << mode.name;
+    std::string url = std::string(mode.tls ? "https" : "http") +
+                      "://127.0.0.1:" + std::to_string(server.port()) + "/up/{i}";
+    std::vector<std::string> common = {"-n", "20", "-c", "2", mode.http2 ? "--http2" : "--http1.1"};
+    if (mode.tls) common.insert(common.end(), {"--cacert", SharedCert().cert()});
+    // --body-file, then a targets line's @file.
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"-m", "PUT", "--body-file", body, url});
+    ExpectAllOk(RunUringload(args), 20);
+    args = common;
+    args.insert(args.end(), {"--targets", Write("targets.txt", "PUT " + url + " @upload.bin\n")});
+    ExpectAllOk(RunUringload(args), 20);
+    FlatJson summary;
+    ASSERT_EQ(server.Stop(&summary), 0) << mode.name;
+    std::vector<Received> requests = ReadLog(log);
+    ASSERT_EQ(requests.size(), 40u) << mode.name;
+    for (const Received& r : requests) {
+      EXPECT_EQ(r.body.size(), bytes.size()) << mode.name << " " << r.target;
+      EXPECT_TRUE(r.body == bytes) << mode.name << " " << r.target;
+    }
+  }
+  RunOutput templated = RunUringload({"-m", "PUT", "--body-file", body, "--body-file-placeholders",
+                                      "-n", "1", "http://127.0.0.1:1/"});
+  EXPECT_EQ(templated.process.exit_code, 2);
+  EXPECT_NE(templated.process.err.find("unknown placeholder {x}"), std::string::npos)
+      << templated.process.err;
+  RunOutput alone = RunUringload({"--body-file-placeholders", "-n", "1", "http://127.0.0.1:1/"});
+  EXPECT_EQ(alone.process.exit_code, 2);
+  EXPECT_NE(alone.process.err.find("--body-file-placeholders needs a body from a file"),
+            std::string::npos)
+      << alone.process.err;
 }
 
 // Per-target results: lines of one name= are one target, an unnamed line is its own; each
