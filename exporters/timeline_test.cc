@@ -50,6 +50,26 @@ TEST(TimelineTest, EachTargetsIntervalCountsAndLatency) {
   EXPECT_EQ(Json::parse(FormatTimelineRow(first, false)).count("by_target"), 0u);
 }
 
+// The workers' wait for a CPU and a cgroup's throttling in the interval, from the snapshots'
+// cumulative figures.
+TEST(TimelineTest, EachRowSaysHowLongTheClientWaitedForACpu) {
+  core::RunStats before;
+  core::RunStats after;
+  before.generator.run_queue_ns = 1'000'000'000;
+  after.generator.run_queue_ns = 1'750'000'000;
+  after.generator.throttled_ns = 250'000'000;
+  TimelineRow row = MakeTimelineRow(before, after, 2, 1);
+  EXPECT_DOUBLE_EQ(row.run_queue_seconds, 0.75);
+  EXPECT_DOUBLE_EQ(row.throttled_seconds, 0.25);
+  Json j = Json::parse(FormatTimelineRow(row, false));
+  EXPECT_DOUBLE_EQ(j["run_queue_seconds"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["throttled_seconds"].get<double>(), 0.25);
+  std::string csv = FormatTimelineRow(row, true);
+  EXPECT_NE(csv.find(",0.750000,0.250000"), std::string::npos) << csv;
+  EXPECT_NE(TimelineCsvHeader().find(",connections_open,run_queue_seconds,throttled_seconds\n"),
+            std::string::npos);
+}
+
 TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
   core::WorkerStats stats(3, false, {0, 0, 1});
   core::RunStats t0 = stats.Snapshot();
@@ -61,11 +81,11 @@ TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
   EXPECT_NE(header.find(",\"a,\"\"b\"\":completed\","), std::string::npos) << header;
   // Every row has as many cells as the header has columns (the quoted name is one).
   std::vector<std::string> cells = absl::StrSplit(row.substr(0, row.size() - 1), ',');
-  EXPECT_EQ(cells.size(), 16u + 2 * 11u);  // The run's 16, then 11 per target.
-  EXPECT_EQ(cells[16], "1");               // login:completed
-  EXPECT_EQ(cells[17], "1");               // login:ok
-  EXPECT_EQ(cells[27], "1");               // a,"b":completed
-  EXPECT_EQ(cells[29], "1");               // a,"b":timeout
+  EXPECT_EQ(cells.size(), 18u + 2 * 11u);  // The run's 18, then 11 per target.
+  EXPECT_EQ(cells[18], "1");               // login:completed
+  EXPECT_EQ(cells[19], "1");               // login:ok
+  EXPECT_EQ(cells[29], "1");               // a,"b":completed
+  EXPECT_EQ(cells[31], "1");               // a,"b":timeout
 
   absl::StatusOr<std::vector<TimelinePoint>> points = ReadTimeline(header + row, "t.csv");
   ASSERT_TRUE(points.ok()) << points.status();

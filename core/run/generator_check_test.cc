@@ -54,9 +54,11 @@ TEST(GeneratorCheckTest, LagFromIdleWorkersPointsToBusyPolling) {
   EXPECT_TRUE(v.saturated);
   EXPECT_NE(v.reason.find("busy 3% of the time"), std::string::npos) << v.reason;
   EXPECT_NE(v.reason.find("--busy-poll"), std::string::npos) << v.reason;
+  EXPECT_TRUE(v.late_wake_ups);
   v = JudgeGenerator(s, true, kBound, true);
   EXPECT_TRUE(v.saturated);
   EXPECT_EQ(v.reason.find("--busy-poll"), std::string::npos) << v.reason;
+  EXPECT_FALSE(v.late_wake_ups);
   s.generator.busiest_share = 0.6;
   v = JudgeGenerator(s, true, kBound, false);
   EXPECT_EQ(v.reason.find("--busy-poll"), std::string::npos) << v.reason;

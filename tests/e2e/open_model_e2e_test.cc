@@ -11,6 +11,7 @@
 
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/temp_folder.h"
 
 namespace uringload::testing {
 namespace {
@@ -153,6 +154,81 @@ TEST(GeneratorE2ETest, AClientWithoutTheCpuToKeepItsScheduleIsSaturated) {
     EXPECT_EQ(kept.process.exit_code, 0) << kept.process.err;
     EXPECT_EQ(kept.json["generator.saturated"], "false") << kept.json["generator.reason"];
   }
+}
+
+// The client at nice 10 shares CPU 0 with a busy loop at normal priority, against a server
+// idle on CPU 1: it gets a tenth of the CPU and sends a few percent of the plan. It never
+// sees itself busy; the run-queue delay says it waited for the CPU, and the run is saturated
+// for that reason, never advised to raise -c: also busy-polling, with two workers, and in a
+// merge of shards. The same client alone on CPU 0 at a rate it can send is not saturated.
+TEST(GeneratorE2ETest, AClientStarvedOfCpuSaysSoAndDoesNotBlameTheServer) {
+  UringloadServer server({"-t", "1", "--cpus", "1"});
+  ASSERT_TRUE(server.ok());
+  const std::vector<std::string> niced = {"nice", "-n", "10", "taskset", "-c", "0"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--fail-if", "p50>1h", server.Url("/")});
+    return RunUringloadUnder(niced, "run", args);
+  };
+  // The lag bound leaves room for this VM's late wake-ups (see below): the CPU is the point.
+  RunOutput alone =
+      run({"-d", "2s", "-R", "2000", "-c", "50", "-t", "1", "--schedule-lag-bound", "20ms"});
+  pid_t hog = StartCpuHog(0);
+  ASSERT_GT(hog, 0);
+  RunOutput starved = run({"-d", "3s", "-R", "200000", "-c", "2000", "-t", "1"});
+  RunOutput polling = run({"-d", "2s", "-R", "2000", "-c", "50", "-t", "1", "--busy-poll"});
+  RunOutput two = run({"-d", "2s", "-c", "50", "-t", "2"});
+  // Shards: 0 of 2 starved, 1 of 2 alone on the CPU; each keeps its JSON for a merge.
+  TempFolder folder("uringload-starved");
+  ASSERT_TRUE(folder.ok());
+  auto run_shard = [&](int k) {
+    std::vector<std::string> argv = niced;
+    argv.insert(argv.end(),
+                {URINGLOAD_BINARY, "run", "-d", "2s", "-R", "2000", "-c", "50", "-t", "1",
+                 "--shard", std::to_string(k) + "/2", "--run-id", "starved", "--json",
+                 folder.Path(std::to_string(k) + ".json"), "-q", server.Url("/")});
+    return RunProcess(argv, 120);
+  };
+  ProcessResult shard = run_shard(0);
+  kill(hog, SIGKILL);
+  waitpid(hog, nullptr, 0);
+  ProcessResult other = run_shard(1);
+
+  EXPECT_LT(JsonNumber(alone.json, "generator.run_queue_share"), 0.1);
+  EXPECT_EQ(alone.json["generator.reason"].find("for a CPU"), std::string::npos)
+      << alone.json["generator.reason"];
+  if (kMeasuresPrecisely) {
+    EXPECT_EQ(alone.process.exit_code, 0) << alone.process.err;
+    EXPECT_EQ(alone.json["generator.saturated"], "false") << alone.json["generator.reason"];
+  }
+
+  EXPECT_EQ(starved.process.exit_code, 3) << starved.process.err;
+  EXPECT_EQ(starved.json["generator.saturated"], "true");
+  const std::string& reason = starved.json["generator.reason"];
+  EXPECT_NE(reason.find("a worker waited "), std::string::npos) << reason;
+  EXPECT_NE(reason.find("for a CPU"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("another process ran on CPU 0"), std::string::npos) << reason;
+  EXPECT_EQ(starved.json["generator.note"], "null");
+  EXPECT_EQ(starved.process.err.find("raise -c"), std::string::npos) << starved.process.err;
+  EXPECT_GT(JsonNumber(starved.json, "generator.run_queue_seconds"), 1.0);
+  EXPECT_GT(JsonNumber(starved.json, "generator.run_queue_share"), 0.5);
+  EXPECT_EQ(starved.json["generator.cpus"], "0");
+  EXPECT_EQ(JsonNumber(starved.json, "generator.throttled_seconds"), 0);
+  for (const RunOutput* r : {&polling, &two}) {
+    EXPECT_EQ(r->process.exit_code, 3) << r->process.err;
+    EXPECT_NE(r->json.at("generator.reason").find("for a CPU"), std::string::npos)
+        << r->json.at("generator.reason");
+  }
+  EXPECT_NE(two.json["generator.reason"].find("its 2 workers share CPU 0"), std::string::npos)
+      << two.json["generator.reason"];
+
+  // Shards merge: the starved one makes the whole run saturated, for the same reason.
+  EXPECT_EQ(shard.exit_code, 0) << shard.err;
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  RunOutput merged = RunUringloadCommand("merge", {folder.Path("0.json"), folder.Path("1.json")});
+  ASSERT_EQ(merged.process.exit_code, 0) << merged.process.err;
+  EXPECT_EQ(merged.json["generator.saturated"], "true");
+  EXPECT_NE(merged.json["generator.reason"].find("for a CPU"), std::string::npos)
+      << merged.json["generator.reason"];
 }
 
 // A rate the client keeps: not saturated, and every send is accounted for: each one sent on

@@ -27,12 +27,15 @@ inline constexpr bool kMeasuresPrecisely = false;
 inline constexpr bool kMeasuresPrecisely = true;
 #endif
 
-// `uringload <command> <args> --json <tmp> --quiet`, with the JSON parsed.
-inline RunOutput RunUringloadCommand(const std::string& command, std::vector<std::string> args,
-                                     int timeout_seconds = 120) {
+// `<wrapper...> uringload <command> <args> --json <tmp> --quiet`, with the JSON parsed;
+// `wrapper` runs it (`nice -n 10 taskset -c 0`), or is empty.
+inline RunOutput RunUringloadUnder(const std::vector<std::string>& wrapper,
+                                   const std::string& command, std::vector<std::string> args,
+                                   int timeout_seconds = 120) {
   char path[] = "/tmp/uringload-result-XXXXXX";
   close(mkstemp(path));
-  std::vector<std::string> argv = {URINGLOAD_BINARY, command};
+  std::vector<std::string> argv = wrapper;
+  argv.insert(argv.end(), {URINGLOAD_BINARY, command});
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--json", path, "--quiet"});
   RunOutput out;
@@ -45,6 +48,12 @@ inline RunOutput RunUringloadCommand(const std::string& command, std::vector<std
     if (json.ok()) out.json = *json;
   }
   return out;
+}
+
+// `uringload <command> <args> --json <tmp> --quiet`, with the JSON parsed.
+inline RunOutput RunUringloadCommand(const std::string& command, std::vector<std::string> args,
+                                     int timeout_seconds = 120) {
+  return RunUringloadUnder({}, command, std::move(args), timeout_seconds);
 }
 
 // `uringload run <args> --json <tmp> --quiet`, with the JSON parsed.
