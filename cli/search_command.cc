@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -43,6 +44,8 @@ struct SearchSettings {
   std::vector<core::Slo> slos;
   core::RateSearch::Settings rates;
   absl::Duration step;
+  absl::Duration max_step;
+  std::vector<uint64_t> requests_needed;  // Per objective (RequestsToShow).
   absl::Duration warmup;
   absl::Duration cooldown;
   double confidence = 0.95;
@@ -86,7 +89,18 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
   absl::StatusOr<absl::Duration> cooldown =
       core::ParseDurationFlag("--cooldown", o.cooldown, absl::ZeroDuration(), absl::Hours(24));
   if (!cooldown.ok()) return cooldown.status();
+  absl::StatusOr<absl::Duration> max_step = core::ParseDurationFlag(
+      "--max-step-duration", o.max_step_duration, absl::ZeroDuration(), absl::Hours(24), true);
+  if (!max_step.ok()) return max_step.status();
+  if (*max_step < *step) {
+    return absl::InvalidArgumentError(absl::StrCat("--max-step-duration ", o.max_step_duration,
+                                                   " is below --step-duration ", o.step_duration));
+  }
   s.step = *step;
+  s.max_step = *max_step;
+  for (const core::Slo& slo : s.slos) {
+    s.requests_needed.push_back(core::RequestsToShow(slo.allowed_share, s.confidence));
+  }
   s.warmup = *warmup;
   s.cooldown = *cooldown;
   return s;
@@ -94,12 +108,32 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
 
 // The plan of a step at `rate`: the flags given, the rate, the warmup and the step's length.
 // Sharded, `rate` is the fleet's and this process's plan holds its share of it.
-core::RunOptions StepOptions(const SearchSettings& s, double rate) {
+core::RunOptions StepOptions(const SearchSettings& s, double rate, absl::Duration length) {
   core::RunOptions run = s.run;
   run.rate = absl::StrFormat("%.17g", rate);
-  run.duration = absl::FormatDuration(s.warmup + s.step);
+  run.duration = absl::FormatDuration(s.warmup + length);
   if (s.warmup > absl::ZeroDuration()) run.warmup = absl::FormatDuration(s.warmup);
   return run;
+}
+
+// How long a step at `rate` measures: --step-duration, or longer (up to --max-step-duration)
+// when that would hold fewer requests than an objective needs to be shown met; a quarter
+// more, since some may fail or come late. This process judges its own share of a sharded rate.
+absl::Duration StepLength(const SearchSettings& s, double rate, uint32_t shards) {
+  uint64_t needed = *std::max_element(s.requests_needed.begin(), s.requests_needed.end());
+  double seconds = std::ceil(10 * 1.25 * needed * shards / rate) / 10;
+  return std::clamp(absl::Seconds(seconds), s.step, s.max_step);
+}
+
+// Whether the client's only fault was the schedule lag of workers that woke late (this
+// machine's wake-up latency, while barely busy): the step is then judged on the latency from
+// each send, the server's own figure, instead of being thrown away.
+bool OnlyLateWakeUps(const core::GeneratorVerdict& v) {
+  if (!v.saturated || !v.late_wake_ups) return false;
+  for (size_t c = 0; c < core::kSaturationCauseCount; ++c) {
+    if (v.causes[c] && c != static_cast<size_t>(core::SaturationCause::kScheduleLag)) return false;
+  }
+  return true;
 }
 
 // Why a step fails, in a phrase per cause ("" when it passes).
@@ -118,6 +152,10 @@ std::string WhyFailed(const core::GeneratorVerdict& generator,
       why.push_back(absl::StrCat(c.expr, ": nothing to measure"));
     } else if (c.allowed < 0) {
       why.push_back(absl::StrCat(c.expr, ": ", c.requests, " requests are too few to show it"));
+    } else if (!c.failed) {
+      why.push_back(absl::StrFormat(
+          "%s: %d of %d beyond shows neither (met needs at most %d, failing at least %d)", c.expr,
+          c.beyond, c.requests, c.allowed, c.failing));
     } else {
       why.push_back(absl::StrFormat("%s: %d of %d beyond, at most %d allowed", c.expr, c.beyond,
                                     c.requests, c.allowed));
@@ -126,11 +164,12 @@ std::string WhyFailed(const core::GeneratorVerdict& generator,
   return absl::StrJoin(why, "; ");
 }
 
-// Runs one step; `stopped_by` gets a stop signal that arrived meanwhile.
+// Runs one step of `length`; `stopped_by` gets a stop signal that arrived meanwhile.
 absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
                                               const SearchSettings& s, double rate,
-                                              const sigset_t& signals, int* stopped_by) {
-  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(s, rate));
+                                              absl::Duration length, const sigset_t& signals,
+                                              int* stopped_by) {
+  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(s, rate, length));
   if (!plan.ok()) return plan.status();
   core::Engine engine(*plan);
   if (absl::Status started = engine.Start(); !started.ok()) return started;
@@ -159,12 +198,23 @@ absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
       .stats = result->stats,
       .measured_seconds = absl::ToDoubleSeconds(exporters::MeasuredDuration(*result, &*plan)),
       .result_json = exporters::RunResultToJson(report)};
-  for (const core::Slo& slo : s.slos) {
-    step.checks.push_back(core::CheckSlo(slo, result->stats, s.confidence));
-  }
+  step.planned_seconds = absl::ToDoubleSeconds(length);
   core::GeneratorVerdict generator = exporters::GeneratorVerdictOf(report);
+  bool from_send = OnlyLateWakeUps(generator);
+  if (from_send) {
+    step.note = absl::StrCat("judged on latency from the send: ", generator.reason);
+    generator = {};
+  }
+  for (const core::Slo& slo : s.slos) {
+    step.checks.push_back(core::CheckSlo(slo, result->stats, s.confidence, from_send));
+  }
   step.why = WhyFailed(generator, step.checks);
   step.passed = step.why.empty();
+  // Undecided: a valid step in which no objective was shown to fail, and one was not shown met.
+  step.undecided =
+      !step.passed && !generator.saturated && generator.sent_share >= core::kMinSentShare &&
+      std::none_of(step.checks.begin(), step.checks.end(),
+                   [](const core::SloCheck& c) { return c.failed || c.requests == 0; });
   return step;
 }
 
@@ -192,7 +242,14 @@ CLI::App* AddSearchCommand(CLI::App& app, SearchCommandOptions& options) {
       ->capture_default_str();
   search->add_option("--max-rate", options.max_rate, "The rate never goes above this")
       ->capture_default_str();
-  search->add_option("--step-duration", options.step_duration, "Measured time of each step")
+  search
+      ->add_option("--step-duration", options.step_duration,
+                   "Measured time of each step (at least; longer when the rate is too low to "
+                   "bring the requests an objective needs)")
+      ->capture_default_str();
+  search
+      ->add_option("--max-step-duration", options.max_step_duration,
+                   "A step too short to show an objective met or failed is lengthened up to this")
       ->capture_default_str();
   search->add_option("--warmup", options.warmup, "Unmeasured time before each step's")
       ->capture_default_str();
@@ -227,7 +284,7 @@ int SearchCommand(const SearchCommandOptions& options) {
   if (!settings.ok()) return Fail(settings.status());
   // The whole plan is checked now, at the start rate: a bad flag exits 2 before any traffic.
   absl::StatusOr<core::RunPlan> first =
-      core::MakeRunPlan(StepOptions(*settings, settings->rates.start_rate));
+      core::MakeRunPlan(StepOptions(*settings, settings->rates.start_rate, settings->step));
   if (!first.ok()) return Fail(first.status());
   absl::StatusOr<OutputFile> json = OutputFile::Open("--json", options.json_path);
   if (!json.ok()) return Fail(json.status());
@@ -244,7 +301,8 @@ int SearchCommand(const SearchCommandOptions& options) {
       .shard = first->shard,
       .slos = options.slos,
       .confidence = settings->confidence,
-      .precision = settings->rates.precision};
+      .precision = settings->rates.precision,
+      .requests_needed = settings->requests_needed};
   if (table) {
     std::cout << "Searching for the highest rate meeting " << absl::StrJoin(options.slos, ", ")
               << absl::StrFormat(" (%.0f%% confidence)\n", 100 * settings->confidence);
@@ -254,6 +312,14 @@ int SearchCommand(const SearchCommandOptions& options) {
           "its own requests (achieved/s is its own)\n",
           first->shard.index, first->shard.count, first->shard.count);
     }
+    std::vector<std::string> needs;
+    for (size_t k = 0; k < options.slos.size(); ++k) {
+      needs.push_back(absl::StrCat(options.slos[k], " ", settings->requests_needed[k]));
+    }
+    std::cout << "Requests a step needs to show an objective met (none beyond it): "
+              << absl::StrJoin(needs, ", ") << (first->shard.count > 1 ? " in each shard" : "")
+              << "; a step lasts " << options.step_duration
+              << ", longer at rates that bring fewer, up to " << options.max_step_duration << "\n";
     std::cout << exporters::SearchTableHeader() << std::flush;
   }
   core::RateSearch search(settings->rates);
@@ -262,8 +328,15 @@ int SearchCommand(const SearchCommandOptions& options) {
     if (!record.steps.empty()) Sleep(settings->cooldown, signals, &stopped_by);
     if (stopped_by != 0) break;
     bool confirmation = search.confirming();
+    absl::Duration length = StepLength(*settings, *rate, first->shard.count);
     absl::StatusOr<exporters::SearchStep> step =
-        RunStep(options, *settings, *rate, signals, &stopped_by);
+        RunStep(options, *settings, *rate, length, signals, &stopped_by);
+    // Too few requests to decide either way: the same rate again, twice as long, up to the cap.
+    while (step.ok() && step->undecided && length < settings->max_step && stopped_by == 0) {
+      if (table) std::cout << exporters::SearchTableRow(*step) << std::flush;
+      length = std::min(2 * length, settings->max_step);
+      step = RunStep(options, *settings, *rate, length, signals, &stopped_by);
+    }
     if (!step.ok()) return Fail(step.status(), kRuntimeError);
     step->confirmation = confirmation;
     // Later steps follow the first at once: shards that judge alike stay together.
@@ -271,7 +344,11 @@ int SearchCommand(const SearchCommandOptions& options) {
     settings->run.preconnect = false;
     if (table) std::cout << exporters::SearchTableRow(*step) << std::flush;
     if (stopped_by != 0) break;  // An interrupted step proves nothing.
-    search.Record(step->passed);
+    if (step->undecided) {
+      search.RecordUndecided();
+    } else {
+      search.Record(step->passed);
+    }
     record.steps.push_back(*std::move(step));
   }
   record.outcome = search.outcome();

@@ -31,6 +31,8 @@ const char* OutcomeName(core::RateSearch::Outcome o) {
       return "none_met";
     case core::RateSearch::Outcome::kOutOfSteps:
       return "out_of_steps";
+    case core::RateSearch::Outcome::kUndecided:
+      return "undecided";
     case core::RateSearch::Outcome::kRunning:
       break;
   }
@@ -39,6 +41,7 @@ const char* OutcomeName(core::RateSearch::Outcome o) {
 
 std::string Verdict(const SearchStep& step) {
   if (step.passed) return step.confirmation ? "pass (confirmed)" : "pass";
+  if (step.undecided) return "undecided";
   return step.confirmation ? "FAIL (confirmation)" : "FAIL";
 }
 
@@ -56,6 +59,7 @@ std::string SearchTableRow(const SearchStep& step) {
                       Quantile(s, 0.5), Quantile(s, 0.9), Quantile(s, 0.99), Quantile(s, 0.999),
                       s.completed() - s.outcome(core::Outcome::kOk), Verdict(step));
   if (!step.why.empty()) absl::StrAppend(&row, ": ", step.why);
+  if (!step.note.empty()) absl::StrAppend(&row, step.why.empty() ? ": " : "; ", step.note);
   return row + "\n";
 }
 
@@ -70,6 +74,10 @@ std::string SearchConclusion(const SearchRecord& r) {
     case core::RateSearch::Outcome::kNoneMet:
       return "No rate met every objective: even the start rate failed (or every rate that "
              "passed failed when run again)\n";
+    case core::RateSearch::Outcome::kUndecided:
+      return "No rate was shown to meet or to fail the objectives: every step, even at "
+             "--max-step-duration, had too few requests (raise --max-step-duration or "
+             "--max-rate)\n";
     case core::RateSearch::Outcome::kOutOfSteps:
       return absl::StrFormat(
           "Out of steps before the bracket was narrow enough: %.1f/s passed, %.1f/s failed\n",
@@ -89,14 +97,21 @@ std::string SearchJson(const SearchRecord& r) {
                         {"met", c.met},
                         {"measured", c.measured},
                         {"requests", c.requests},
+                        {"failed", c.failed},
                         {"beyond", c.beyond},
-                        {"allowed", c.allowed}});
+                        {"allowed", c.allowed},
+                        {"failing", c.failing}});
     }
     steps.push_back({{"rate", step.rate},
                      {"achieved_rate", AchievedRate(step)},
                      {"confirmation", step.confirmation},
                      {"passed", step.passed},
+                     {"verdict", step.passed      ? "pass"
+                                 : step.undecided ? "undecided"
+                                                  : "fail"},
+                     {"planned_seconds", step.planned_seconds},
                      {"why", step.why.empty() ? Json(nullptr) : Json(step.why)},
+                     {"note", step.note.empty() ? Json(nullptr) : Json(step.note)},
                      {"slos", checks},
                      {"result", Json::parse(step.result_json)}});
   }
@@ -106,6 +121,7 @@ std::string SearchJson(const SearchRecord& r) {
               {"slos", r.slos},
               {"confidence", r.confidence},
               {"precision", r.precision},
+              {"requests_needed", r.requests_needed},
               {"outcome", OutcomeName(r.outcome)},
               {"rate", found ? Json(r.lower) : Json(nullptr)},
               {"bracket",

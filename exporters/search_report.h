@@ -19,7 +19,11 @@ struct SearchStep {
   double rate = 0;  // -R of the step.
   bool confirmation = false;
   bool passed = false;
-  std::string why = "";  // Why it failed (or "" when it passed).
+  bool undecided = false;      // Not passed, but no objective was shown to fail: too few requests.
+  std::string why = "";        // Why it failed (or "" when it passed).
+  std::string note = "";       // How it was judged, when not as usual.
+  double planned_seconds = 0;  // Its measured part as planned (longer than --step-duration
+                               // when that held too few requests to decide).
   std::vector<core::SloCheck> checks = {};
   core::RunStats stats = {};  // Of the measured part (after its warmup).
   double measured_seconds = 0;
@@ -32,6 +36,7 @@ struct SearchRecord {
   std::vector<std::string> slos;
   double confidence = 0.95;
   double precision = 0.02;
+  std::vector<uint64_t> requests_needed = {};  // Per objective: the fewest that can show it.
   core::RateSearch::Outcome outcome = core::RateSearch::Outcome::kRunning;
   double lower = 0;  // The rate found (when found) and the bracket's ends.
   double upper = 0;

@@ -66,6 +66,7 @@ GeneratorVerdict JudgeGenerator(const RunStats& s, bool open_model, absl::Durati
                                      " is over the ", absl::FormatDuration(lag_bound), " bound");
       // Measured on a VM at 500 requests/s: p99 0.05-2.2 ms sleeping, 1.3 us busy-polling.
       if (!busy_poll && !starved && g.busiest_share < kIdleBusyShare) {
+        v.late_wake_ups = true;
         absl::StrAppendFormat(&why,
                               " while the busiest worker was busy %.0f%% of the time: sends "
                               "waited for a sleeping worker to wake up (this machine's wake-up "

@@ -45,6 +45,9 @@ struct GeneratorVerdict {
   std::optional<uint64_t> planned_sends;
   double sent_share = 1;
   uint64_t late_sends = 0;  // Open model: sends later than the lag bound.
+  // The schedule lag came from sleeping workers waking late (this machine's wake-up latency),
+  // not from a busy or starved client.
+  bool late_wake_ups = false;
 };
 
 // `busy_poll`: the workers never slept (--busy-poll), so late sends were not late wake-ups.

@@ -22,6 +22,24 @@ void RateSearch::Narrow() {
   }
 }
 
+void RateSearch::RecordUndecided() {
+  if (phase_ != Phase::kGrow || lower_ > 0) {
+    Record(false);
+    return;
+  }
+  ++steps_;
+  if (rate_ >= settings_.max_rate) {
+    phase_ = Phase::kDone;
+    outcome_ = Outcome::kUndecided;
+  } else {
+    rate_ = std::min(rate_ * settings_.growth, settings_.max_rate);
+  }
+  if (phase_ != Phase::kDone && steps_ >= settings_.max_steps) {
+    phase_ = Phase::kDone;
+    outcome_ = Outcome::kOutOfSteps;
+  }
+}
+
 void RateSearch::Record(bool passed) {
   if (phase_ == Phase::kDone) return;
   ++steps_;

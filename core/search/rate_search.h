@@ -3,7 +3,8 @@
 // bracket [highest pass, lowest fail] is bisected until it is within the precision; the rate
 // found is then run once more and must pass again (the latency-vs-rate curve need not be
 // monotonic: a failed confirmation becomes the new upper end and the search goes on below).
-// No I/O: the command runs the steps and reports each verdict here.
+// A step too short to decide either way lets the rate rise before anything passed
+// (RecordUndecided). No I/O: the command runs the steps and reports each verdict here.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@ class RateSearch {
     double max_rate = 1e7;    // Growth stops here (it is then confirmed like any other).
     uint32_t max_steps = 40;
   };
-  enum class Outcome { kRunning, kFound, kNoneMet, kOutOfSteps };
+  // kUndecided: no step had requests enough to show an objective met or failed.
+  enum class Outcome { kRunning, kFound, kNoneMet, kOutOfSteps, kUndecided };
 
   explicit RateSearch(const Settings& settings);
 
@@ -31,6 +33,11 @@ class RateSearch {
   bool confirming() const { return phase_ == Phase::kConfirm; }
   // The step at Next() met every objective (`passed`) or not.
   void Record(bool passed);
+  // The step at Next() could show neither (too few requests even at its longest). Before any
+  // rate passed, the rate rises: a higher one brings more requests in the same time, and "no
+  // rate met" needs a rate shown to fail. After one passed, it counts as a failure: the
+  // search reports only rates shown to meet every objective.
+  void RecordUndecided();
 
   Outcome outcome() const { return outcome_; }
   double lower() const { return lower_; }  // The highest rate that passed (0: none).

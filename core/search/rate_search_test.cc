@@ -66,5 +66,39 @@ TEST(RateSearchTest, StopsAtTheMaximumRateAndAfterTheMaximumSteps) {
   EXPECT_EQ(short_search.outcome(), RateSearch::Outcome::kOutOfSteps);
 }
 
+// Steps too short to decide before anything passed let the rate rise; "none met" needs a
+// rate shown to fail. After a pass, an undecided step bounds the search from above.
+TEST(RateSearchTest, UndecidedStepsRaiseTheRateUntilOneDecides) {
+  RateSearch search({.start_rate = 50, .precision = 0.02});
+  std::vector<double> rates;
+  while (std::optional<double> rate = search.Next()) {
+    rates.push_back(*rate);
+    if (*rate < 150) {
+      search.RecordUndecided();  // Too few requests at 50/s and 100/s.
+    } else {
+      search.Record(*rate <= 238);
+    }
+  }
+  EXPECT_EQ(search.outcome(), RateSearch::Outcome::kFound);
+  EXPECT_EQ(std::vector<double>(rates.begin(), rates.begin() + 4),
+            (std::vector<double>{50, 100, 200, 400}));
+  EXPECT_GE(search.lower(), 233);
+  EXPECT_LE(search.lower(), 238);
+
+  RateSearch never({.start_rate = 100, .max_rate = 400});
+  std::vector<double> tried;
+  while (std::optional<double> rate = never.Next()) {
+    tried.push_back(*rate);
+    never.RecordUndecided();
+  }
+  EXPECT_EQ(never.outcome(), RateSearch::Outcome::kUndecided);
+  EXPECT_EQ(tried, (std::vector<double>{100, 200, 400}));
+
+  RateSearch after_a_pass({.start_rate = 100});
+  after_a_pass.Record(true);
+  after_a_pass.RecordUndecided();  // 200/s: an upper end, as a failure.
+  EXPECT_EQ(after_a_pass.upper(), 200);
+}
+
 }  // namespace
 }  // namespace uringload::core

@@ -70,10 +70,36 @@ int64_t MaxExceedances(uint64_t n, double share, double confidence) {
   return static_cast<int64_t>(n);
 }
 
-SloCheck CheckSlo(const Slo& slo, const RunStats& s, double confidence) {
+int64_t FewestExceedancesToFail(uint64_t n, double share, double confidence) {
+  if (share <= 0) return 1;
+  if (share >= 1) return static_cast<int64_t>(n) + 1;
+  double alpha = 1 - confidence;
+  double nd = static_cast<double>(n);
+  double log_term = nd * std::log1p(-share);  // P(K = 0).
+  double log_ratio = std::log(share) - std::log1p(-share);
+  double below = 0;  // P(K < k).
+  for (uint64_t k = 0; k <= n; ++k) {
+    if (1 - below <= alpha) return static_cast<int64_t>(k);
+    below += std::exp(log_term);
+    double kd = static_cast<double>(k);
+    log_term += std::log((nd - kd) / (kd + 1)) + log_ratio;
+  }
+  return static_cast<int64_t>(n) + 1;
+}
+
+uint64_t RequestsToShow(double share, double confidence) {
+  if (share >= 1) return 1;
+  // P(K = 0) = (1 - share)^n <= 1 - confidence.
+  auto n = static_cast<uint64_t>(std::ceil(std::log(1 - confidence) / std::log1p(-share)));
+  while (n > 1 && MaxExceedances(n - 1, share, confidence) >= 0) --n;  // Rounding.
+  while (MaxExceedances(n, share, confidence) < 0) ++n;
+  return n;
+}
+
+SloCheck CheckSlo(const Slo& slo, const RunStats& s, double confidence, bool uncorrected) {
   SloCheck c{.expr = slo.expr};
   if (slo.latency) {
-    const HistogramSnapshot& h = s.latency;
+    const HistogramSnapshot& h = uncorrected ? s.latency_uncorrected : s.latency;
     c.requests = h.count;
     // Strictly under the bound for <: values at it count as beyond (within a bucket's 0.4%).
     auto bound_ns = static_cast<uint64_t>(std::llround(slo.bound * 1e9));
@@ -86,6 +112,8 @@ SloCheck CheckSlo(const Slo& slo, const RunStats& s, double confidence) {
   }
   c.allowed = MaxExceedances(c.requests, slo.allowed_share, confidence);
   c.met = c.requests > 0 && static_cast<int64_t>(c.beyond) <= c.allowed;
+  c.failing = FewestExceedancesToFail(c.requests, slo.allowed_share, confidence);
+  c.failed = c.requests > 0 && static_cast<int64_t>(c.beyond) >= c.failing;
   return c;
 }
 

@@ -34,16 +34,26 @@ absl::StatusOr<std::vector<Slo>> ParseSlos(const std::vector<std::string>& texts
 // share of them is below `share`: the largest k with P(K <= k) <= 1 - confidence for
 // K ~ Binomial(n, share); -1 when even none would (too few requests).
 int64_t MaxExceedances(uint64_t n, double share, double confidence);
+// The fewest exceedances among `n` requests that show, at `confidence`, that the true share
+// is above `share`: the smallest k with P(K >= k) <= 1 - confidence (n + 1: none would).
+int64_t FewestExceedancesToFail(uint64_t n, double share, double confidence);
+// The fewest requests that can show the share is below `share` (with no exceedance).
+uint64_t RequestsToShow(double share, double confidence);
 
 struct SloCheck {
   std::string expr;
   bool met = false;
+  bool failed = false;    // Shown to fail; neither this nor met: too few requests to decide.
   double measured = 0;    // The quantile in seconds, or the error rate.
   uint64_t requests = 0;  // Ok requests (latency), or completed ones (error rate).
   uint64_t beyond = 0;    // Of them, over the bound, or failed.
   int64_t allowed = 0;    // MaxExceedances for them.
+  int64_t failing = 0;    // FewestExceedancesToFail for them.
 };
 
-SloCheck CheckSlo(const Slo& slo, const RunStats& stats, double confidence);
+// `uncorrected`: judge latency from each send (the server's figure) instead of from the
+// intended start.
+SloCheck CheckSlo(const Slo& slo, const RunStats& stats, double confidence,
+                  bool uncorrected = false);
 
 }  // namespace uringload::core

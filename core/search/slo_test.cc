@@ -46,6 +46,18 @@ RunStats WithLatencies(uint64_t fast, uint64_t slow, uint64_t failed = 0) {
   return s;
 }
 
+// The other side of the test: how many exceedances show the objective failed, and how many
+// requests a step needs before it can show one met (0.99^299 = 0.0495, 0.99^298 = 0.0500).
+TEST(SloTest, ShownToFailAndTheRequestsEachObjectiveNeeds) {
+  EXPECT_EQ(FewestExceedancesToFail(1'000, 0.01, 0.95), 16);  // P(K>=16) 0.048, P(K>=15) 0.082.
+  EXPECT_EQ(FewestExceedancesToFail(250, 0.01, 0.95), 6);     // 0.041, 0.108.
+  EXPECT_EQ(FewestExceedancesToFail(0, 0.01, 0.95), 1);       // Nothing can show it.
+  EXPECT_EQ(RequestsToShow(0.01, 0.95), 299u);
+  EXPECT_EQ(MaxExceedances(298, 0.01, 0.95), -1);
+  EXPECT_EQ(MaxExceedances(299, 0.01, 0.95), 0);
+  EXPECT_EQ(RequestsToShow(0.001, 0.95), 2995u);
+}
+
 TEST(SloTest, AStepMeetsAnObjectiveOnlyWithTheConfidence) {
   Slo p99 = *ParseSlo("p99<50ms");
   SloCheck met = CheckSlo(p99, WithLatencies(9'920, 80), 0.95);

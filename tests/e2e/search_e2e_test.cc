@@ -77,6 +77,57 @@ TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   EXPECT_GT(JsonCount(search.json, "steps.0.result.latency_histogram.count"), 0u);
 }
 
+// Steps too short to decide lengthen themselves: at 50/s a 1 s step would hold 50 requests,
+// too few to show a p99 (299 at 95%), and the search used to end "no rate met" with every
+// objective holding. Now the first step is planned at 7.5 s and passes; 100/s passes too.
+TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
+  UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "4ms"});
+  ASSERT_TRUE(server.ok());
+  RunOutput search = RunUringloadCommand("search",
+                                         {"--slo",
+                                          "p99<100ms",
+                                          "--slo",
+                                          "error_rate<1%",
+                                          "--start-rate",
+                                          "50",
+                                          "--max-rate",
+                                          "100",
+                                          "--step-duration",
+                                          "1s",
+                                          "--max-step-duration",
+                                          "20s",
+                                          "--warmup",
+                                          "200ms",
+                                          "--cooldown",
+                                          "0s",
+                                          "-c",
+                                          "20",
+                                          "-t",
+                                          "1",
+                                          "--cpus",
+                                          "0",
+                                          "--schedule-lag-bound",
+                                          "20ms",
+                                          server.Url("/")},
+                                         300);
+  ASSERT_EQ(search.process.exit_code, 0) << search.process.out << search.process.err;
+  EXPECT_EQ(search.json["outcome"], "found");
+  EXPECT_EQ(JsonNumber(search.json, "rate"), 100);
+  EXPECT_EQ(JsonCount(search.json, "requests_needed.0"), 299u);
+  EXPECT_EQ(JsonCount(search.json, "requests_needed.1"), 299u);
+  EXPECT_EQ(JsonNumber(search.json, "steps.0.planned_seconds"), 7.5);
+  EXPECT_EQ(search.json["steps.0.verdict"], "pass");
+  EXPECT_GE(JsonCount(search.json, "steps.0.slos.0.requests"), 299u);
+  EXPECT_EQ(JsonNumber(search.json, "steps.1.planned_seconds"), 3.8);
+  // A cap below the step is bad input.
+  RunOutput bad = RunUringloadCommand("search", {"--slo", "p99<1s", "--step-duration", "5s",
+                                                 "--max-step-duration", "2s", server.Url("/")});
+  EXPECT_EQ(bad.process.exit_code, 2);
+  EXPECT_NE(bad.process.err.find("--max-step-duration 2s is below --step-duration 5s"),
+            std::string::npos)
+      << bad.process.err;
+}
+
 // The error-rate objective, against a server that answers 0.5% of requests with garbage and
 // takes 0-2 ms each (4 slots): 5% is met at the start rate, 0.1% never (exit 3, saying why).
 TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
