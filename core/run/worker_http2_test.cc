@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run/worker_test_client.h"
+#include "core/testing/worker_test_client.h"
 #include "proto/testing/http2_test_server.h"
 
 namespace uringload::core::test_support {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run/worker_test_client.h"
+#include "core/testing/worker_test_client.h"
 
 namespace uringload::core {
 namespace {

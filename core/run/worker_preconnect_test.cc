@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/run/worker_test_client.h"
+#include "core/testing/worker_test_client.h"
 
 namespace uringload::core {
 namespace {

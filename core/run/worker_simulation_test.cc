@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run/worker_test_client.h"
+#include "core/testing/worker_test_client.h"
 #include "net/testing/seeds.h"
 
 namespace uringload::core {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/run/worker_test_client.h"
+#include "core/testing/worker_test_client.h"
 #include "net/testing/fake_event_loop.h"
 
 namespace uringload::core {
