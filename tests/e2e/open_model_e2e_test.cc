@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -229,6 +233,51 @@ TEST(GeneratorE2ETest, AClientStarvedOfCpuSaysSoAndDoesNotBlameTheServer) {
   EXPECT_EQ(merged.json["generator.saturated"], "true");
   EXPECT_NE(merged.json["generator.reason"].find("for a CPU"), std::string::npos)
       << merged.json["generator.reason"];
+}
+
+// A folder for a new cgroup with the cpu controller (v1's cpu hierarchy, or v2's root when it
+// delegates cpu), or "" where none can be made here.
+std::string CpuCgroupFolder() {
+  std::string name = "/uringload-e2e-" + std::to_string(getpid());
+  if (access("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", W_OK) == 0) return "/sys/fs/cgroup/cpu" + name;
+  std::ifstream control("/sys/fs/cgroup/cgroup.subtree_control");
+  std::string controllers((std::istreambuf_iterator<char>(control)), {});
+  if (controllers.find("cpu") != std::string::npos) return "/sys/fs/cgroup" + name;
+  return "";
+}
+
+// The client in a cgroup whose quota is a tenth of a CPU, against a server outside it: the
+// cgroup's own throttling counters say so, and the run is saturated naming the cgroup, not
+// another process.
+TEST(GeneratorE2ETest, ACgroupQuotaThatThrottlesTheClientSaturatesIt) {
+  std::string folder = CpuCgroupFolder();
+  if (folder.empty() || mkdir(folder.c_str(), 0755) != 0) {
+    GTEST_SKIP() << "no cpu cgroup can be made here";
+  }
+  bool v1 = folder.rfind("/sys/fs/cgroup/cpu/", 0) == 0;
+  if (v1) {
+    std::ofstream(folder + "/cpu.cfs_period_us") << "100000";
+    std::ofstream(folder + "/cpu.cfs_quota_us") << "10000";
+  } else {
+    std::ofstream(folder + "/cpu.max") << "10000 100000";
+  }
+  UringloadServer server({"-t", "1", "--cpus", "1"});
+  ASSERT_TRUE(server.ok());
+  RunOutput run =
+      RunUringloadUnder({"bash", "-c", "echo $$ >" + folder + "/cgroup.procs && exec \"$@\"", "-"},
+                        "run", {"-d", "2s", "-c", "50", "-t", "1", "--cpus", "0", server.Url("/")});
+  rmdir(folder.c_str());
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(run.json["generator.saturated"], "true");
+  EXPECT_NE(run.json["generator.reason"].find("the CPU quota of cgroup " + folder +
+                                              " throttled the client for "),
+            std::string::npos)
+      << run.json["generator.reason"];
+  EXPECT_EQ(run.json["generator.reason"].find("another process"), std::string::npos)
+      << run.json["generator.reason"];
+  EXPECT_EQ(run.json["generator.throttled_cgroup"], folder);
+  EXPECT_GT(JsonNumber(run.json, "generator.throttled_seconds"), 0.5);
+  EXPECT_GT(JsonCount(run.json, "generator.throttled_periods"), 5u);
 }
 
 // A rate the client keeps: not saturated, and every send is accounted for: each one sent on
