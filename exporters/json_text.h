@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/run/latency_histogram.h"
+#include "core/latency_histogram.h"
 #include "exporters/report_format.h"
 #include "nlohmann/json.hpp"
 

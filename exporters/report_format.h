@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "core/run/latency_histogram.h"
+#include "core/latency_histogram.h"
 #include "core/run/worker_stats.h"
 
 namespace uringload::exporters {

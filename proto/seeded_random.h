@@ -1,5 +1,8 @@
-// Stateless seeded randomness (SplitMix64): a value that is a pure function of a seed and a
-// position, so every worker and every shard draws the same one for the same request.
+// Seeded randomness, all from SplitMix64: stateless values that are a pure function of a seed
+// and a position, so every worker and every shard draws the same one for the same request
+// (SeededRandom); and a stream of them for draws that follow the traffic (SeededStream: a
+// server's delays and faults, one per worker, so runs with the same --seed and the same
+// traffic repeat their choices).
 #pragma once
 
 #include <cstdint>
@@ -27,5 +30,17 @@ inline uint64_t SeededRandom(uint64_t seed, uint64_t index, uint64_t salt = 0) {
 inline uint64_t Below(uint64_t value, uint64_t n) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(value) * n) >> 64);
 }
+
+// SplitMix64 as a generator: each value is the next position's (it passes BigCrush).
+class SeededStream {
+ public:
+  explicit SeededStream(uint64_t seed) : state_(seed) {}
+  uint64_t Next() { return SplitMix64(state_); }
+  // Uniform in [0, 1).
+  double NextDouble() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
 
 }  // namespace uringload::proto

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "core/run/latency_histogram.h"
+#include "core/latency_histogram.h"
 
 namespace uringload::core {
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/latency_histogram.h"
 #include "core/link/link_plan.h"
-#include "core/run/latency_histogram.h"
 
 namespace uringload::core {
 

@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "core/link/link_direction.h"
-#include "core/run/wake_margin.h"
+#include "core/wake_margin.h"
 #include "net/listener.h"
 #include "net/ring.h"
 

@@ -103,7 +103,7 @@ TEST_F(DataFileTest, BadFilesAreRefusedWithFileAndLine) {
   EXPECT_EQ(
       ErrorOf("nested.ndjson", "{\"a\":{\"b\":1}}\n"),
       "--data " + p +
-          "nested.ndjson:1: the value of 'a' is an object or array; --data takes flat objects");
+          "nested.ndjson:1: the value of 'a' is an object or array; only flat objects are read");
   EXPECT_EQ(ErrorOf("missing.ndjson", "{\"a\":1,\"b\":2}\n{\"a\":1}\n"),
             "--data " + p + "missing.ndjson:2: key 'b' is missing");
   EXPECT_EQ(ErrorOf("extra.ndjson", "{\"a\":1}\n{\"a\":1,\"c\":3}\n"),

@@ -1,5 +1,7 @@
 #include "core/run/generator_check.h"
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"

@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/latency_histogram.h"
 #include "core/run/connection.h"
-#include "core/run/latency_histogram.h"
 #include "net/buffer_ring.h"
 #include "net/listener.h"
 #include "net/time_wait.h"

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
-#include "core/file_contents.h"
-#include "core/run/target_file.h"
+#include "core/run/plan_targets.h"
 #include "net/source_addresses.h"
 #include "proto/seeded_random.h"
 
@@ -69,134 +67,6 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
                      " connections on one ring, above RLIMIT_NOFILE (", table_limit, "); use -t ",
                      needed, " or more"));
   }
-  return absl::OkStatus();
-}
-
-// The requests: the command line's URL, or every line of --targets. All share one host and
-// port (range): connections are pooled per address, and any connection may send any target.
-absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
-  std::vector<TargetLine> lines;
-  std::string where = "URL";
-  if (options.targets_file.has_value()) {
-    if (!options.url.empty()) {
-      return absl::InvalidArgumentError("give a URL or --targets, not both");
-    }
-    absl::StatusOr<std::vector<TargetLine>> read = ReadTargetFile(*options.targets_file);
-    if (!read.ok()) return read.status();
-    if (static_cast<int64_t>(read->size()) > kMaxTargetLines) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--targets: at most ", kMaxTargetLines, " requests, got ", read->size()));
-    }
-    lines = *std::move(read);
-  } else if (options.url.empty()) {
-    return absl::InvalidArgumentError("a URL or --targets is required");
-  } else {
-    lines.push_back({.line = 0, .method = options.method, .url = options.url, .body = {}});
-  }
-  if (options.data_file.has_value()) {
-    absl::StatusOr<DataFile> data = DataFile::Open(*options.data_file);
-    if (!data.ok()) return data.status();
-    plan.data = std::make_shared<const DataFile>(*std::move(data));
-  }
-  if (options.data_order != "sequential" && options.data_order != "random") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--data-order must be sequential or random, got '", options.data_order, "'"));
-  }
-  if (options.data_order == "random" && plan.data == nullptr) {
-    return absl::InvalidArgumentError("--data-order needs --data");
-  }
-  plan.random_rows = options.data_order == "random";
-  std::optional<std::string> common_body;  // --body or --body-file's.
-  if (options.body.has_value()) common_body = *options.body;
-  if (options.body_file.has_value()) {
-    absl::StatusOr<std::string> body = ReadRegularFile("--body-file", *options.body_file);
-    if (!body.ok()) return body.status();
-    common_body = *std::move(body);
-  }
-  for (TargetLine& line : lines) {
-    auto fail = [&](absl::string_view why) {
-      if (line.line == 0) return absl::InvalidArgumentError(why);
-      return absl::InvalidArgumentError(
-          absl::StrCat("--targets ", *options.targets_file, ":", line.line, ": ", why));
-    };
-    absl::StatusOr<proto::Url> url = proto::ParseUrl(line.url);
-    if (!url.ok()) return fail(url.status().message());
-    if (!plan.targets.empty() &&
-        (url->host != plan.url.host || url->port != plan.url.port ||
-         url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
-      return fail(absl::StrCat("every target must have the first one's scheme, host and port (",
-                               plan.url.tls ? "https://" : "http://", plan.url.HostHeader(),
-                               "): connections are shared"));
-    }
-    if (plan.targets.empty()) plan.url = *url;
-    TargetRequest target{.line = line.line,
-                         .name = line.name,
-                         .method = line.method,
-                         .url = line.url,
-                         .parsed = *url,
-                         .spec = {}};
-    target.spec.method = line.method;
-    target.spec.target = url->target;
-    target.spec.host_header = url->HostHeader();
-    target.spec.scheme = url->tls ? "https" : "http";
-    target.spec.headers = options.headers;
-    target.spec.keep_alive = !options.no_keepalive;
-    if (line.body.has_value()) {
-      target.spec.body = *line.body;
-      target.spec.body_name = absl::StrCat("body @", line.body_path);
-      target.spec.body_is_template = options.body_file_placeholders;
-    } else if (common_body.has_value()) {
-      target.spec.body = *common_body;
-      target.spec.body_name = options.body_file.has_value()
-                                  ? absl::StrCat("--body-file ", *options.body_file)
-                                  : "--body";
-      target.spec.body_is_template =
-          !options.body_file.has_value() || options.body_file_placeholders;
-    }
-    // Build once here so a bad method, header or placeholder is reported before any traffic.
-    if (absl::Status s = proto::RequestTemplate::Build(target.spec, plan.columns()).status();
-        !s.ok()) {
-      return fail(s.message());
-    }
-    plan.targets.push_back(std::move(target));
-  }
-  if (options.targets_order != "round-robin" && options.targets_order != "random" &&
-      options.targets_order != "sequential") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--targets-order must be round-robin, random or sequential, got '",
-                     options.targets_order, "'"));
-  }
-  plan.random_order = options.targets_order == "random";
-  plan.sequential_order = options.targets_order == "sequential";
-  if (absl::Status s =
-          CheckRange("--max-target-labels", options.max_target_labels, 1, kMaxTargetLabels);
-      !s.ok()) {
-    return s;
-  }
-  if (options.targets_file.has_value()) {
-    std::map<std::string, uint32_t, std::less<>> known;
-    size_t named = 0;  // Names with a target of their own.
-    for (const TargetRequest& target : plan.targets) {
-      std::string name =
-          target.name.empty() ? absl::StrCat(target.method, " ", target.url) : target.name;
-      auto it = known.find(name);
-      if (it == known.end() && named == static_cast<size_t>(options.max_target_labels)) {
-        // Past the bound, every new name counts as "other" (a line may carry that name too).
-        it = known.find(kOtherTarget);
-        if (it == known.end()) {
-          it = known.emplace(kOtherTarget, plan.target_names.size()).first;
-          plan.target_names.emplace_back(kOtherTarget);
-        }
-      } else if (it == known.end()) {
-        it = known.emplace(name, plan.target_names.size()).first;
-        plan.target_names.push_back(name);
-        ++named;
-      }
-      plan.target_of.push_back(it->second);
-    }
-  }
-  plan.seed = static_cast<uint64_t>(options.seed);
-  plan.keep_alive = !options.no_keepalive;
   return absl::OkStatus();
 }
 

@@ -19,8 +19,8 @@
 #include "core/run/request_pacer.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
-#include "core/run/wake_margin.h"
 #include "core/run/worker_stats.h"
+#include "core/wake_margin.h"
 #include "net/event_loop.h"
 #include "proto/http2_client_session.h"
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/latency_histogram.h"
 #include "core/outcome.h"
-#include "core/run/latency_histogram.h"
 #include "core/single_writer.h"
 #include "net/event_loop.h"
 #include "net/tls_errors.h"

@@ -160,7 +160,7 @@ absl::StatusOr<DelaySpec> DelaySpec::Parse(const std::string& text) {
   return DelaySpec{kind, *value, 0};
 }
 
-int64_t DelaySpec::SampleNanos(Rng& rng) const {
+int64_t DelaySpec::SampleNanos(proto::SeededStream& rng) const {
   switch (kind) {
     case Kind::kNone:
       return 0;
@@ -174,7 +174,7 @@ int64_t DelaySpec::SampleNanos(Rng& rng) const {
   return 0;
 }
 
-Fault FaultPlan::Draw(Rng& rng) const {
+Fault FaultPlan::Draw(proto::SeededStream& rng) const {
   if (!any()) return Fault::kNone;
   double u = rng.NextDouble();
   for (auto [fault, p] : {std::pair{Fault::kReset, reset},

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/serve/random.h"
 #include "core/serve/request_log.h"
 #include "net/address.h"
 #include "net/tls_context.h"
+#include "proto/seeded_random.h"
 
 namespace uringload::core {
 
@@ -24,7 +24,7 @@ struct DelaySpec {
   int64_t b_ns = 0;  // uniform high bound
 
   static absl::StatusOr<DelaySpec> Parse(const std::string& text);
-  int64_t SampleNanos(Rng& rng) const;
+  int64_t SampleNanos(proto::SeededStream& rng) const;
 };
 
 // kNoCloseNotify closes without answering like kReset, but over TLS without close_notify.
@@ -51,7 +51,7 @@ struct FaultPlan {
     return reset + partial + malformed + stall + status + no_close_notify + rst_stream > 0;
   }
   // One draw decides a request's fate; probabilities are disjoint slices of [0, 1).
-  Fault Draw(Rng& rng) const;
+  Fault Draw(proto::SeededStream& rng) const;
 };
 
 // The most --service-slots: the queue keeps a time per slot.

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/serve/random.h"
 #include "core/serve/request_log.h"
 #include "core/serve/serve_plan.h"
 #include "core/serve/server_connection.h"
@@ -21,6 +20,7 @@
 #include "core/serve/service_queue.h"
 #include "net/event_loop.h"
 #include "net/listener.h"
+#include "proto/seeded_random.h"
 
 namespace uringload::core {
 
@@ -78,7 +78,7 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   ServerStats* stats_;
   const std::atomic<bool>* stop_;
   int incoming_cpu_;  // SO_INCOMING_CPU of this worker's listeners (-1: none, no --cpus).
-  Rng rng_;
+  proto::SeededStream rng_;
   ServiceQueue service_;                   // --service-slots.
   std::optional<RequestLog::Writer> log_;  // --log-requests.
   std::vector<net::UniqueFd> listeners_;

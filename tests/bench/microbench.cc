@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run/latency_histogram.h"
+#include "core/latency_histogram.h"
 #include "proto/request_template.h"
 #include "proto/response_parser.h"
 

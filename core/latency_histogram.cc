@@ -1,4 +1,4 @@
-#include "core/run/latency_histogram.h"
+#include "core/latency_histogram.h"
 
 #include <algorithm>
 #include <bit>

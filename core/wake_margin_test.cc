@@ -1,4 +1,4 @@
-#include "core/run/wake_margin.h"
+#include "core/wake_margin.h"
 
 #include <gtest/gtest.h>
 

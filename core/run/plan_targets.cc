@@ -1,0 +1,173 @@
+#include "core/run/plan_targets.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/file_contents.h"
+#include "core/plan_limits.h"
+#include "core/run/target_file.h"
+
+namespace uringload::core {
+namespace {
+
+// The command line's URL as one line, or every line of --targets.
+absl::StatusOr<std::vector<TargetLine>> ReadTargetLines(const RunOptions& options) {
+  if (!options.targets_file.has_value()) {
+    if (options.url.empty()) return absl::InvalidArgumentError("a URL or --targets is required");
+    return std::vector<TargetLine>{
+        {.line = 0, .method = options.method, .url = options.url, .body = {}}};
+  }
+  if (!options.url.empty()) return absl::InvalidArgumentError("give a URL or --targets, not both");
+  absl::StatusOr<std::vector<TargetLine>> read = ReadTargetFile(*options.targets_file);
+  if (!read.ok()) return read.status();
+  if (static_cast<int64_t>(read->size()) > kMaxTargetLines) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--targets: at most ", kMaxTargetLines, " requests, got ", read->size()));
+  }
+  return read;
+}
+
+// --data and the order its rows are taken in.
+absl::Status PlanData(const RunOptions& options, RunPlan& plan) {
+  if (options.data_file.has_value()) {
+    absl::StatusOr<DataFile> data = DataFile::Open(*options.data_file);
+    if (!data.ok()) return data.status();
+    plan.data = std::make_shared<const DataFile>(*std::move(data));
+  }
+  if (options.data_order != "sequential" && options.data_order != "random") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--data-order must be sequential or random, got '", options.data_order, "'"));
+  }
+  if (options.data_order == "random" && plan.data == nullptr) {
+    return absl::InvalidArgumentError("--data-order needs --data");
+  }
+  plan.random_rows = options.data_order == "random";
+  return absl::OkStatus();
+}
+
+// The body of every line without its own: --body (a template), or --body-file's bytes (a
+// template only with --body-file-placeholders).
+struct CommonBody {
+  std::string text;
+  std::string name;  // Names it in errors.
+  bool is_template = true;
+};
+absl::StatusOr<std::optional<CommonBody>> ReadCommonBody(const RunOptions& options) {
+  if (options.body.has_value()) return CommonBody{*options.body, "--body", true};
+  if (!options.body_file.has_value()) return std::nullopt;
+  absl::StatusOr<std::string> bytes = ReadRegularFile("--body-file", *options.body_file);
+  if (!bytes.ok()) return bytes.status();
+  return CommonBody{*std::move(bytes), absl::StrCat("--body-file ", *options.body_file),
+                    options.body_file_placeholders};
+}
+
+// One line's request. All lines share the first one's scheme, host and port (range):
+// connections are pooled per address, and any connection may send any target.
+absl::Status PlanTargetRequest(const RunOptions& options, const TargetLine& line,
+                               const std::optional<CommonBody>& common_body, RunPlan& plan) {
+  auto fail = [&](absl::string_view why) {
+    if (line.line == 0) return absl::InvalidArgumentError(why);
+    return absl::InvalidArgumentError(
+        absl::StrCat("--targets ", *options.targets_file, ":", line.line, ": ", why));
+  };
+  absl::StatusOr<proto::Url> url = proto::ParseUrl(line.url);
+  if (!url.ok()) return fail(url.status().message());
+  if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
+                                url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
+    return fail(absl::StrCat("every target must have the first one's scheme, host and port (",
+                             plan.url.tls ? "https://" : "http://", plan.url.HostHeader(),
+                             "): connections are shared"));
+  }
+  if (plan.targets.empty()) plan.url = *url;
+  TargetRequest target{.line = line.line,
+                       .name = line.name,
+                       .method = line.method,
+                       .url = line.url,
+                       .parsed = *url,
+                       .spec = {}};
+  proto::RequestSpec& spec = target.spec;
+  spec.method = line.method;
+  spec.target = url->target;
+  spec.host_header = url->HostHeader();
+  spec.scheme = url->tls ? "https" : "http";
+  spec.headers = options.headers;
+  spec.keep_alive = !options.no_keepalive;
+  if (line.body.has_value()) {
+    spec.body = *line.body;
+    spec.body_name = absl::StrCat("body @", line.body_path);
+    spec.body_is_template = options.body_file_placeholders;
+  } else if (common_body.has_value()) {
+    spec.body = common_body->text;
+    spec.body_name = common_body->name;
+    spec.body_is_template = common_body->is_template;
+  }
+  if (absl::Status s = proto::RequestTemplate::Build(spec, plan.columns()).status(); !s.ok()) {
+    return fail(s.message());
+  }
+  plan.targets.push_back(std::move(target));
+  return absl::OkStatus();
+}
+
+// --targets-order, and the names per-target results are kept under: a line's name=, else its
+// METHOD URL; past --max-target-labels names, the rest count as "other".
+absl::Status PlanTargetNames(const RunOptions& options, RunPlan& plan) {
+  if (options.targets_order != "round-robin" && options.targets_order != "random" &&
+      options.targets_order != "sequential") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--targets-order must be round-robin, random or sequential, got '",
+                     options.targets_order, "'"));
+  }
+  plan.random_order = options.targets_order == "random";
+  plan.sequential_order = options.targets_order == "sequential";
+  if (absl::Status s =
+          CheckRange("--max-target-labels", options.max_target_labels, 1, kMaxTargetLabels);
+      !s.ok()) {
+    return s;
+  }
+  if (!options.targets_file.has_value()) return absl::OkStatus();
+  std::map<std::string, uint32_t, std::less<>> known;
+  size_t named = 0;  // Names with a target of their own.
+  for (const TargetRequest& target : plan.targets) {
+    std::string name =
+        target.name.empty() ? absl::StrCat(target.method, " ", target.url) : target.name;
+    auto it = known.find(name);
+    if (it == known.end() && named == static_cast<size_t>(options.max_target_labels)) {
+      // Past the bound, every new name counts as "other" (a line may carry that name too).
+      it = known.find(kOtherTarget);
+      if (it == known.end()) {
+        it = known.emplace(kOtherTarget, plan.target_names.size()).first;
+        plan.target_names.emplace_back(kOtherTarget);
+      }
+    } else if (it == known.end()) {
+      it = known.emplace(name, plan.target_names.size()).first;
+      plan.target_names.push_back(name);
+      ++named;
+    }
+    plan.target_of.push_back(it->second);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
+  absl::StatusOr<std::vector<TargetLine>> lines = ReadTargetLines(options);
+  if (!lines.ok()) return lines.status();
+  // The data file first: the requests' placeholders may name its columns.
+  if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
+  absl::StatusOr<std::optional<CommonBody>> common_body = ReadCommonBody(options);
+  if (!common_body.ok()) return common_body.status();
+  for (const TargetLine& line : *lines) {
+    if (absl::Status s = PlanTargetRequest(options, line, *common_body, plan); !s.ok()) return s;
+  }
+  if (absl::Status s = PlanTargetNames(options, plan); !s.ok()) return s;
+  plan.seed = static_cast<uint64_t>(options.seed);
+  plan.keep_alive = !options.no_keepalive;
+  return absl::OkStatus();
+}
+
+}  // namespace uringload::core
