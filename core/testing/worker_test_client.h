@@ -11,6 +11,7 @@
 
 #include "core/run/worker.h"
 #include "net/testing/fake_event_loop.h"
+#include "net/tls_event_loop.h"
 
 namespace uringload::core::test_support {
 
@@ -34,8 +35,14 @@ class Client {
         templates_.push_back(*proto::RequestTemplate::Build(plan_.RequestFor(t, a)));
       }
     }
-    auto loop = std::make_unique<FakeEventLoop>(plan_.concurrency);
-    loop_ = loop.get();
+    auto fake = std::make_unique<FakeEventLoop>(plan_.concurrency);
+    loop_ = fake.get();
+    // https://: TLS over the fake, as on the ring; the test then scripts ciphertext.
+    std::unique_ptr<net::EventLoop> loop = std::move(fake);
+    if (plan_.tls != nullptr) {
+      loop = std::make_unique<net::TlsEventLoop>(std::move(loop), plan_.tls, plan_.concurrency,
+                                                 plan_.url.host);
+    }
     WorkerConfig config{.plan = &plan_,
                         .templates = templates_,
                         .connections = plan_.concurrency,
@@ -47,6 +54,7 @@ class Client {
                         .block_size = 1};
     worker_ = std::make_unique<Worker>(config, &source_, &stats_, &stop_, std::move(loop));
   }
+  // The fake loop (under TLS for https://: its bytes are then ciphertext).
   FakeEventLoop& loop() { return *loop_; }
   std::atomic<bool>& stop() { return stop_; }
   RunStats Run() {

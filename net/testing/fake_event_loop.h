@@ -62,6 +62,9 @@ class FakeEventLoop final : public EventLoop {
     return out;
   }
   uint32_t generation(uint32_t slot) const { return slots_[slot].generation; }
+  // Whether a receive is armed on the slot: a scripted peer sends only then, as the kernel
+  // completes a receive only once it is posted.
+  bool receiving(uint32_t slot) const { return slots_[slot].receiving; }
   // The completion count each wait asked for, in order.
   const std::vector<unsigned>& wait_targets() const { return wait_targets_; }
   // And the longest each may last, in order.

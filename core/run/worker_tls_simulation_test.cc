@@ -1,0 +1,232 @@
+// A seeded simulation of the client over TLS, as worker_simulation_test.cc is over plain TCP:
+// one Worker over TlsEventLoop over the fake loop, each connection against a real OpenSSL
+// server (a TlsEventLoop of its own) that answers HTTP/1.1, with every decision from a PRNG
+// seeded per run. What is tested is where records fall: the server's ciphertext reaches the
+// client cut at random bytes (a record in pieces, the end of one and the start of the next,
+// several records and the handshake's flights together), late; and the ways a TLS connection
+// ends: close_notify then the TCP close, a close without close_notify, a reset, a forged
+// record, requests never answered, connects refused. At the end every started request has
+// exactly one outcome, and no URINGLOAD_CHECK fired on the way. A failing seed is printed;
+// URINGLOAD_SIM_SEED=N replays it alone.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/testing/worker_test_client.h"
+#include "net/testing/seeds.h"
+#include "net/testing/tls_loopback.h"
+
+namespace uringload::core {
+namespace {
+
+using test_support::Client;
+using test_support::kMs;
+using test_support::kOk;
+using test_support::Options;
+
+// One connection's server: OpenSSL behind a TlsEventLoop over a fake loop of one slot. Its
+// ciphertext collects in `to_client`; the client's goes in through Feed.
+class TlsPeer : public net::CompletionHandler {
+ public:
+  explicit TlsPeer(std::shared_ptr<net::TlsContext> context) {
+    auto fake = std::make_unique<net::FakeEventLoop>(1);
+    fake_ = fake.get();
+    fake_->on_submit = [this](net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
+      if (s.op == net::Op::kSend) {
+        l.Complete(0, net::Op::kSend, static_cast<int>(s.bytes.size()));
+        to_client += s.bytes;
+      }
+    };
+    tls_ = std::make_unique<net::TlsEventLoop>(std::move(fake), std::move(context), 1, "");
+    fake_->Complete(0, net::Op::kAccept, 0, "", true);
+    Pump();
+  }
+  // The client's ciphertext, then whatever the server does about it.
+  void Feed(const std::string& bytes) {
+    fake_->Complete(0, net::Op::kRecv, static_cast<int>(bytes.size()), bytes);
+    Pump();
+  }
+  // The server closes: close_notify goes out first.
+  void Close() {
+    tls_->Close(0);
+    Pump();
+  }
+  bool stall = false;  // Answers nothing more.
+  std::string to_client;
+
+ private:
+  void Pump() {
+    for (int i = 0; i < 4; ++i) tls_->Drain(*this);
+  }
+  void OnCompletion(const net::Completion& c) override {
+    if (c.op == net::Op::kRecv && c.res > 0) {
+      inbox_.append(c.data);
+      for (size_t end; (end = inbox_.find("\r\n\r\n")) != std::string::npos;) {
+        inbox_.erase(0, end + 4);
+        ++unanswered_;
+      }
+    }
+    if (c.op == net::Op::kSend) sending_ = false;
+    if (!sending_ && unanswered_ > 0 && !stall) {
+      --unanswered_;
+      sending_ = true;
+      tls_->Send(0, kOk, sizeof kOk - 1);
+    }
+  }
+
+  net::FakeEventLoop* fake_;
+  std::unique_ptr<net::TlsEventLoop> tls_;
+  std::string inbox_;
+  int unanswered_ = 0;
+  bool sending_ = false;
+};
+
+// The server side of every connection, as the client's fake loop's scripted peer.
+class SimulatedTlsServer {
+ public:
+  SimulatedTlsServer(uint64_t seed, uint32_t slots, std::shared_ptr<net::TlsContext> context)
+      : random_(seed), context_(std::move(context)), peers_(slots), due_(slots) {}
+
+  void Attach(net::FakeEventLoop& loop) {
+    loop.on_submit = [this](net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
+      OnSubmit(l, s);
+    };
+    loop.on_wait = [this](net::FakeEventLoop& l) { OnWait(l); };
+  }
+
+ private:
+  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
+  int64_t Upto(int64_t hi) { return std::uniform_int_distribution<int64_t>(0, hi)(random_); }
+
+  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
+    std::unique_ptr<TlsPeer>& peer = peers_[s.slot];
+    switch (s.op) {
+      case net::Op::kConnect:
+        peer.reset();
+        generations_[s.slot] = l.generation(s.slot);
+        if (Chance(0.03)) {
+          l.Complete(s.slot, net::Op::kConnect, -ECONNREFUSED);
+          return;
+        }
+        peer = std::make_unique<TlsPeer>(context_);
+        l.Complete(s.slot, net::Op::kConnect, 0);
+        return;
+      case net::Op::kSend:
+        l.Complete(s.slot, net::Op::kSend, static_cast<int>(s.bytes.size()));
+        if (peer == nullptr) return;
+        if (Chance(0.02)) peer->stall = true;  // The request timeout ends what it holds.
+        peer->Feed(s.bytes);
+        if (due_[s.slot] <= l.Now()) due_[s.slot] = l.Now() + Upto(2 * kMs);
+        return;
+      default:
+        return;
+    }
+  }
+
+  void OnWait(net::FakeEventLoop& l) {
+    if (Chance(0.3)) l.Advance(Upto(2 * kMs));
+    if (Chance(0.02)) {
+      auto slot = static_cast<uint32_t>(Upto(static_cast<int64_t>(peers_.size()) - 1));
+      if (l.generation(slot) > 0)
+        l.CompleteStale(slot, net::Op::kRecv, 5, std::string("\x17\x03\x03\x00\x01", 5));
+    }
+    for (uint32_t slot = 0; slot < peers_.size(); ++slot) {
+      std::unique_ptr<TlsPeer>& peer = peers_[slot];
+      if (peer == nullptr || generations_[slot] != l.generation(slot)) continue;
+      if (peer->to_client.empty() || due_[slot] > l.Now()) continue;
+      double roll = std::uniform_real_distribution<double>(0, 1)(random_);
+      if (roll < 0.004) {  // close_notify, then the TCP close.
+        peer->Close();
+        Deliver(l, slot, peer->to_client);
+        l.Complete(slot, net::Op::kRecv, 0);
+        peer.reset();
+        continue;
+      }
+      if (roll < 0.008) {  // A close without close_notify.
+        l.Complete(slot, net::Op::kRecv, 0);
+        peer.reset();
+        continue;
+      }
+      if (roll < 0.012) {
+        l.Complete(slot, net::Op::kRecv, -ECONNRESET);
+        peer.reset();
+        continue;
+      }
+      if (roll < 0.014) {  // A forged application-data record: the client's TLS refuses it.
+        Deliver(l, slot, std::string("\x17\x03\x03\x00\x05hello", 10));
+        peer.reset();
+        continue;
+      }
+      // Some of what is there, cut at any byte: records in pieces or together.
+      std::string& out = peer->to_client;
+      size_t cut = out.size() > 1 && Chance(0.5)
+                       ? 1 + static_cast<size_t>(Upto(static_cast<int64_t>(out.size()) - 2))
+                       : out.size();
+      Deliver(l, slot, out.substr(0, cut));
+      out.erase(0, cut);
+    }
+  }
+
+  void Deliver(net::FakeEventLoop& l, uint32_t slot, std::string bytes) {
+    if (bytes.empty()) return;
+    auto size = static_cast<int>(bytes.size());
+    l.Complete(slot, net::Op::kRecv, size, std::move(bytes));
+  }
+
+  std::mt19937_64 random_;
+  std::shared_ptr<net::TlsContext> context_;
+  std::vector<std::unique_ptr<TlsPeer>> peers_;
+  std::vector<int64_t> due_;
+  std::array<uint32_t, 8> generations_{};
+};
+
+struct SimulationResult {
+  RunStats stats;
+  uint64_t requests = 0;
+};
+
+SimulationResult Simulate(uint64_t seed, std::shared_ptr<net::TlsContext> server) {
+  std::mt19937_64 shape(seed ^ 0x715);
+  RunOptions options = Options(300, std::vector<int64_t>{1, 2, 4}[shape() % 3]);
+  options.url = "https://localhost:8443/{i}";
+  options.insecure = true;  // The server's certificate is a fresh self-signed one.
+  options.http1 = true;
+  options.no_keepalive = shape() % 5 == 0;
+  options.no_tls_resume = shape() % 2 == 0;
+  Client client(options);
+  SimulatedTlsServer peers(seed, static_cast<uint32_t>(options.concurrency), std::move(server));
+  peers.Attach(client.loop());
+  return {client.Run(), 300};
+}
+
+TEST(WorkerTlsSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
+  std::shared_ptr<net::TlsContext> server = net::SelfSignedServerContext();
+  ASSERT_NE(server, nullptr);
+  net::SeedGuard guard;
+  std::array<uint64_t, kOutcomeCount> outcomes{};
+  for (uint64_t seed : net::SimulationSeeds(60)) {
+    guard.Running(seed);
+    SCOPED_TRACE(testing::Message()
+                 << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
+    SimulationResult r = Simulate(seed, server);
+    EXPECT_EQ(r.stats.started, r.requests);
+    EXPECT_EQ(r.stats.completed(), r.stats.started);
+    EXPECT_EQ(r.stats.connections_open, 0u);
+    EXPECT_GT(r.stats.tls_handshakes, 0u);
+    for (size_t k = 0; k < kOutcomeCount; ++k) outcomes[k] += r.stats.outcomes[k];
+    if (testing::Test::HasFailure()) break;
+  }
+  // The endings the simulation makes happened: one that never fails anything proves nothing.
+  if (net::SimulationSeeds(60).size() > 1) {
+    for (Outcome o : {Outcome::kOk, Outcome::kTimeout, Outcome::kConnectError, Outcome::kReset}) {
+      EXPECT_GT(outcomes[static_cast<size_t>(o)], 0u) << kOutcomeNames[static_cast<size_t>(o)];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace uringload::core
