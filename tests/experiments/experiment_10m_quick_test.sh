@@ -20,6 +20,7 @@ case $mode in
       has '| completed / ok / errors | 20000 / 20000 / 0 |' &&
       has '| connections peak / ramp to the peak | 100 / ' &&
       has '| CPU per request, server user + kernel | ' &&
+      has '| the client limited the run (generator.saturated) | ' &&
       has '| kernel memory per socket at the peak' &&
       has '| established-connection table (tcp_ehash_entries) | ' &&
       title "# uringload: 20000 requests, -c 100, -p 16, delay 0, --cpus $cpus" ;;
