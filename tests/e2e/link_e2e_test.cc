@@ -86,10 +86,11 @@ TEST(NetLabE2ETest, LongDelayOf25msIsA50msRoundTripOverIpv4AndIpv6) {
     RunOutput run = RunIn(lab.a(), args);
     ExpectAllOk(run, 20);
     // TLS 1.3 takes one round trip after the TCP one: ClientHello, then ServerHello to
-    // Finished in one flight (resumed, as 19 of the 20 are). Within 1.5 ms: the link's two
-    // late wake-ups and the client's.
+    // Finished in one flight (resumed, as 19 of the 20 are). Within 3 ms: the link's two late
+    // wake-ups and the client's (a median 1.6 ms over was seen once on this VM); a second
+    // round trip would add 50.
     EXPECT_EQ(JsonCount(run.json, "tls.resumed"), 19u);
-    EXPECT_NEAR(JsonNumber(run.json, "tls_handshake_seconds.p50"), 0.050 + cost, 0.0015);
+    EXPECT_NEAR(JsonNumber(run.json, "tls_handshake_seconds.p50"), 0.050 + cost, 0.003);
     EXPECT_EQ(server.StopAndCountAnswered(), 40u);
   }
   EXPECT_EQ(lab.Finish(), 0);

@@ -146,7 +146,9 @@ TEST(GeneratorE2ETest, AClientWithoutTheCpuToKeepItsScheduleIsSaturated) {
   waitpid(hog, nullptr, 0);
   EXPECT_EQ(run.process.exit_code, 3) << run.process.err;
   EXPECT_EQ(run.json["generator.saturated"], "true");
-  EXPECT_NE(run.json["generator.reason"].find("schedule lag p99"), std::string::npos)
+  // It waited for the CPU the busy loop held (its schedule lag may or may not pass the bound
+  // too, as the loop's time slices fall).
+  EXPECT_NE(run.json["generator.reason"].find("another process ran on CPU 0"), std::string::npos)
       << run.json["generator.reason"];
   EXPECT_EQ(run.json["thresholds.0.failed"], "false");  // Saturation alone failed it.
   EXPECT_NE(run.process.err.find("the client, not the server, limited this run"), std::string::npos)

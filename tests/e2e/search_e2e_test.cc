@@ -3,10 +3,12 @@
 // each on a CPU of their own, so neither delays the other's wake-ups.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ctime>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 
@@ -46,27 +48,39 @@ const std::vector<std::string> kQuickSteps = {"--step-duration",
                                               "--schedule-lag-bound",
                                               "20ms"};
 
-// A capacity of exactly 1,000/s: the rate found lies within 5% below it, every step above it
-// fails because of its p99, and the rate found passed twice.
+// A server of one slot and 1 ms per request: at most 1,000/s, less by its own late timer
+// wake-ups, so its capacity is measured first (closed model, every slot always taken). The
+// rate found lies within 7% below that, every step above 1% over it fails because of its
+// p99, and the rate found passed twice.
 TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "1ms"});
   ASSERT_TRUE(server.ok());
+  RunOutput closed =
+      RunUringload({"-n", "3000", "-c", "50", "-t", "1", "--cpus", "0", server.Url("/")});
+  ExpectAllOk(closed, 3000);
+  double capacity = JsonNumber(closed.json, "requests_per_second");
+  ASSERT_GE(capacity, 900);
+  ASSERT_LE(capacity, 1000.5);
   std::vector<std::string> args = {"--slo", "p99<30ms", "--start-rate", "400", "-c", "50"};
   args.insert(args.end(), kQuickSteps.begin(), kQuickSteps.end());
   args.push_back(server.Url("/"));
-  RunOutput search = RunUringloadCommand("search", args, 300);
+  // All of the client on CPU 0 (its main thread too, which writes each step's result): the
+  // server's CPU 1 is its own, or a stall there queues requests past the objective.
+  RunOutput search = RunUringloadUnder({"taskset", "-c", "0"}, "search", args, 300);
   ASSERT_EQ(search.process.exit_code, 0) << search.process.err;
   EXPECT_EQ(search.json["outcome"], "found");
   double found = JsonNumber(search.json, "rate");
-  EXPECT_GE(found, 950);
-  EXPECT_LE(found, 1000.5);
-  EXPECT_LE(JsonNumber(search.json, "bracket.upper") - found, 0.02 * found + 1e-9);
   std::vector<Step> steps = Steps(search.json);
+  std::string story;  // Each step's rate and why, for a failure's message.
+  for (const Step& step : steps) story += absl::StrCat("\n", step.rate, ": ", step.why);
+  EXPECT_GE(found, 0.93 * capacity) << "capacity " << capacity << story;
+  EXPECT_LE(found, 1000.5) << story;
+  EXPECT_LE(JsonNumber(search.json, "bracket.upper") - found, 0.02 * found + 1e-9) << story;
   ASSERT_GE(steps.size(), 6u);
   int found_passes = 0;
   for (const Step& step : steps) {
     if (step.rate == found) found_passes += step.passed;
-    if (step.rate > 1010) {
+    if (step.rate > std::max(1.01 * capacity, 1010.0)) {
       EXPECT_FALSE(step.passed) << step.rate;
       EXPECT_NE(step.why.find("p99<30ms: "), std::string::npos) << step.rate << ": " << step.why;
     }
