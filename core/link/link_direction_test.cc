@@ -4,10 +4,12 @@
 
 #include <vector>
 
+#include "core/testing/text_counts.h"
+
 namespace uringload::core {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using test_support::kMs;
 
 // Packets of `bytes` entering every `gap_ns` from time 0; the time each leaves (-1: never).
 std::vector<int64_t> Departures(LinkDirection& d, int packets, int64_t gap_ns, uint32_t bytes,

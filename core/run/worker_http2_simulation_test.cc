@@ -158,13 +158,13 @@ class SimulatedHttp2Server {
   uint64_t refused_ = 0;
 };
 
-struct SimulationResult {
+struct Http2SimulationResult {
   RunStats stats;
   uint64_t requests = 0;
   uint64_t refused = 0;
 };
 
-SimulationResult Simulate(uint64_t seed) {
+Http2SimulationResult SimulateHttp2(uint64_t seed) {
   std::mt19937_64 shape(seed ^ 0x5eed2);
   RunOptions options = Options(1000, std::vector<int64_t>{1, 2, 4}[shape() % 3]);
   options.http2 = true;
@@ -190,7 +190,7 @@ TEST(WorkerHttp2SimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
     guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
-    SimulationResult r = Simulate(seed);
+    Http2SimulationResult r = SimulateHttp2(seed);
     EXPECT_EQ(r.stats.started, r.requests);
     EXPECT_EQ(r.stats.completed(), r.stats.started);
     EXPECT_EQ(r.stats.connections_open, 0u);
@@ -208,8 +208,8 @@ TEST(WorkerHttp2SimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
 
 // The same seed gives the same run, so a failing seed replays.
 TEST(WorkerHttp2SimulationTest, ASeedReplaysExactly) {
-  SimulationResult a = Simulate(7);
-  SimulationResult b = Simulate(7);
+  Http2SimulationResult a = SimulateHttp2(7);
+  Http2SimulationResult b = SimulateHttp2(7);
   EXPECT_EQ(a.stats.outcomes, b.stats.outcomes);
   EXPECT_EQ(a.stats.causes, b.stats.causes);
   EXPECT_EQ(a.stats.bytes_sent, b.stats.bytes_sent);

@@ -11,6 +11,8 @@
 namespace uringload::core {
 namespace {
 
+using test_support::Occurrences;
+
 using test_support::AnswerEverything;
 using test_support::Client;
 using test_support::FakeEventLoop;
@@ -18,12 +20,6 @@ using test_support::kMs;
 using test_support::kOk;
 using test_support::Op;
 using test_support::Options;
-
-size_t Occurrences(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
 
 // A peer that answers each send with one response per request in it, all in one receive.
 void AnswerEachRequest(FakeEventLoop& loop, const std::string& response = kOk) {

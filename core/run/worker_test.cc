@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "core/testing/worker_test_client.h"
 #include "net/testing/fake_event_loop.h"
 
@@ -138,7 +139,7 @@ TEST(ClientConnectionTest, NoKeepaliveClosesEvenWhenTheServerKeepsItOpen) {
 
 TEST(ClientConnectionTest, BytesNobodyAskedForCloseTheConnection) {
   Client client(Options(2, 1));
-  AnswerEverything(client.loop(), std::string(kOk) + "HTTP/1.1 200 OK\r\n");  // Extra bytes.
+  AnswerEverything(client.loop(), absl::StrCat(kOk, "HTTP/1.1 200 OK\r\n"));  // Extra bytes.
   RunStats s = client.Run();
   EXPECT_EQ(Count(s, Outcome::kOk), 2u);             // Each response is fine...
   EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);  // ...but the connection is not reused.

@@ -184,12 +184,12 @@ class SimulatedTlsServer {
   std::array<uint32_t, 8> generations_{};
 };
 
-struct SimulationResult {
+struct TlsSimulationResult {
   RunStats stats;
   uint64_t requests = 0;
 };
 
-SimulationResult Simulate(uint64_t seed, std::shared_ptr<net::TlsContext> server) {
+TlsSimulationResult SimulateTls(uint64_t seed, std::shared_ptr<net::TlsContext> server) {
   std::mt19937_64 shape(seed ^ 0x715);
   RunOptions options = Options(300, std::vector<int64_t>{1, 2, 4}[shape() % 3]);
   options.url = "https://localhost:8443/{i}";
@@ -212,7 +212,7 @@ TEST(WorkerTlsSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
     guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
-    SimulationResult r = Simulate(seed, server);
+    TlsSimulationResult r = SimulateTls(seed, server);
     EXPECT_EQ(r.stats.started, r.requests);
     EXPECT_EQ(r.stats.completed(), r.stats.started);
     EXPECT_EQ(r.stats.connections_open, 0u);

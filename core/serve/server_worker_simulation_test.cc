@@ -17,23 +17,20 @@
 #include <vector>
 
 #include "core/serve/server_worker.h"
+#include "core/testing/text_counts.h"
 #include "net/testing/fake_event_loop.h"
 #include "net/testing/seeds.h"
 
 namespace uringload::core {
 namespace {
 
+using test_support::Occurrences;
+
 using net::FakeEventLoop;
 using net::Op;
 
-constexpr int64_t kMs = 1'000'000;
+using test_support::kMs;
 constexpr uint32_t kSlots = 8;
-
-size_t Occurrences(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
 
 // The clients: up to kSlots connections at once, each a random sequence of moves.
 class SimulatedClients {

@@ -10,10 +10,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/testing/text_counts.h"
 #include "net/testing/fake_event_loop.h"
 
 namespace uringload::core {
 namespace {
+
+using test_support::Occurrences;
 
 using net::FakeEventLoop;
 using net::Op;
@@ -60,12 +63,6 @@ ServeOptions Options() {
   ServeOptions o;
   o.threads = 1;
   return o;
-}
-
-size_t Occurrences(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 TEST(ServerConnectionTest, AnswersARequestWithTheEchoBodyAndKeepsTheConnection) {

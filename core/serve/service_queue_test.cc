@@ -4,10 +4,12 @@
 
 #include <vector>
 
+#include "core/testing/text_counts.h"
+
 namespace uringload::core {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using test_support::kMs;
 
 TEST(ServiceQueueTest, OneSlotServesArrivalsOneAfterAnother) {
   ServiceQueue queue(1);

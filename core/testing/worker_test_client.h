@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/run/worker.h"
+#include "core/testing/text_counts.h"
 #include "net/testing/fake_event_loop.h"
 #include "net/tls_event_loop.h"
 
@@ -19,7 +20,6 @@ using net::FakeEventLoop;
 using net::Op;
 
 constexpr char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-constexpr int64_t kMs = 1'000'000;
 
 // One worker over a fake loop, for the plan `options` describes (the URL is never dialled).
 class Client {

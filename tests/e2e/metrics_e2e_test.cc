@@ -10,12 +10,11 @@
 #include "absl/strings/str_replace.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/ports.h"
 #include "tests/support/prometheus.h"
 
 namespace uringload::testing {
 namespace {
-
-std::string Address(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
 
 // The value of a one-series query result, polled until it equals `want` or ~15 s pass.
 std::string PollValue(const PrometheusServer& prom, const std::string& promql,
@@ -33,14 +32,14 @@ std::string PollValue(const PrometheusServer& prom, const std::string& promql,
 TEST(MetricsE2ETest, PrometheusScrapesExactlyTheRunsCounts) {
   uint16_t run_metrics = FreePort();
   uint16_t serve_metrics = FreePort();
-  UringloadServer server({"--metrics-listen", Address(serve_metrics)});
+  UringloadServer server({"--metrics-listen", LoopbackAddress(serve_metrics)});
   ASSERT_TRUE(server.ok());
-  PrometheusServer prom({Address(run_metrics), Address(serve_metrics)});
+  PrometheusServer prom({LoopbackAddress(run_metrics), LoopbackAddress(serve_metrics)});
   ASSERT_TRUE(prom.ok());
   ASSERT_TRUE(prom.WaitForTargetsUp(1));  // The server: scraping has begun.
   RunOutput run = RunUringload({"-n", "200000", "-c", "100", "--metrics-listen",
-                                Address(run_metrics), "--metrics-linger", "4s", "--metrics-label",
-                                "experiment=e2e", server.Url("/{i}")});
+                                LoopbackAddress(run_metrics), "--metrics-linger", "4s",
+                                "--metrics-label", "experiment=e2e", server.Url("/{i}")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   for (const char* outcome : {"ok", "timeout", "connect_error", "reset", "parse_error"}) {
     std::string promql = std::string(
@@ -101,21 +100,21 @@ TEST(MetricsE2ETest, PushgatewayReceivesTheFinalValues) {
 TEST(MetricsE2ETest, ScrapeTextPassesPromtool) {
   uint16_t run_metrics = FreePort();
   uint16_t serve_metrics = FreePort();
-  UringloadServer server({"--metrics-listen", Address(serve_metrics)});
+  UringloadServer server({"--metrics-listen", LoopbackAddress(serve_metrics)});
   ASSERT_TRUE(server.ok());
   BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-n", "5000", "-c", "10",
-                         "--metrics-listen", Address(run_metrics), "--metrics-linger", "5s",
+                         "--metrics-listen", LoopbackAddress(run_metrics), "--metrics-linger", "5s",
                          server.Url("/{i}")});
   ASSERT_TRUE(WaitForListener(run_metrics));
   // Check the final values: wait until the run is over and lingering.
-  std::string run_url = "http://" + Address(run_metrics) + "/metrics";
+  std::string run_url = "http://" + LoopbackAddress(run_metrics) + "/metrics";
   for (int i = 0; i < 100 && SampleValue(HttpGet(run_url), "uringload_requests_completed_total",
                                          {"outcome=\"ok\""}) != 5000;
        ++i) {
     usleep(100'000);
   }
   for (uint16_t port : {run_metrics, serve_metrics}) {
-    std::string url = "http://" + Address(port) + "/metrics";
+    std::string url = "http://" + LoopbackAddress(port) + "/metrics";
     ProcessResult check =
         RunProcess({"sh", "-c", "curl -sf " + url + " | promtool check metrics"}, 30);
     EXPECT_EQ(check.exit_code, 0) << url << ": " << check.out << check.err;

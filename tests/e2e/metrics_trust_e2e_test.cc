@@ -20,12 +20,11 @@
 #include "absl/time/clock.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/ports.h"
 #include "tests/support/prometheus.h"
 
 namespace uringload::testing {
 namespace {
-
-std::string Address(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
 
 FlatJson ReadJsonFile(const std::string& path) {
   std::ifstream in(path);
@@ -55,14 +54,20 @@ struct FinalScrape {
 FinalScrape RunAndScrapeAtTheEnd(std::vector<std::string> args, uint64_t n) {
   uint16_t port = FreePort();
   std::string json_path = TempPath("result");
-  std::vector<std::string> argv = {
-      URINGLOAD_BINARY,   "run", "-q", "--json", json_path, "--metrics-listen", Address(port),
-      "--metrics-linger", "60s"};
+  std::vector<std::string> argv = {URINGLOAD_BINARY,
+                                   "run",
+                                   "-q",
+                                   "--json",
+                                   json_path,
+                                   "--metrics-listen",
+                                   LoopbackAddress(port),
+                                   "--metrics-linger",
+                                   "60s"};
   argv.insert(argv.end(), args.begin(), args.end());
   BackgroundProcess run(argv);
   FinalScrape out;
   EXPECT_TRUE(WaitForListener(port));
-  std::string url = "http://" + Address(port) + "/metrics";
+  std::string url = "http://" + LoopbackAddress(port) + "/metrics";
   for (int i = 0; i < 600 && Completed(out.metrics) < static_cast<double>(n); ++i) {
     usleep(100'000);
     out.metrics = HttpGet(url);
@@ -128,9 +133,9 @@ TEST(MetricsTrustTest, EveryScrapeIsConsistentInItself) {
   ASSERT_TRUE(server.ok());
   uint16_t port = FreePort();
   BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-d", "4s", "-c", "100", "--metrics-listen",
-                         Address(port), "--metrics-linger", "1s", server.Url("/{i}")});
+                         LoopbackAddress(port), "--metrics-linger", "1s", server.Url("/{i}")});
   ASSERT_TRUE(WaitForListener(port));
-  std::string url = "http://" + Address(port) + "/metrics";
+  std::string url = "http://" + LoopbackAddress(port) + "/metrics";
   int during_run = 0;
   for (int i = 0; i < 400 && run.running(); ++i) {
     std::string m = HttpGet(url);
@@ -181,7 +186,7 @@ TEST(MetricsTrustTest, APortAloneServesMetricsOnLoopbackOnly) {
                            server.Url("/")});
     ASSERT_TRUE(WaitForListener(port)) << form;
     EXPECT_EQ(ListeningAddress(port), "0100007F") << form << port;
-    std::string url = "http://" + Address(port) + "/metrics";
+    std::string url = "http://" + LoopbackAddress(port) + "/metrics";
     for (int i = 0; i < 100 && Completed(HttpGet(url)) < 10; ++i) usleep(100'000);
     EXPECT_EQ(run.Stop(SIGINT), 0);  // Complete and lingering: SIGINT ends the linger.
   }
@@ -196,14 +201,14 @@ TEST(MetricsTrustTest, MetricsEndpointAddsNoExitDelay) {
   ASSERT_TRUE(server.ok());
   absl::Time start = absl::Now();
   RunOutput run = RunUringload(
-      {"-n", "10", "-c", "1", "--metrics-listen", Address(FreePort()), server.Url("/")});
+      {"-n", "10", "-c", "1", "--metrics-listen", LoopbackAddress(FreePort()), server.Url("/")});
   absl::Duration took = absl::Now() - start;
   ExpectAllOk(run, 10);
   EXPECT_LT(took, absl::Seconds(1)) << "run with --metrics-listen";
 
   uint16_t port = FreePort();
-  BackgroundProcess serve({URINGLOAD_BINARY, "serve", "-q", "--listen", Address(FreePort()),
-                           "--metrics-listen", Address(port)});
+  BackgroundProcess serve({URINGLOAD_BINARY, "serve", "-q", "--listen", LoopbackAddress(FreePort()),
+                           "--metrics-listen", LoopbackAddress(port)});
   ASSERT_TRUE(WaitForListener(port));
   usleep(100'000);  // Serving: the stop below is the one under test.
   start = absl::Now();
@@ -295,7 +300,7 @@ TEST(MetricsTrustTest, DashboardKeepsConcurrentRunsApart) {
   ASSERT_TRUE(target.ok());
   uint16_t port_a = FreePort();
   uint16_t port_b = FreePort();
-  PrometheusServer prom({Address(port_a), Address(port_b)});
+  PrometheusServer prom({LoopbackAddress(port_a), LoopbackAddress(port_b)});
   ASSERT_TRUE(prom.ok());
   auto start = [&](const char* run, uint16_t port, std::vector<std::string> plan) {
     std::vector<std::string> argv = {URINGLOAD_BINARY,
@@ -304,7 +309,7 @@ TEST(MetricsTrustTest, DashboardKeepsConcurrentRunsApart) {
                                      "-c",
                                      "20",
                                      "--metrics-listen",
-                                     Address(port),
+                                     LoopbackAddress(port),
                                      "--metrics-linger",
                                      "120s",
                                      "--metrics-label",
