@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/testing/simulated_peers.h"
 #include "core/testing/worker_test_client.h"
 #include "net/testing/seeds.h"
 #include "proto/testing/http2_test_server.h"
@@ -30,16 +31,11 @@ using test_support::kMs;
 using test_support::Options;
 
 // The server side of every connection, as the fake loop's scripted peer.
-class SimulatedHttp2Server {
+class SimulatedHttp2Server : public test_support::SimulatedPeers {
  public:
-  SimulatedHttp2Server(uint64_t seed, uint32_t slots) : random_(seed), peers_(slots) {}
+  SimulatedHttp2Server(uint64_t seed, uint32_t slots)
+      : SimulatedPeers(seed, slots), peers_(slots) {}
 
-  void Attach(net::FakeEventLoop& loop) {
-    loop.on_submit = [this](net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
-      OnSubmit(l, s);
-    };
-    loop.on_wait = [this](net::FakeEventLoop& l) { OnWait(l); };
-  }
   uint64_t refused_streams() const { return refused_; }
 
  private:
@@ -51,12 +47,9 @@ class SimulatedHttp2Server {
     int64_t due_ns = 0;  // When the outbox may go.
   };
 
-  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
-  int64_t Upto(int64_t hi) { return std::uniform_int_distribution<int64_t>(0, hi)(random_); }
-
   Http2TestServer::Answer Decide() {
     Http2TestServer::Answer answer;
-    double roll = std::uniform_real_distribution<double>(0, 1)(random_);
+    double roll = Roll();
     if (roll < 0.02) {
       answer.stall = true;  // The request timeout ends it.
     } else if (roll < 0.04) {
@@ -70,7 +63,7 @@ class SimulatedHttp2Server {
     return answer;
   }
 
-  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
+  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) override {
     Peer& peer = peers_[s.slot];
     switch (s.op) {
       case net::Op::kConnect: {
@@ -115,14 +108,9 @@ class SimulatedHttp2Server {
 
   // Time passes, due bytes go out (split at random points, now and then cut by a close or a
   // reset), and now and then a completion of a closed incarnation arrives late.
-  void OnWait(net::FakeEventLoop& l) {
-    if (Chance(0.3)) l.Advance(Upto(2 * kMs));
-    if (Chance(0.02)) {
-      auto slot = static_cast<uint32_t>(Upto(static_cast<int64_t>(peers_.size()) - 1));
-      if (l.generation(slot) > 0) {
-        l.CompleteStale(slot, net::Op::kRecv, 9, std::string("\0\0\0\4\0\0\0\0\0", 9));
-      }
-    }
+  void OnWait(net::FakeEventLoop& l) override {
+    // A stale SETTINGS frame.
+    TimePassesAndStaleCompletionsArrive(l, std::string_view("\0\0\0\4\0\0\0\0\0", 9));
     for (uint32_t slot = 0; slot < peers_.size(); ++slot) {
       Peer& peer = peers_[slot];
       if (peer.server == nullptr || peer.generation != l.generation(slot) || !l.receiving(slot)) {
@@ -131,7 +119,7 @@ class SimulatedHttp2Server {
       // Whatever the server queued since (window updates, answers it held for a window).
       if (!peer.http1) peer.outbox += peer.server->Output();
       if (peer.outbox.empty() || peer.due_ns > l.Now()) continue;
-      double roll = std::uniform_real_distribution<double>(0, 1)(random_);
+      double roll = Roll();
       if (roll < 0.005) {
         l.Complete(slot, net::Op::kRecv, 0);  // The peer closes.
         peer.server.reset();
@@ -143,17 +131,12 @@ class SimulatedHttp2Server {
         continue;
       }
       if (Chance(0.02)) l.Complete(slot, net::Op::kRecv, -ENOBUFS, {}, /*more=*/false);
-      size_t cut = peer.outbox.size() > 1 && Chance(0.3)
-                       ? 1 + static_cast<size_t>(Upto(static_cast<int64_t>(peer.outbox.size()) - 2))
-                       : peer.outbox.size();
-      std::string bytes = peer.outbox.substr(0, cut);
+      size_t cut = Cut(peer.outbox.size(), 0.3);
+      Receive(l, slot, peer.outbox.substr(0, cut));
       peer.outbox.erase(0, cut);
-      auto size = static_cast<int>(bytes.size());  // Before the move below.
-      l.Complete(slot, net::Op::kRecv, size, std::move(bytes));
     }
   }
 
-  std::mt19937_64 random_;
   std::vector<Peer> peers_;
   uint64_t refused_ = 0;
 };

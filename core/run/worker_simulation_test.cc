@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/testing/simulated_peers.h"
 #include "core/testing/worker_test_client.h"
 #include "net/testing/seeds.h"
 
@@ -28,17 +29,9 @@ using test_support::Options;
 constexpr char kClose[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
 
 // The server side of every connection, as the fake loop's scripted peer.
-class SimulatedServer {
+class SimulatedServer : public test_support::SimulatedPeers {
  public:
-  SimulatedServer(uint64_t seed, uint32_t slots) : random_(seed), peers_(slots) {}
-
-  void Attach(net::FakeEventLoop& loop) {
-    loop.on_submit = [this](net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
-      OnSubmit(l, s);
-    };
-    loop.on_wait = [this](net::FakeEventLoop& l) { OnWait(l); };
-  }
-  uint64_t stale_injected() const { return stale_; }
+  SimulatedServer(uint64_t seed, uint32_t slots) : SimulatedPeers(seed, slots), peers_(slots) {}
 
  private:
   struct Peer {
@@ -52,10 +45,7 @@ class SimulatedServer {
     uint32_t generation;
   };
 
-  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
-  int64_t Upto(int64_t hi) { return std::uniform_int_distribution<int64_t>(0, hi)(random_); }
-
-  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
+  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) override {
     Peer& peer = peers_[s.slot];
     switch (s.op) {
       case net::Op::kConnect:
@@ -90,15 +80,8 @@ class SimulatedServer {
 
   // Time passes, due replies go out in order, and now and then a completion of a closed
   // incarnation arrives late (the loop must drop it).
-  void OnWait(net::FakeEventLoop& l) {
-    if (Chance(0.3)) l.Advance(Upto(2 * kMs));
-    if (Chance(0.02)) {
-      auto slot = static_cast<uint32_t>(Upto(static_cast<int64_t>(peers_.size()) - 1));
-      if (l.generation(slot) > 0) {
-        l.CompleteStale(slot, net::Op::kRecv, static_cast<int>(sizeof kOk - 1), kOk);
-        ++stale_;
-      }
-    }
+  void OnWait(net::FakeEventLoop& l) override {
+    TimePassesAndStaleCompletionsArrive(l, kOk);
     std::deque<Reply> later;
     while (!replies_.empty()) {
       Reply r = replies_.front();
@@ -115,11 +98,8 @@ class SimulatedServer {
   }
 
   void Answer(net::FakeEventLoop& l, uint32_t slot, Peer& peer) {
-    double roll = std::uniform_real_distribution<double>(0, 1)(random_);
-    auto recv = [&](std::string bytes) {
-      auto size = static_cast<int>(bytes.size());
-      l.Complete(slot, net::Op::kRecv, size, std::move(bytes));
-    };
+    double roll = Roll();
+    auto recv = [&](std::string bytes) { Receive(l, slot, std::move(bytes)); };
     if (roll < 0.01) {
       l.Complete(slot, net::Op::kRecv, 0);  // The peer closes.
     } else if (roll < 0.02) {
@@ -136,16 +116,14 @@ class SimulatedServer {
     } else {
       if (Chance(0.02)) l.Complete(slot, net::Op::kRecv, -ENOBUFS, {}, /*more=*/false);
       std::string bytes = kOk;
-      size_t cut = Chance(0.2) ? 1 + static_cast<size_t>(Upto(bytes.size() - 2)) : bytes.size();
+      size_t cut = Cut(bytes.size(), 0.2);
       recv(bytes.substr(0, cut));
       if (cut < bytes.size()) recv(bytes.substr(cut));
     }
   }
 
-  std::mt19937_64 random_;
   std::vector<Peer> peers_;
   std::deque<Reply> replies_;
-  uint64_t stale_ = 0;
 };
 
 struct SimulationResult {

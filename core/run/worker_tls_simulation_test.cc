@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/testing/simulated_peers.h"
 #include "core/testing/worker_test_client.h"
 #include "net/testing/seeds.h"
 #include "net/testing/tls_loopback.h"
@@ -86,23 +87,13 @@ class TlsPeer : public net::CompletionHandler {
 };
 
 // The server side of every connection, as the client's fake loop's scripted peer.
-class SimulatedTlsServer {
+class SimulatedTlsServer : public test_support::SimulatedPeers {
  public:
   SimulatedTlsServer(uint64_t seed, uint32_t slots, std::shared_ptr<net::TlsContext> context)
-      : random_(seed), context_(std::move(context)), peers_(slots), due_(slots) {}
-
-  void Attach(net::FakeEventLoop& loop) {
-    loop.on_submit = [this](net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
-      OnSubmit(l, s);
-    };
-    loop.on_wait = [this](net::FakeEventLoop& l) { OnWait(l); };
-  }
+      : SimulatedPeers(seed, slots), context_(std::move(context)), peers_(slots), due_(slots) {}
 
  private:
-  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
-  int64_t Upto(int64_t hi) { return std::uniform_int_distribution<int64_t>(0, hi)(random_); }
-
-  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) {
+  void OnSubmit(net::FakeEventLoop& l, const net::FakeEventLoop::Submitted& s) override {
     std::unique_ptr<TlsPeer>& peer = peers_[s.slot];
     switch (s.op) {
       case net::Op::kConnect:
@@ -127,18 +118,13 @@ class SimulatedTlsServer {
     }
   }
 
-  void OnWait(net::FakeEventLoop& l) {
-    if (Chance(0.3)) l.Advance(Upto(2 * kMs));
-    if (Chance(0.02)) {
-      auto slot = static_cast<uint32_t>(Upto(static_cast<int64_t>(peers_.size()) - 1));
-      if (l.generation(slot) > 0)
-        l.CompleteStale(slot, net::Op::kRecv, 5, std::string("\x17\x03\x03\x00\x01", 5));
-    }
+  void OnWait(net::FakeEventLoop& l) override {
+    TimePassesAndStaleCompletionsArrive(l, std::string_view("\x17\x03\x03\x00\x01", 5));
     for (uint32_t slot = 0; slot < peers_.size(); ++slot) {
       std::unique_ptr<TlsPeer>& peer = peers_[slot];
       if (peer == nullptr || generations_[slot] != l.generation(slot)) continue;
       if (peer->to_client.empty() || due_[slot] > l.Now()) continue;
-      double roll = std::uniform_real_distribution<double>(0, 1)(random_);
+      double roll = Roll();
       if (roll < 0.004) {  // close_notify, then the TCP close.
         peer->Close();
         Deliver(l, slot, peer->to_client);
@@ -163,21 +149,16 @@ class SimulatedTlsServer {
       }
       // Some of what is there, cut at any byte: records in pieces or together.
       std::string& out = peer->to_client;
-      size_t cut = out.size() > 1 && Chance(0.5)
-                       ? 1 + static_cast<size_t>(Upto(static_cast<int64_t>(out.size()) - 2))
-                       : out.size();
+      size_t cut = Cut(out.size(), 0.5);
       Deliver(l, slot, out.substr(0, cut));
       out.erase(0, cut);
     }
   }
 
   void Deliver(net::FakeEventLoop& l, uint32_t slot, std::string bytes) {
-    if (bytes.empty()) return;
-    auto size = static_cast<int>(bytes.size());
-    l.Complete(slot, net::Op::kRecv, size, std::move(bytes));
+    if (!bytes.empty()) Receive(l, slot, std::move(bytes));
   }
 
-  std::mt19937_64 random_;
   std::shared_ptr<net::TlsContext> context_;
   std::vector<std::unique_ptr<TlsPeer>> peers_;
   std::vector<int64_t> due_;
