@@ -52,11 +52,16 @@ TEST(UnixSocketE2ETest, ServeAnswersExactlyOverHttpHttpsAndH2c) {
         RunUringload({"-n", "3000", "-c", "20", "-t", "2", "--unix", plain, "http://localhost/x"});
     ExpectAllOk(run, 3000);
     EXPECT_EQ(run.json["target"], "http://localhost/x via unix:" + plain);
-    EXPECT_EQ(JsonCount(run.json, "connections.opened"), 20u);
+    // A worker opens a connection per request it claims, up to its 10; one that starts late
+    // may find all 3,000 taken (seen once under ASan): 10 to 20, and the server accepted
+    // exactly those, none over TCP.
+    uint64_t opened = JsonCount(run.json, "connections.opened");
+    EXPECT_GE(opened, 10u);
+    EXPECT_LE(opened, 20u);
     ASSERT_EQ(server.Stop(&summary), 0);
     EXPECT_EQ(JsonCount(summary, "requests.answered"), 3000u);
-    EXPECT_EQ(JsonCount(summary, "connections.accepted"), 20u);  // None over TCP.
-    EXPECT_FALSE(Exists(plain));                                 // Removed on exit.
+    EXPECT_EQ(JsonCount(summary, "connections.accepted"), opened);
+    EXPECT_FALSE(Exists(plain));  // Removed on exit.
   }
   {
     UringloadServer server({"--unix", tls, "--tls-cert", cert.cert(), "--tls-key", cert.key()});
