@@ -177,19 +177,19 @@ TEST(GeneratorE2ETest, AClientStarvedOfCpuSaysSoAndDoesNotBlameTheServer) {
   };
   // The lag bound leaves room for this VM's late wake-ups (see below): the CPU is the point.
   RunOutput alone =
-      run({"-d", "2s", "-R", "2000", "-c", "50", "-t", "1", "--schedule-lag-bound", "20ms"});
+      run({"-d", "1s", "-R", "2000", "-c", "50", "-t", "1", "--schedule-lag-bound", "20ms"});
   pid_t hog = StartCpuHog(0);
   ASSERT_GT(hog, 0);
   RunOutput starved = run({"-d", "3s", "-R", "200000", "-c", "2000", "-t", "1"});
-  RunOutput polling = run({"-d", "2s", "-R", "2000", "-c", "50", "-t", "1", "--busy-poll"});
-  RunOutput two = run({"-d", "2s", "-c", "50", "-t", "2"});
+  RunOutput polling = run({"-d", "1s", "-R", "2000", "-c", "50", "-t", "1", "--busy-poll"});
+  RunOutput two = run({"-d", "1s", "-c", "50", "-t", "2"});
   // Shards: 0 of 2 starved, 1 of 2 alone on the CPU; each keeps its JSON for a merge.
   TempFolder folder("uringload-starved");
   ASSERT_TRUE(folder.ok());
   auto run_shard = [&](int k) {
     std::vector<std::string> argv = niced;
     argv.insert(argv.end(),
-                {URINGLOAD_BINARY, "run", "-d", "2s", "-R", "2000", "-c", "50", "-t", "1",
+                {URINGLOAD_BINARY, "run", "-d", "1s", "-R", "2000", "-c", "50", "-t", "1",
                  "--shard", std::to_string(k) + "/2", "--run-id", "starved", "--json",
                  folder.Path(std::to_string(k) + ".json"), "-q", server.Url("/")});
     return RunProcess(argv, 120);
