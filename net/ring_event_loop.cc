@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "net/check.h"
+#include "net/base/check.h"
 #include "net/client_socket.h"
 #include "net/clock.h"
 

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <string_view>
 
-#include "net/check.h"
+#include "net/base/check.h"
 #include "net/tls_errors.h"
 
 // OpenSSL's error queue stays empty between calls: SSL_get_error reads it, so every failure

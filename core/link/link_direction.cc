@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "net/check.h"
+#include "net/base/check.h"
 #include "proto/seeded_random.h"
 
 namespace uringload::core {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "net/check.h"
+#include "net/base/check.h"
 #include "net/clock.h"
 
 namespace uringload::core {

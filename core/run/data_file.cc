@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "net/check.h"
+#include "net/base/check.h"
 #include "proto/json_scan.h"
 
 namespace uringload::core {

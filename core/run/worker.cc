@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/cpu_contention.h"
-#include "net/check.h"
+#include "net/base/check.h"
 #include "net/clock.h"
 #include "net/worker_loop.h"
 

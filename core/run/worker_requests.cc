@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/run/worker.h"
-#include "net/check.h"
+#include "net/base/check.h"
 
 namespace uringload::core {
 

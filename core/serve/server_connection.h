@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/serve/serve_plan.h"
-#include "net/check.h"
+#include "net/base/check.h"
 #include "net/timer_wheel.h"
 #include "proto/http2_server_session.h"
 #include "proto/request_parser.h"

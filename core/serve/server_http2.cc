@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/serve/server_worker.h"
-#include "net/check.h"
+#include "net/base/check.h"
 
 namespace uringload::core {
 

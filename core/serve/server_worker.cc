@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
-#include "net/check.h"
+#include "net/base/check.h"
 #include "net/tls_errors.h"
 #include "net/worker_loop.h"
 

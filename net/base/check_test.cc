@@ -1,8 +1,8 @@
-#include "net/check.h"
+#include "net/base/check.h"
 
 #include <gtest/gtest.h>
 
-namespace uringload::net {
+namespace uringload {
 namespace {
 
 int Increment(int* calls) { return ++*calls; }
@@ -23,4 +23,4 @@ TEST(CheckDeathTest, AbortsWithTheConditionAndContext) {
 }
 
 }  // namespace
-}  // namespace uringload::net
+}  // namespace uringload

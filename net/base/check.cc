@@ -1,10 +1,10 @@
-#include "net/check.h"
+#include "net/base/check.h"
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
-namespace uringload::net {
+namespace uringload {
 
 void CheckFailed(const char* file, int line, const char* condition, const char* format, ...) {
   std::fprintf(stderr, "uringload: invariant broken at %s:%d: %s (", file, line, condition);
@@ -17,4 +17,4 @@ void CheckFailed(const char* file, int line, const char* condition, const char* 
   std::abort();
 }
 
-}  // namespace uringload::net
+}  // namespace uringload
