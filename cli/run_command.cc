@@ -75,6 +75,7 @@ class RunRecorder {
 
   // The last row, from the final stats, so the rows add up to the result exactly.
   bool Finish(core::RunResult& result) {
+    ok_series_.Finish(result.duration, result.stats.outcome(core::Outcome::kOk));
     ok_series_.MoveInto(&result);
     if (live_) std::fprintf(stderr, "\r\x1b[K");
     if (!timeline_->enabled()) return true;

@@ -146,6 +146,10 @@ void OkSeries::Add(uint64_t ok_total) {
   width_ *= 2;
 }
 
+void OkSeries::Finish(absl::Duration duration, uint64_t ok_total) {
+  while (duration >= absl::Seconds(next_end_seconds())) Add(ok_total);
+}
+
 void OkSeries::MoveInto(RunResult* result) {
   result->ok_per_interval = std::move(counts_);
   result->interval_seconds = static_cast<double>(width_);

@@ -38,6 +38,10 @@ class OkSeries {
   // The cumulative ok count at the end of the next interval.
   void Add(uint64_t ok_total);
   double next_end_seconds() const { return (seen_ + 1) * 1.0; }
+  // At the run's end: each whole second of `duration` that no tick recorded (the run ended
+  // just before the tick came, as on a busy machine) is added, the responses not yet counted
+  // in the first of them, so a 2 s run always has its two seconds.
+  void Finish(absl::Duration duration, uint64_t ok_total);
   void MoveInto(RunResult* result);
 
  private:

@@ -15,6 +15,24 @@ TEST(OkSeriesTest, CountsEachSecondsOkResponses) {
   EXPECT_EQ(result.interval_seconds, 1.0);
 }
 
+// A run that ended just before a tick came still has each of its whole seconds: the ones no
+// tick recorded get the responses not yet counted, in the first of them.
+TEST(OkSeriesTest, TheEndAddsTheWholeSecondsNoTickRecorded) {
+  OkSeries series;
+  series.Add(500);
+  series.Finish(absl::Milliseconds(2010), 1000);  // The tick at 2 s came after the end.
+  series.Finish(absl::Milliseconds(2010), 1000);  // Nothing twice.
+  RunResult result;
+  series.MoveInto(&result);
+  EXPECT_EQ(result.ok_per_interval, (std::vector<uint64_t>{500, 500}));
+
+  OkSeries late;
+  late.Finish(absl::Milliseconds(3999), 900);
+  RunResult three;
+  late.MoveInto(&three);
+  EXPECT_EQ(three.ok_per_interval, (std::vector<uint64_t>{900, 0, 0}));  // Not the partial 4th.
+}
+
 // Past kMaxIntervals the intervals double: the counts still add up to the total, and a
 // second that does not fill a whole interval is left for the next.
 TEST(OkSeriesTest, StaysBoundedByDoublingTheInterval) {
