@@ -168,13 +168,20 @@ std::vector<MetricFamily> RunCollector::Collect() const {
   b.Counter("uringload_requests_retried_total",
             "HTTP/2: requests the server refused unprocessed, sent again", s.retried);
   // The client's own limits (core/run/generator_check.h): live for the CPU it waited for, the
-  // cgroup's throttling and the schedule lag; the busy share and unsent requests at the end.
+  // cgroup's throttling, responses left unread and the schedule lag; the busy share and
+  // unsent requests at the end.
   const core::GeneratorStats& g = s.generator;
   b.Counter("uringload_generator_run_queue_seconds_total",
             "Time the workers were runnable but waited for a CPU, summed over workers",
             g.run_queue_ns / 1e9);
   b.Gauge("uringload_generator_run_queue_share",
           "The highest share of one worker's run it waited for a CPU", g.run_queue_share);
+  b.Counter("uringload_generator_unread_seconds_total",
+            "Time responses waited unread for their worker longer than a loop takes, summed "
+            "over workers",
+            g.unread_ns / 1e9);
+  b.Gauge("uringload_generator_unread_share",
+          "The highest share of one worker's run responses waited unread for it", g.unread_share);
   b.Counter("uringload_generator_throttled_seconds_total",
             "Time a cgroup's CPU quota throttled the client", g.throttled_ns / 1e9);
   core::GeneratorVerdict verdict =

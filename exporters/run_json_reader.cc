@@ -172,6 +172,11 @@ void ReadStats(const Json& doc, RunResultFile& r) {
       s.generator.cpus = Text(g, run_key::kCpus);
       s.generator.cpu_count = static_cast<uint32_t>(Count(g, run_key::kCpuCount));
     }
+    if (g.contains(run_key::kUnreadSeconds)) {  // Absent from results before it was kept.
+      s.generator.unread_ns = nanos(g, run_key::kUnreadSeconds);
+      s.generator.unread_longest_ns = nanos(g, run_key::kUnreadLongestSeconds);
+      s.generator.unread_share = At(g, run_key::kUnreadShare).get<double>();
+    }
     r.schedule_lag_bound = absl::Nanoseconds(nanos(g, run_key::kScheduleLagBoundSeconds));
     r.busy_poll = g.contains(run_key::kBusyPoll) && At(g, run_key::kBusyPoll).is_boolean() &&
                   At(g, run_key::kBusyPoll).get<bool>();

@@ -166,10 +166,15 @@ void AppendGenerator(const RunReport& report, const core::GeneratorVerdict& v, s
   if (s.completed() > 0) {
     absl::StrAppend(out, " (", FormatSeconds(cpu / s.completed()), " per request)");
   }
-  // What the workers could not see themselves: waiting for a CPU, a cgroup's quota.
+  // What the workers could not see themselves: waiting for a CPU, a cgroup's quota, and
+  // responses that waited for them.
   absl::StrAppend(out,
                   absl::StrFormat("; CPU wait %s (worst worker %.1f%% of its run)",
                                   FormatSeconds(g.run_queue_ns / 1e9), 100 * g.run_queue_share));
+  if (g.unread_ns > 0) {
+    absl::StrAppend(out, absl::StrFormat("; responses unread %s (worst worker %.1f%%)",
+                                         FormatSeconds(g.unread_ns / 1e9), 100 * g.unread_share));
+  }
   if (g.throttled_ns > 0) {
     absl::StrAppend(out, "; throttled by its cgroup ", FormatSeconds(g.throttled_ns / 1e9));
   }

@@ -82,6 +82,7 @@ TimelineRow MakeTimelineRow(const core::RunStats& before, const core::RunStats& 
   auto since = [](uint64_t now, uint64_t then) { return now > then ? (now - then) / 1e9 : 0.0; };
   row.run_queue_seconds = since(after.generator.run_queue_ns, before.generator.run_queue_ns);
   row.throttled_seconds = since(after.generator.throttled_ns, before.generator.throttled_ns);
+  row.unread_seconds = since(after.generator.unread_ns, before.generator.unread_ns);
   for (size_t k = 0; k < after.by_target.size(); ++k) {
     const core::TargetStats& now = after.by_target[k];
     if (k < before.by_target.size()) {
@@ -100,7 +101,7 @@ std::string TimelineCsvHeader(std::span<const std::string> target_names) {
   for (const char* name : core::kOutcomeNames) absl::StrAppend(&header, ",", name);
   absl::StrAppend(&header,
                   ",rps,p50,p90,p99,max,in_flight,connections_open,run_queue_seconds,"
-                  "throttled_seconds");
+                  "throttled_seconds,unread_seconds");
   for (const std::string& target : target_names) {
     absl::StrAppend(&header, ",", CsvField(target + ":completed"));
     for (const char* name : core::kOutcomeNames) {
@@ -120,7 +121,8 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv,
     std::string line = absl::StrFormat("%.3f,%.3f,%d", row.t, row.seconds, row.started);
     AppendCsvCounts(row.counts, row.seconds, &line);
     absl::StrAppend(&line, ",", row.in_flight, ",", row.connections_open,
-                    absl::StrFormat(",%.6f,%.6f", row.run_queue_seconds, row.throttled_seconds));
+                    absl::StrFormat(",%.6f,%.6f,%.6f", row.run_queue_seconds, row.throttled_seconds,
+                                    row.unread_seconds));
     for (size_t k = 0; k < targets; ++k) AppendCsvCounts(row.by_target[k], row.seconds, &line);
     // A run that tracks targets writes their columns even before its first snapshot has them.
     for (size_t k = targets; k < target_names.size(); ++k) {
@@ -134,6 +136,7 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv,
   j["connections_open"] = row.connections_open;
   j["run_queue_seconds"] = row.run_queue_seconds;
   j["throttled_seconds"] = row.throttled_seconds;
+  j["unread_seconds"] = row.unread_seconds;
   if (!target_names.empty()) {
     Json by_target = Json::array();
     for (size_t k = 0; k < target_names.size(); ++k) {

@@ -30,6 +30,7 @@ struct TimelineRow {
   // In the interval: the workers' wait for a CPU (summed), a cgroup's throttling.
   double run_queue_seconds = 0;
   double throttled_seconds = 0;
+  double unread_seconds = 0;  // Responses waiting unread for their worker (GeneratorStats).
   std::vector<TimelineCounts> by_target;  // In RunStats::by_target's order; empty if not kept.
   uint64_t completed() const { return counts.completed(); }
 };

@@ -32,8 +32,8 @@ bool FromJson(const std::string& line, TimelinePoint* p) {
 }
 
 // A CSV row under TimelineCsvHeader(): t,seconds,started,completed,<outcomes>,rps,p50,p90,p99,
-// max,in_flight,connections_open,run_queue_seconds,throttled_seconds, then the targets'
-// columns (numbers only), if any.
+// max,in_flight,connections_open,run_queue_seconds,throttled_seconds,unread_seconds, then the
+// targets' columns (numbers only), if any.
 bool FromCsv(const std::string& line, TimelinePoint* p) {
   std::vector<std::string> f = absl::StrSplit(line, ',');
   if (f.size() < 4 + core::kOutcomeCount + 1 + 4 + 2) return false;

@@ -50,23 +50,28 @@ TEST(TimelineTest, EachTargetsIntervalCountsAndLatency) {
   EXPECT_EQ(Json::parse(FormatTimelineRow(first, false)).count("by_target"), 0u);
 }
 
-// The workers' wait for a CPU and a cgroup's throttling in the interval, from the snapshots'
-// cumulative figures.
+// The workers' wait for a CPU, a cgroup's throttling and responses left unread in the
+// interval, from the snapshots' cumulative figures.
 TEST(TimelineTest, EachRowSaysHowLongTheClientWaitedForACpu) {
   core::RunStats before;
   core::RunStats after;
   before.generator.run_queue_ns = 1'000'000'000;
   after.generator.run_queue_ns = 1'750'000'000;
   after.generator.throttled_ns = 250'000'000;
+  before.generator.unread_ns = 100'000'000;
+  after.generator.unread_ns = 600'000'000;
   TimelineRow row = MakeTimelineRow(before, after, 2, 1);
   EXPECT_DOUBLE_EQ(row.run_queue_seconds, 0.75);
   EXPECT_DOUBLE_EQ(row.throttled_seconds, 0.25);
+  EXPECT_DOUBLE_EQ(row.unread_seconds, 0.5);
   Json j = Json::parse(FormatTimelineRow(row, false));
   EXPECT_DOUBLE_EQ(j["run_queue_seconds"].get<double>(), 0.75);
   EXPECT_DOUBLE_EQ(j["throttled_seconds"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["unread_seconds"].get<double>(), 0.5);
   std::string csv = FormatTimelineRow(row, true);
-  EXPECT_NE(csv.find(",0.750000,0.250000"), std::string::npos) << csv;
-  EXPECT_NE(TimelineCsvHeader().find(",connections_open,run_queue_seconds,throttled_seconds\n"),
+  EXPECT_NE(csv.find(",0.750000,0.250000,0.500000"), std::string::npos) << csv;
+  EXPECT_NE(TimelineCsvHeader().find(
+                ",connections_open,run_queue_seconds,throttled_seconds,unread_seconds\n"),
             std::string::npos);
 }
 
@@ -81,11 +86,11 @@ TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
   EXPECT_NE(header.find(",\"a,\"\"b\"\":completed\","), std::string::npos) << header;
   // Every row has as many cells as the header has columns (the quoted name is one).
   std::vector<std::string> cells = absl::StrSplit(row.substr(0, row.size() - 1), ',');
-  EXPECT_EQ(cells.size(), 18u + 2 * 11u);  // The run's 18, then 11 per target.
-  EXPECT_EQ(cells[18], "1");               // login:completed
-  EXPECT_EQ(cells[19], "1");               // login:ok
-  EXPECT_EQ(cells[29], "1");               // a,"b":completed
-  EXPECT_EQ(cells[31], "1");               // a,"b":timeout
+  EXPECT_EQ(cells.size(), 19u + 2 * 11u);  // The run's 19, then 11 per target.
+  EXPECT_EQ(cells[19], "1");               // login:completed
+  EXPECT_EQ(cells[20], "1");               // login:ok
+  EXPECT_EQ(cells[30], "1");               // a,"b":completed
+  EXPECT_EQ(cells[32], "1");               // a,"b":timeout
 
   absl::StatusOr<std::vector<TimelinePoint>> points = ReadTimeline(header + row, "t.csv");
   ASSERT_TRUE(points.ok()) << points.status();

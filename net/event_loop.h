@@ -107,6 +107,10 @@ class EventLoop {
   // Hands every ready completion to `handler`, then returns the receive buffers and re-arms
   // the receives that ended without an error.
   virtual void Drain(CompletionHandler& handler) = 0;
+  // The word Ring::WorkWaiting tests from another thread, mapped while the loop lives: set
+  // while completions wait for this loop's thread to take them. None: the loop keeps no such
+  // flag (a simulation, or a ring not asked for it).
+  virtual const unsigned* WaitingWorkWord() const { return nullptr; }
 };
 
 }  // namespace uringload::net

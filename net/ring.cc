@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<Ring>> Ring::Create(const RingOptions& options) {
   io_uring_params params{};
   params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SUBMIT_ALL |
                  IORING_SETUP_CQSIZE;
+  if (options.flag_waiting_work) params.flags |= IORING_SETUP_TASKRUN_FLAG;
   params.cq_entries = options.cq_entries;
   int ret = io_uring_queue_init_params(options.sq_entries, &ring->ring_, &params);
   if (ret < 0) return ErrnoStatus(ret, "io_uring setup (needs Linux >= 6.1)");

@@ -16,6 +16,9 @@ struct RingOptions {
   uint32_t sq_entries = 4096;
   uint32_t cq_entries = 16384;      // Generous: CQ overflow ends multishot operations.
   uint32_t direct_descriptors = 0;  // Size of the registered file table (0 = none).
+  // The kernel marks the SQ ring's flags word while completion work waits for the ring's
+  // thread (IORING_SETUP_TASKRUN_FLAG): another thread can then see responses wait unread.
+  bool flag_waiting_work = false;
 };
 
 class Ring {
@@ -39,6 +42,15 @@ class Ring {
   // Submits everything, sleeps `sleep_ns`, then runs the pending completion work once
   // (DEFER_TASKRUN runs it only when asked for events). Returns 0 or -errno.
   int SubmitAndSleep(int64_t sleep_ns);
+
+  // The SQ ring's flags word (see RingOptions::flag_waiting_work), mapped while the ring lives;
+  // any thread may test it with WorkWaiting.
+  const unsigned* flags_word() const { return ring_.sq.kflags; }
+  // Whether completion work (a response received, a send done) waits for the ring's thread
+  // to run it: it runs only when that thread asks for events (DEFER_TASKRUN).
+  static bool WorkWaiting(const unsigned* flags_word) {
+    return (__atomic_load_n(flags_word, __ATOMIC_RELAXED) & IORING_SQ_TASKRUN) != 0;
+  }
 
   // Calls fn(const io_uring_cqe&) for every ready completion and consumes them.
   template <typename Fn>

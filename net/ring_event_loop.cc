@@ -23,10 +23,12 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
   std::unique_ptr<RingEventLoop> loop(new RingEventLoop());
   RingOptions ring_options{.sq_entries = options.sq_entries,
                            .cq_entries = options.cq_entries,
-                           .direct_descriptors = options.slots};
+                           .direct_descriptors = options.slots,
+                           .flag_waiting_work = options.flag_waiting_work};
   absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create(ring_options);
   if (!ring.ok()) return ring.status();
   loop->ring_ = *std::move(ring);
+  loop->flag_waiting_work_ = options.flag_waiting_work;
   if (options.accept_into_free_slots) {
     int ret = io_uring_register_file_alloc_range(loop->ring_->raw(), 0, options.slots);
     if (ret < 0) return absl::UnavailableError(absl::StrCat("file alloc range: ", strerror(-ret)));

@@ -23,6 +23,7 @@ struct RingEventLoopOptions {
   // Incremental buffers when the kernel has them (6.12); false: classic 1 KiB ones.
   bool incremental_buffers = true;
   bool accept_into_free_slots = false;  // A server: accepted connections take free slots.
+  bool flag_waiting_work = false;       // RingOptions::flag_waiting_work.
 };
 
 class RingEventLoop final : public EventLoop {
@@ -41,6 +42,9 @@ class RingEventLoop final : public EventLoop {
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override;
   absl::Status SubmitAndSleep(int64_t sleep_ns) override;
   void Drain(CompletionHandler& handler) override;
+  const unsigned* WaitingWorkWord() const override {
+    return flag_waiting_work_ ? ring_->flags_word() : nullptr;
+  }
   const ReceiveBufferLayout& receive_buffers() const { return buffers_->layout(); }
 
  private:
@@ -65,6 +69,7 @@ class RingEventLoop final : public EventLoop {
 
   std::unique_ptr<Ring> ring_;
   bool can_set_no_delay_ = false;  // The kernel sets socket options from the ring.
+  bool flag_waiting_work_ = false;
   std::unique_ptr<ProvidedBufferRing> buffers_;
   std::unique_ptr<TimerWheel> wheel_;
   std::vector<SlotState> slots_;

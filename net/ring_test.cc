@@ -96,6 +96,38 @@ TEST(RingTest, SubmitAndSleepReadsWhatGatheredOnceAfterTheSleep) {
   close(fds[1]);
 }
 
+// The flags word says when a response waits unread for the ring's thread, so another thread
+// can see it (the generator's unread check); only a ring asked for it keeps the flag.
+TEST(RingTest, TheFlagsWordSaysWhileReceivedDataWaitsUnread) {
+  for (bool flag : {true, false}) {
+    absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create({.flag_waiting_work = flag});
+    ASSERT_TRUE(ring.ok());
+    absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> buffers =
+        ProvidedBufferRing::Create((*ring)->raw(), 3, {.count = 4, .size = 64});
+    ASSERT_TRUE(buffers.ok()) << buffers.status();
+    int fds[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    io_uring_sqe* sqe = (*ring)->GetSqe();
+    io_uring_prep_recv_multishot(sqe, fds[0], nullptr, 0, 0);
+    sqe->flags |= IOSQE_BUFFER_SELECT;
+    sqe->buf_group = 3;
+    ASSERT_EQ((*ring)->SubmitAndWait(0), 0);  // Armed: nothing to read yet.
+    const unsigned* word = (*ring)->flags_word();
+    EXPECT_FALSE(Ring::WorkWaiting(word));
+    ASSERT_EQ(write(fds[1], "response", 8), 8);
+    EXPECT_EQ(Ring::WorkWaiting(word), flag) << "flag_waiting_work " << flag;
+    ASSERT_EQ((*ring)->SubmitAndWait(0), 0);  // Runs the receive.
+    EXPECT_FALSE(Ring::WorkWaiting(word));
+    unsigned received = (*ring)->DrainCompletions([&](const io_uring_cqe& cqe) {
+      EXPECT_EQ(cqe.res, 8);
+      (*buffers)->Take(cqe.flags >> IORING_CQE_BUFFER_SHIFT, cqe.res, 0);
+    });
+    EXPECT_EQ(received, 1u);
+    close(fds[0]);
+    close(fds[1]);
+  }
+}
+
 TEST(RingTest, OversizedDescriptorTableFailsClearly) {
   absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create({.direct_descriptors = 1u << 30});
   ASSERT_FALSE(ring.ok());

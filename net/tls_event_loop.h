@@ -39,6 +39,7 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
   bool SendPending(uint32_t slot) const override { return slots_[slot].plain_pending > 0; }
   TimerWheel& timers() override { return inner_->timers(); }
   int64_t Now() const override { return inner_->Now(); }
+  const unsigned* WaitingWorkWord() const override { return inner_->WaitingWorkWord(); }
   absl::Status SubmitAndWait(int64_t timeout_ns, unsigned wait_for) override;
   absl::Status SubmitAndSleep(int64_t sleep_ns) override;
   void Drain(CompletionHandler& handler) override;

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/cpu_pinning.h"
 #include "net/clock.h"
@@ -20,11 +21,15 @@ Engine::Engine(const RunPlan& plan)
     slot.stats =
         std::make_unique<WorkerStats>(plan.targets.size(), plan.rate.has_value(), plan.target_of);
   }
+  std::vector<WorkerStats*> stats;
+  for (WorkerSlot& slot : workers_) stats.push_back(slot.stats.get());
+  unread_ = std::make_unique<UnreadSampler>(std::move(stats), plan.batch_window_max);
 }
 
 Engine::~Engine() {
   RequestStop();
   for (WorkerSlot& slot : workers_) slot.thread.Join();
+  unread_->Stop();
 }
 
 // Small blocks when requests are few per connection, so every connection gets work at the
@@ -79,6 +84,7 @@ absl::Status Engine::Start() {
           finished_.fetch_add(1, std::memory_order_release);
         });
   }
+  unread_->Start();
   return absl::OkStatus();
 }
 
@@ -114,6 +120,7 @@ absl::StatusOr<RunResult> Engine::Wait() {
     slot.thread.Join();
     ended_at = std::max(ended_at, slot.finished_at);
   }
+  unread_->Stop();
   for (WorkerSlot& slot : workers_) {
     if (!slot.thread.status().ok()) return slot.thread.status();
   }

@@ -12,6 +12,7 @@
 #include "core/cpu_contention.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
+#include "core/run/unread_sampler.h"
 #include "core/run/worker.h"
 #include "core/run/worker_stats.h"
 #include "core/worker_thread.h"
@@ -89,6 +90,7 @@ class Engine {
   std::atomic<bool> stop_{false};
   std::atomic<size_t> finished_{0};
   std::vector<WorkerSlot> workers_;
+  std::unique_ptr<UnreadSampler> unread_;  // After workers_: stops before their rings go.
   absl::Time started_at_;
   std::atomic<int64_t> started_at_ns_{0};  // started_at_ for other threads (0: not started).
 };

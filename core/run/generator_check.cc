@@ -47,6 +47,15 @@ void JudgeCpuStarvation(const GeneratorStats& g, GeneratorVerdict& v,
                         g.run_queue_longest_ns / 1e9, 100 * g.run_queue_share, who),
         v, reasons);
   }
+  // Whatever kept the worker away (the wait above, time the hypervisor took, interrupts, a
+  // long loop): responses sat in its sockets, adding to their latency.
+  if (g.unread_share > kMaxCpuStarvedShare && g.unread_ns > min_ns) {
+    Add(SaturationCause::kUnread,
+        absl::StrFormat("responses waited unread %.2f s, %.0f%% of a worker's run, up to %.0f "
+                        "ms at a time",
+                        g.unread_ns / 1e9, 100 * g.unread_share, g.unread_longest_ns / 1e6),
+        v, reasons);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // Open model: the client sent late (schedule lag p99 over the bound), or it left planned sends
 // unsent while connections were free. Either model: a worker was busy nearly all the time, or
 // the client did not get the CPU it wanted: a worker waited for one (run-queue delay) or a
-// cgroup's quota throttled the process for more than a tenth of the run. Requests that waited
+// cgroup's quota throttled the process for more than a tenth of the run, or responses waited
+// unread for their worker more than a tenth of its run (whatever kept it away: stolen time,
+// interrupts, a long loop). Requests that waited
 // for a free connection are the server's doing (its latency times -c), not the client's: they
 // are noted, never called saturation, unless the client was starved of CPU, which also keeps
 // responses unread and connections busy.
@@ -31,10 +33,17 @@ inline constexpr double kMaxCpuStarvedShare = 0.10;
 inline constexpr absl::Duration kMinCpuStarvation = absl::Milliseconds(20);
 
 // What limited the client, as Prometheus labels it (uringload_generator_saturated{cause}).
-enum class SaturationCause : uint8_t { kCpuWait, kThrottled, kScheduleLag, kUnsent, kBusy };
-inline constexpr const char* kSaturationCauseNames[] = {"cpu_wait", "throttled", "schedule_lag",
-                                                        "unsent", "busy"};
-inline constexpr size_t kSaturationCauseCount = 5;
+enum class SaturationCause : uint8_t {
+  kCpuWait,
+  kThrottled,
+  kUnread,
+  kScheduleLag,
+  kUnsent,
+  kBusy
+};
+inline constexpr const char* kSaturationCauseNames[] = {"cpu_wait",     "throttled", "unread",
+                                                        "schedule_lag", "unsent",    "busy"};
+inline constexpr size_t kSaturationCauseCount = 6;
 
 struct GeneratorVerdict {
   bool saturated = false;

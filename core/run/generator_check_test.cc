@@ -149,5 +149,34 @@ TEST(GeneratorCheckTest, ACgroupThatThrottledTheClientSaturatedIt) {
   EXPECT_FALSE(JudgeGenerator(s, false, kBound, false).saturated);
 }
 
+// Responses that waited unread for their worker over a tenth of its run (and over 20 ms)
+// saturate it whatever kept the worker away, seen or not (a hypervisor's stolen time shows
+// in no run queue); its requests that waited for a connection are not the server's doing.
+TEST(GeneratorCheckTest, ResponsesLeftUnreadSaturateTheClient) {
+  RunStats s = OpenRun(8'800, 20'000, 91'200);
+  s.late_starts = 80'000;
+  s.generator.unread_ns = 2'310'000'000;
+  s.generator.unread_longest_ns = 120'000'000;
+  s.generator.unread_share = 0.77;
+  GeneratorVerdict v = JudgeGenerator(s, true, kBound, false);
+  EXPECT_TRUE(v.saturated);
+  EXPECT_TRUE(v.causes[static_cast<size_t>(SaturationCause::kUnread)]);
+  EXPECT_EQ(v.note, "");
+  EXPECT_EQ(v.reason.find("raise -c"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("responses waited unread 2.31 s, 77% of a worker's run, up to 120 ms "
+                          "at a time"),
+            std::string::npos)
+      << v.reason;
+  EXPECT_TRUE(JudgeGenerator(s, false, kBound, true).saturated);  // Closed, busy-polling.
+
+  s.generator.unread_share = 0.10;  // The rule's bound is not over it.
+  v = JudgeGenerator(s, true, kBound, false);
+  EXPECT_FALSE(v.causes[static_cast<size_t>(SaturationCause::kUnread)]);
+  EXPECT_NE(v.note.find("raise -c"), std::string::npos) << v.note;
+  s.generator.unread_share = 0.5;
+  s.generator.unread_ns = 20'000'000;  // Half of a 40 ms run: start-up noise.
+  EXPECT_FALSE(JudgeGenerator(s, false, kBound, false).saturated);
+}
+
 }  // namespace
 }  // namespace uringload::core

@@ -44,7 +44,8 @@ absl::Status Worker::Setup() {
         .slots = n,
         .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
-        .receive_connections = n};
+        .receive_connections = n,
+        .flag_waiting_work = true};  // For the unread check (core/run/unread_sampler.h).
     absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
         net::MakeWorkerLoop(options, config_.plan->tls, config_.plan->url.host);
     if (!loop.ok()) return loop.status();
@@ -99,6 +100,7 @@ absl::Status Worker::Run() {
   StartAll();
   int64_t cpu_at_start = net::ThreadCpuNanos();
   stats_->WorkerStarted(gettid(), ThisThreadRunQueueNanos(), net::MonotonicNanos());
+  stats_->WatchRing(loop_->WaitingWorkWord());
   while (live_ > 0) {
     int64_t now = loop_->Now();
     completions_at_ns_ = now;
@@ -123,6 +125,7 @@ absl::Status Worker::Run() {
 
 void Worker::DrainCompletions() {
   in_drain_ = true;
+  stats_->Drained();
   loop_->Drain(*this);
   in_drain_ = false;
   FlushQueuedStreams();

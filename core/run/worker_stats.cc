@@ -44,6 +44,9 @@ void GeneratorStats::Merge(const GeneratorStats& other) {
   run_queue_ns += other.run_queue_ns;
   run_queue_longest_ns = std::max(run_queue_longest_ns, other.run_queue_longest_ns);
   run_queue_share = std::max(run_queue_share, other.run_queue_share);
+  unread_ns += other.unread_ns;
+  unread_longest_ns = std::max(unread_longest_ns, other.unread_longest_ns);
+  unread_share = std::max(unread_share, other.unread_share);
   if (other.throttled_share > throttled_share) throttled_cgroup = other.throttled_cgroup;
   throttled_ns += other.throttled_ns;
   throttled_periods += other.throttled_periods;
@@ -79,8 +82,9 @@ void WorkerStats::WorkerFinished(int64_t busy_ns, int64_t wall_ns,
 }
 
 // A finished worker's wait is final; a running one's is read from its thread's schedstat
-// now (the reporter's and scrapes' snapshots: never on the worker's hot path).
-void WorkerStats::SnapshotRunQueue(GeneratorStats& g) const {
+// now (the reporter's and scrapes' snapshots: never on the worker's hot path). The unread
+// time is the sampler's latest.
+void WorkerStats::SnapshotCpuWait(GeneratorStats& g) const {
   pid_t tid = tid_.load(std::memory_order_acquire);
   if (tid == 0) return;
   g.workers = 1;
@@ -94,7 +98,12 @@ void WorkerStats::SnapshotRunQueue(GeneratorStats& g) const {
     wall = static_cast<uint64_t>(std::max<int64_t>(ran, 0));
   }
   g.run_queue_ns = g.run_queue_longest_ns = wait;
-  if (wall > 0) g.run_queue_share = std::min(1.0, static_cast<double>(wait) / wall);
+  g.unread_ns = Read(unread_ns_);
+  g.unread_longest_ns = Read(unread_longest_ns_);
+  if (wall > 0) {
+    g.run_queue_share = std::min(1.0, static_cast<double>(wait) / wall);
+    g.unread_share = std::min(1.0, static_cast<double>(g.unread_ns) / wall);
+  }
 }
 
 void RunStats::Merge(const RunStats& other) {
@@ -205,7 +214,7 @@ RunStats WorkerStats::Snapshot() const {
   if (s.generator.wall_ns > 0) {
     s.generator.busiest_share = static_cast<double>(s.generator.busy_ns) / s.generator.wall_ns;
   }
-  SnapshotRunQueue(s.generator);
+  SnapshotCpuWait(s.generator);
   s.connect = connect_.Snapshot();
   s.tls_handshake = handshake_.Snapshot();
   s.tls_handshakes = Read(tls_handshakes_);

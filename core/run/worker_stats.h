@@ -50,6 +50,12 @@ struct GeneratorStats {
   uint64_t throttled_periods = 0;
   double throttled_share = 0;
   std::string throttled_cgroup;  // The cgroup whose quota throttled it (a merge: a shard's).
+  // Completions (responses, mostly) that waited unread for their worker longer than a loop
+  // or a batch window takes (core/run/unread_meter.h): the time summed over workers, the
+  // longest wait, the highest share of one worker's run.
+  uint64_t unread_ns = 0;
+  uint64_t unread_longest_ns = 0;
+  double unread_share = 0;
   // The workers and the CPUs they could run on (a merge: the shard with most workers a CPU).
   uint32_t workers = 0;
   std::string cpus;  // As taskset writes them: "0-1".
@@ -157,6 +163,23 @@ class WorkerStats {
   // The worker ran `wall_ns`, of which it was busy `busy_ns`; its thread's run-queue count
   // is now `run_queue_ns`.
   void WorkerFinished(int64_t busy_ns, int64_t wall_ns, std::optional<uint64_t> run_queue_ns);
+  // The worker's ring flags word (net::EventLoop::WaitingWorkWord; null: none), published
+  // once it started, and each drain of its completions: what the unread sampler reads.
+  void WatchRing(const unsigned* waiting_work_word) {
+    waiting_work_word_.store(waiting_work_word, std::memory_order_release);
+  }
+  void Drained() { Add(drains_); }
+  // The unread sampler's side (core/run/unread_sampler.h): the word (null: nothing to
+  // sample), the drains, whether the worker finished, and what the sampler measured.
+  const unsigned* waiting_work_word() const {
+    return waiting_work_word_.load(std::memory_order_acquire);
+  }
+  uint64_t drains() const { return Read(drains_); }
+  bool finished() const { return Read(wall_ns_) != 0; }
+  void UnreadMeasured(uint64_t unread_ns, uint64_t longest_ns) {
+    Write(unread_ns_, unread_ns);
+    Write(unread_longest_ns_, longest_ns);
+  }
   void Connected(int64_t connect_ns) { connect_.Record(static_cast<uint64_t>(connect_ns)); }
   void TlsConnected(const net::TlsHandshake& tls);
   void WarmupStarted() { Add(warmup_started_); }
@@ -180,7 +203,7 @@ class WorkerStats {
   RunStats Snapshot() const;
 
  private:
-  void SnapshotRunQueue(GeneratorStats& g) const;
+  void SnapshotCpuWait(GeneratorStats& g) const;
 
   SingleWriterCounter started_{0};
   std::array<SingleWriterCounter, kOutcomeCount> outcomes_{};
@@ -205,6 +228,10 @@ class WorkerStats {
   SingleWriterCounter run_queue_at_start_{0};
   SingleWriterCounter started_ns_{0};
   SingleWriterCounter run_queue_final_ns_{0};  // Once finished.
+  std::atomic<const unsigned*> waiting_work_word_{nullptr};
+  SingleWriterCounter drains_{0};
+  SingleWriterCounter unread_ns_{0};  // Written by the unread sampler.
+  SingleWriterCounter unread_longest_ns_{0};
   SingleWriterCounter warmup_started_{0};
   SingleWriterCounter warmup_completed_{0};
   size_t targets_;

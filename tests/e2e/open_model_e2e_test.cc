@@ -167,9 +167,10 @@ TEST(GeneratorE2ETest, AClientWithoutTheCpuToKeepItsScheduleIsSaturated) {
 
 // The client at nice 10 shares CPU 0 with a busy loop at normal priority, against a server
 // idle on CPU 1: it gets a tenth of the CPU and sends a few percent of the plan. It never
-// sees itself busy; the run-queue delay says it waited for the CPU, and the run is saturated
-// for that reason, never advised to raise -c: also busy-polling, with two workers, and in a
-// merge of shards. The same client alone on CPU 0 at a rate it can send is not saturated.
+// sees itself busy; the run-queue delay says it waited for the CPU, its responses waited
+// unread meanwhile, and the run is saturated for those reasons, never advised to raise -c:
+// also busy-polling, with two workers, and in a merge of shards. The same client alone on
+// CPU 0 at a rate it can send is not saturated and left no response unread.
 TEST(GeneratorE2ETest, AClientStarvedOfCpuSaysSoAndDoesNotBlameTheServer) {
   UringloadServer server({"-t", "1", "--cpus", "1"});
   ASSERT_TRUE(server.ok());
@@ -203,6 +204,7 @@ TEST(GeneratorE2ETest, AClientStarvedOfCpuSaysSoAndDoesNotBlameTheServer) {
   ProcessResult other = run_shard(1);
 
   EXPECT_LT(JsonNumber(alone.json, "generator.run_queue_share"), 0.1);
+  EXPECT_EQ(JsonNumber(alone.json, "generator.unread_seconds"), 0);
   EXPECT_EQ(alone.json["generator.reason"].find("for a CPU"), std::string::npos)
       << alone.json["generator.reason"];
   if (kMeasuresPrecisely) {
@@ -220,6 +222,10 @@ TEST(GeneratorE2ETest, AClientStarvedOfCpuSaysSoAndDoesNotBlameTheServer) {
   EXPECT_EQ(starved.process.err.find("raise -c"), std::string::npos) << starved.process.err;
   EXPECT_GT(JsonNumber(starved.json, "generator.run_queue_seconds"), 1.0);
   EXPECT_GT(JsonNumber(starved.json, "generator.run_queue_share"), 0.5);
+  // Its responses sat unread while it waited (measured 1.87-1.94 s of 3 s, 2026-12-05).
+  EXPECT_NE(reason.find("responses waited unread"), std::string::npos) << reason;
+  EXPECT_GT(JsonNumber(starved.json, "generator.unread_seconds"), 0.5);
+  EXPECT_GT(JsonNumber(starved.json, "generator.unread_share"), 0.1);
   EXPECT_EQ(starved.json["generator.cpus"], "0");
   EXPECT_EQ(JsonNumber(starved.json, "generator.throttled_seconds"), 0);
   for (const RunOutput* r : {&polling, &two}) {
