@@ -42,6 +42,14 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   cmd->add_flag("--body-file-placeholders", o.body_file_placeholders,
                 "Fill placeholders ({i}, {column}, ...) in --body-file and targets' @file bodies "
                 "too, as in --body (without it a file's bytes go out as they are)");
+  cmd->add_option("--expect-status", o.expect_status,
+                  "A complete response with any other status ends check_failed, not ok: codes and "
+                  "classes, as 200,201 or 2xx")
+      ->type_name("LIST");
+  cmd->add_option("--expect-body-contains", o.expect_body_contains,
+                  "A complete response whose body lacks TEXT ends check_failed, not ok (the "
+                  "body as received: decoded chunks, not decompressed)")
+      ->type_name("TEXT");
   cmd->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
       ->capture_default_str();
   cmd->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt (at most 24h)")

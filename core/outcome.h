@@ -16,12 +16,13 @@ enum class Outcome : size_t {
   kConnectError,  // The connection for it could not be opened (refused, timed out, no port).
   kReset,         // The connection closed or reset before any byte of the response.
   kParseError,    // Malformed or truncated response.
+  kCheckFailed,   // A complete response that an expectation (--expect-status, ...) rejected.
 };
-inline constexpr size_t kOutcomeCount = 5;
+inline constexpr size_t kOutcomeCount = 6;
 
 // Plain C strings: they go to both std:: and (Debian's own) absl::string_view APIs.
 inline constexpr std::array<const char*, kOutcomeCount> kOutcomeNames = {
-    "ok", "timeout", "connect_error", "reset", "parse_error"};
+    "ok", "timeout", "connect_error", "reset", "parse_error", "check_failed"};
 
 inline constexpr const char* OutcomeName(Outcome o) {
   return kOutcomeNames[static_cast<size_t>(o)];
@@ -55,6 +56,30 @@ inline constexpr const char* ParseFailureText(int code) {
     default:
       return "malformed or truncated response";
   }
+}
+
+// Which expectation a check_failed response missed, kept where other failures keep their
+// errno, so the summary and the JSON say what was wrong.
+enum class CheckFailure : int {
+  kUnknown = 0,
+  kStatus,        // Its status is not one --expect-status lists.
+  kBodyContains,  // Its body lacks --expect-body-contains's text.
+};
+inline constexpr const char* CheckFailureText(int code) {
+  switch (static_cast<CheckFailure>(code)) {
+    case CheckFailure::kStatus:
+      return "status not expected";
+    case CheckFailure::kBodyContains:
+      return "body lacks the expected text";
+    default:
+      return "an expectation failed";
+  }
+}
+// Outcomes whose cause slot holds a reason of uringload's own (ParseFailure, CheckFailure)
+// rather than an errno.
+inline constexpr bool CauseIsReason(size_t outcome) {
+  return outcome == static_cast<size_t>(Outcome::kParseError) ||
+         outcome == static_cast<size_t>(Outcome::kCheckFailed);
 }
 
 // A stream's HTTP/2 error code (RFC 9113 section 7: RST_STREAM, or GOAWAY for a stream the

@@ -1,5 +1,7 @@
 #include "exporters/html_report.h"
 
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -11,7 +13,8 @@ namespace uringload::exporters {
 namespace {
 
 // One colour per outcome, in kOutcomeNames order.
-constexpr const char* kOutcomeColors[] = {"#2e7d32", "#ef6c00", "#c62828", "#6a1b9a", "#1565c0"};
+constexpr std::array<const char*, core::kOutcomeCount> kOutcomeColors = {
+    "#2e7d32", "#ef6c00", "#c62828", "#6a1b9a", "#1565c0", "#795548"};
 
 std::string Html(const std::string& text) {
   return absl::StrReplaceAll(text,

@@ -37,6 +37,9 @@ std::string CauseText(size_t outcome, size_t cause) {
   if (outcome == size_t(core::Outcome::kParseError)) {
     return core::ParseFailureText(static_cast<int>(cause));
   }
+  if (outcome == size_t(core::Outcome::kCheckFailed)) {
+    return core::CheckFailureText(static_cast<int>(cause));
+  }
   if (net::IsTlsCause(static_cast<int>(cause))) return net::TlsCauseText(static_cast<int>(cause));
   if (core::IsHttp2Cause(static_cast<int>(cause))) {
     return core::Http2CauseText(static_cast<int>(cause));

@@ -14,7 +14,8 @@ std::string FormatSeconds(double seconds);  // 812.0us, 12.34ms, 1.50s
 std::string FormatBytes(uint64_t bytes);    // 512 B, 1.50 KiB
 double Rate(uint64_t count, absl::Duration d);
 uint64_t Failures(const core::RunStats& s);
-// What a cause slot means: a parse failure's reason for parse_error, an errno for the rest.
+// What a cause slot means: a parse failure's reason for parse_error, the expectation missed for
+// check_failed, an errno for the rest.
 std::string CauseText(size_t outcome, size_t cause);
 
 struct Quantiles {

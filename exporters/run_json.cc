@@ -69,8 +69,8 @@ Json ErrorsJson(const RunStats& s) {
       if (s.causes[o][e] == 0) continue;
       errors.push_back(
           {{run_key::kOutcome, core::kOutcomeNames[o]},
-           {run_key::kErrno, o == size_t(Outcome::kParseError) ? 0 : e},
-           {run_key::kMessage, o == size_t(Outcome::kParseError) || e != 0 ? CauseText(o, e) : ""},
+           {run_key::kErrno, core::CauseIsReason(o) ? 0 : e},
+           {run_key::kMessage, core::CauseIsReason(o) || e != 0 ? CauseText(o, e) : ""},
            {run_key::kCount, s.causes[o][e]}});
     }
   }

@@ -75,8 +75,8 @@ size_t OutcomeIndex(const std::string& name) {
   throw BadField{absl::StrCat("unknown outcome '", name, "'")};
 }
 
-// The cause slot of an "errors" entry: its errno, or for a parse error (written with errno
-// 0) the parse cause whose text is the message.
+// The cause slot of an "errors" entry: its errno, or for a parse error or a failed check
+// (written with errno 0) the reason whose text is the message.
 void ReadOutcomes(const Json& j, std::array<uint64_t, core::kOutcomeCount>* outcomes) {
   for (const auto& [name, count] : j.items()) {
     if (!count.is_number_unsigned()) throw BadField{"an outcome is not a count"};
@@ -96,7 +96,7 @@ void ReadStatusCodes(const Json& j, std::array<uint64_t, core::kStatusCodeSlots>
 
 size_t CauseSlot(size_t outcome, const Json& error) {
   uint64_t slot = Count(error, run_key::kErrno);
-  if (outcome != static_cast<size_t>(core::Outcome::kParseError)) {
+  if (!core::CauseIsReason(outcome)) {
     if (slot >= core::kErrnoSlots) throw BadField{"an error's errno is out of range"};
     return slot;
   }
@@ -104,7 +104,8 @@ size_t CauseSlot(size_t outcome, const Json& error) {
   for (size_t e = 0; e < core::kErrnoSlots; ++e) {
     if (CauseText(outcome, e) == message) return e;
   }
-  throw BadField{absl::StrCat("unknown parse error '", message, "'")};
+  throw BadField{absl::StrCat("unknown ", core::OutcomeName(static_cast<core::Outcome>(outcome)),
+                              " reason '", message, "'")};
 }
 
 void ReadStats(const Json& doc, RunResultFile& r) {

@@ -32,7 +32,7 @@ TEST(RunReportTest, JsonHasTheDocumentedKeys) {
   EXPECT_EQ(j["requests"]["started"], 4);
   EXPECT_EQ(j["requests"]["completed"], 4);
   EXPECT_EQ(j["outcomes"], Json::parse(R"({"ok": 2, "timeout": 1, "connect_error": 1,
-                                           "reset": 0, "parse_error": 0})"));
+                                           "reset": 0, "parse_error": 0, "check_failed": 0})"));
   EXPECT_EQ(j["status_codes"]["200"], 1);
   EXPECT_EQ(j["status_codes"]["404"], 1);
   EXPECT_EQ(j["duration_seconds"], 2.0);

@@ -86,11 +86,11 @@ TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
   EXPECT_NE(header.find(",\"a,\"\"b\"\":completed\","), std::string::npos) << header;
   // Every row has as many cells as the header has columns (the quoted name is one).
   std::vector<std::string> cells = absl::StrSplit(row.substr(0, row.size() - 1), ',');
-  EXPECT_EQ(cells.size(), 19u + 2 * 11u);  // The run's 19, then 11 per target.
-  EXPECT_EQ(cells[19], "1");               // login:completed
-  EXPECT_EQ(cells[20], "1");               // login:ok
-  EXPECT_EQ(cells[30], "1");               // a,"b":completed
-  EXPECT_EQ(cells[32], "1");               // a,"b":timeout
+  EXPECT_EQ(cells.size(), 20u + 2 * 12u);  // The run's 20, then 12 per target.
+  EXPECT_EQ(cells[20], "1");               // login:completed
+  EXPECT_EQ(cells[21], "1");               // login:ok
+  EXPECT_EQ(cells[32], "1");               // a,"b":completed
+  EXPECT_EQ(cells[34], "1");               // a,"b":timeout
 
   absl::StatusOr<std::vector<TimelinePoint>> points = ReadTimeline(header + row, "t.csv");
   ASSERT_TRUE(points.ok()) << points.status();

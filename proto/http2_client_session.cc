@@ -28,8 +28,8 @@ Http2ClientSession::Http2ClientSession(uint32_t streams, Http2ClientSettings set
 
 Http2ClientSession::~Http2ClientSession() { Stop(); }
 
-const nghttp2_session_callbacks* Http2ClientSession::Callbacks() {
-  static const nghttp2_session_callbacks* const callbacks = [] {
+const nghttp2_session_callbacks* Http2ClientSession::Callbacks(bool with_body) {
+  auto make = [](bool body) {
     nghttp2_session_callbacks* c = nullptr;
     nghttp2_session_callbacks_new(&c);
     nghttp2_session_callbacks_set_on_header_callback(c, &OnHeader);
@@ -38,9 +38,12 @@ const nghttp2_session_callbacks* Http2ClientSession::Callbacks() {
     nghttp2_session_callbacks_set_on_frame_not_send_callback(c, &OnFrameNotSent);
     nghttp2_session_callbacks_set_on_frame_send_callback(c, &OnFrameSent);
     nghttp2_session_callbacks_set_error_callback2(c, &OnError);
+    if (body) nghttp2_session_callbacks_set_on_data_chunk_recv_callback(c, &OnDataChunk);
     return c;
-  }();
-  return callbacks;
+  };
+  static const nghttp2_session_callbacks* const plain = make(false);
+  static const nghttp2_session_callbacks* const checking = make(true);
+  return with_body ? checking : plain;
 }
 
 const nghttp2_option* Http2ClientSession::Options() {
@@ -57,7 +60,8 @@ const nghttp2_option* Http2ClientSession::Options() {
 absl::Status Http2ClientSession::Start(Events* events) {
   Stop();
   events_ = events;
-  int rv = nghttp2_session_client_new3(&session_, Callbacks(), this, Options(), allocator_.mem());
+  int rv = nghttp2_session_client_new3(&session_, Callbacks(matcher_ != nullptr), this, Options(),
+                                       allocator_.mem());
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   // The client never sends a priority (RFC 9218 2.1): nghttp2 then keeps no dependency tree,
   // whose upkeep was 1.6% of the client's CPU samples over TLS (docs/performance.md).
@@ -266,6 +270,16 @@ int Http2ClientSession::OnFrameNotSent(nghttp2_session*, const nghttp2_frame* fr
   return 0;
 }
 
+int Http2ClientSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id,
+                                    const uint8_t* data, size_t length, void* user_data) {
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (Stream* stream = self->StreamOf(stream_id); stream != nullptr) {
+    std::string_view piece(reinterpret_cast<const char*>(data), length);
+    stream->body_state = self->matcher_->Feed(stream->body_state, piece);
+  }
+  return 0;
+}
+
 void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
   Stream& stream = streams_[tag];
   if (stream.id == 0) return;  // Ended already.
@@ -275,7 +289,8 @@ void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
                         .status = stream.status,
                         .error_code = error_code,
                         .complete = stream.complete,
-                        .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM});
+                        .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM,
+                        .body_found = stream.body_state == BodyMatcher::kFound});
 }
 
 ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf,

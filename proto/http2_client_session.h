@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "proto/body_matcher.h"
 #include "proto/http2_memory.h"
 #include "proto/http2_output.h"
 #include "proto/request_template.h"
@@ -43,6 +44,8 @@ struct Http2StreamEnd {
   // The server never processed it (REFUSED_STREAM, or above a GOAWAY's last stream id): it may
   // be sent again.
   bool unprocessed = false;
+  // The body contains the text of the session's body matcher (none set: false).
+  bool body_found = false;
 };
 
 class Http2ClientSession {
@@ -63,6 +66,9 @@ class Http2ClientSession {
 
   // A new connection: a fresh nghttp2 session, the preface and SETTINGS queued to send.
   absl::Status Start(Events* events);
+  // From the next Start() on, each response body is searched for `matcher`'s text as its DATA
+  // frames arrive (none: bodies are not looked at). The matcher must outlive the session.
+  void SetBodyMatcher(const BodyMatcher* matcher) { matcher_ = matcher; }
   // The connection ended: frees the nghttp2 session (streams still open are not reported).
   void Stop();
   bool started() const { return session_ != nullptr; }
@@ -116,12 +122,15 @@ class Http2ClientSession {
     size_t body_sent = 0;
     int status = 0;
     bool complete = false;
+    uint32_t body_state = 0;  // BodyMatcher's, over the DATA received so far.
   };
 
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t flags,
                       void* user_data);
   static int OnFrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user_data);
+  static int OnDataChunk(nghttp2_session*, uint8_t flags, int32_t stream_id, const uint8_t* data,
+                         size_t length, void* user_data);
   static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
                            void* user_data);
   static int OnFrameSent(nghttp2_session*, const nghttp2_frame* frame, void* user_data);
@@ -133,8 +142,9 @@ class Http2ClientSession {
   static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
-  // The same for every session (nghttp2 copies them into each): made once.
-  static const nghttp2_session_callbacks* Callbacks();
+  // The same for every session (nghttp2 copies them into each): made once, with a callback
+  // for DATA only for sessions that check bodies.
+  static const nghttp2_session_callbacks* Callbacks(bool with_body);
   static const nghttp2_option* Options();
 
   std::unique_ptr<Http2Memory> own_memory_;  // Without a worker's.
@@ -142,6 +152,7 @@ class Http2ClientSession {
   Http2Memory::SessionAllocator allocator_;
   nghttp2_session* session_ = nullptr;
   Events* events_ = nullptr;
+  const BodyMatcher* matcher_ = nullptr;
   Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
   Http2Output output_;

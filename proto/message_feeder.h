@@ -39,6 +39,8 @@ class MessageFeeder {
 
   // Re-initialises llhttp (a new connection) and forgets the current message.
   void ResetParser();
+  // The callbacks llhttp calls from the next ResetParser() on.
+  void UseSettings(const llhttp_settings_t* settings) { settings_ = settings; }
   // Forgets the current message's progress (call from on_message_begin).
   void BeginMessage();
   // Callbacks report progress through these.

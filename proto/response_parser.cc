@@ -16,16 +16,40 @@ const llhttp_settings_t& ResponseParser::Settings() {
   return settings;
 }
 
+// Without a body check llhttp skips bodies without a call per piece.
+const llhttp_settings_t& ResponseParser::SettingsWithBody() {
+  static const llhttp_settings_t settings = [] {
+    llhttp_settings_t s = Settings();
+    s.on_body = &OnBody;
+    return s;
+  }();
+  return settings;
+}
+
+void ResponseParser::SetBodyMatcher(const BodyMatcher* matcher) {
+  matcher_ = matcher;
+  UseSettings(matcher != nullptr ? &SettingsWithBody() : &Settings());
+}
+
 void ResponseParser::Start(bool head_request) {
   ResetParser();
   head_request_ = head_request;
   status_code_ = 0;
   keep_alive_ = false;
   started_ = false;
+  body_state_ = 0;
 }
 
 int ResponseParser::OnMessageBegin(llhttp_t* parser) {
-  static_cast<ResponseParser*>(parser->data)->BeginMessage();
+  auto* self = static_cast<ResponseParser*>(parser->data);
+  self->BeginMessage();
+  self->body_state_ = 0;
+  return HPE_OK;
+}
+
+int ResponseParser::OnBody(llhttp_t* parser, const char* at, size_t length) {
+  auto* self = static_cast<ResponseParser*>(parser->data);
+  self->body_state_ = self->matcher_->Feed(self->body_state_, std::string_view(at, length));
   return HPE_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "proto/body_matcher.h"
 #include "proto/message_feeder.h"
 
 namespace uringload::proto {
@@ -26,16 +27,26 @@ class ResponseParser : public MessageFeeder {
   // True once any byte of the current response arrived.
   bool started() const { return started_; }
 
+  // From the next Start() on, each body is searched for `matcher`'s text as it goes by (none:
+  // bodies are skipped unread). The matcher must outlive the parser's use of it.
+  void SetBodyMatcher(const BodyMatcher* matcher);
+  // The current response's body (its decoded chunks, not decompressed) contains the text.
+  bool body_found() const { return body_state_ == BodyMatcher::kFound; }
+
  private:
   static int OnMessageBegin(llhttp_t* parser);
   static int OnHeadersComplete(llhttp_t* parser);
+  static int OnBody(llhttp_t* parser, const char* at, size_t length);
   static int OnMessageComplete(llhttp_t* parser);
   static const llhttp_settings_t& Settings();
+  static const llhttp_settings_t& SettingsWithBody();
 
   int status_code_ = 0;
   bool head_request_ = false;
   bool keep_alive_ = false;
   bool started_ = false;
+  const BodyMatcher* matcher_ = nullptr;
+  uint32_t body_state_ = 0;
 };
 
 }  // namespace uringload::proto

@@ -187,3 +187,34 @@ TEST(ResponseParserTest, InterimResponseHasItsOwnHeaderCount) {
 
 }  // namespace
 }  // namespace uringload::proto
+
+namespace uringload::proto {
+namespace {
+
+// With a matcher, each body is searched as it goes by: across chunks of a chunked body and
+// across the pieces the network delivers, one verdict per response (a second response on the
+// connection starts from nothing). Headers never count, only the body.
+TEST(ResponseParserTest, ABodyCheckSeesTheTextAcrossChunksAndPieces) {
+  BodyMatcher matcher("\"items\"");
+  std::string chunked =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\n{\"ite\r\n5\r\nms\":[\r\n2\r\n]}\r\n0\r\n\r\n";
+  std::string lacking = "HTTP/1.1 200 OK\r\nX-Items: \"items\"\r\nContent-Length: 2\r\n\r\n{}";
+  for (size_t split = 1; split < chunked.size(); ++split) {
+    ResponseParser parser;
+    parser.SetBodyMatcher(&matcher);
+    parser.Start(false);
+    ASSERT_EQ(FeedSplit(parser, chunked, split).state, State::kComplete) << split;
+    EXPECT_TRUE(parser.body_found()) << split;
+    parser.Start(false);
+    ASSERT_EQ(FeedSplit(parser, lacking, split % lacking.size()).state, State::kComplete);
+    EXPECT_FALSE(parser.body_found()) << split;
+  }
+  ResponseParser unchecked;  // No matcher: bodies are skipped, nothing is found.
+  unchecked.Start(false);
+  ASSERT_EQ(FeedSplit(unchecked, chunked, 9).state, State::kComplete);
+  EXPECT_FALSE(unchecked.body_found());
+}
+
+}  // namespace
+}  // namespace uringload::proto

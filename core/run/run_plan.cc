@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -353,6 +354,10 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
 
   if (absl::Status s = PlanAddresses(options, plan); !s.ok()) return s;
   plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
+  absl::StatusOr<ResponseChecks> checks =
+      MakeResponseChecks(options.expect_status, options.expect_body_contains);
+  if (!checks.ok()) return checks.status();
+  plan.checks = *std::move(checks);
   return plan;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "core/plan_limits.h"
 #include "core/run/data_file.h"
+#include "core/run/response_checks.h"
 #include "core/run/shard.h"
 #include "net/address.h"
 #include "net/tls_context.h"
@@ -42,7 +43,9 @@ struct RunOptions {
   std::vector<std::string> headers;
   std::optional<std::string> body;
   std::optional<std::string> body_file;
-  bool body_file_placeholders = false;  // --body-file and @file bodies are templates too.
+  bool body_file_placeholders = false;       // --body-file and @file bodies are templates too.
+  std::optional<std::string> expect_status;  // --expect-status 200,2xx
+  std::optional<std::string> expect_body_contains;  // --expect-body-contains TEXT
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
@@ -120,6 +123,8 @@ struct RunPlan {
   std::shared_ptr<const DataFile> data;
   bool random_rows = false;
   bool keep_alive = true;
+  // What a complete response must be to end ok (else check_failed): none by default.
+  ResponseChecks checks;
   std::shared_ptr<net::TlsContext> tls;  // https://: one context for every connection.
   std::optional<uint64_t> requests;      // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;

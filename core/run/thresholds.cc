@@ -70,9 +70,10 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
   std::string value(absl::StripAsciiWhitespace(text.substr(at + (equal ? 2 : 1))));
   Kind kind = KindOf(t.measure);
   if (kind == Kind::kUnknown) {
-    return fail(absl::StrCat("unknown measure '", t.measure,
-                             "' (p50 p75 p90 p95 p99 p999 min mean max error_rate success_rate "
-                             "rps errors late_starts ok timeout connect_error reset parse_error)"));
+    return fail(absl::StrCat(
+        "unknown measure '", t.measure,
+        "' (p50 p75 p90 p95 p99 p999 min mean max error_rate success_rate "
+        "rps errors late_starts ok timeout connect_error reset parse_error check_failed)"));
   }
   if (value.empty()) return fail("no value");
   t.kind = ToMeasureKind(kind);

@@ -54,6 +54,7 @@ absl::Status Worker::Setup() {
 
   const RunPlan& plan = *config_.plan;
   connections_ = std::vector<Connection>(n);
+  for (Connection& c : connections_) c.parser.SetBodyMatcher(plan.checks.body.get());
   AssignRoutes();
   // Requests are rendered into a buffer of -p requests per connection, except the common case
   // of one request without placeholders in flight: that one is sent straight from its template.

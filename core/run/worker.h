@@ -104,8 +104,10 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   // Handles the completions that are ready, then sends what they left for HTTP/2 connections.
   void DrainCompletions();
   // Records the outcome of request `r` (its stats; the connection's bookkeeping is the
-  // caller's).
-  void Record(const PendingRequest& r, Outcome outcome, int error, int status);
+  // caller's). A complete response (ok) with `status`, whose body contained the checked text
+  // or not, ends check_failed if it misses the plan's checks.
+  void Record(const PendingRequest& r, Outcome outcome, int error, int status,
+              bool body_found = false);
 
   // HTTP/2 (worker_http2.cc): the same steps for a connection whose requests are streams.
   uint32_t Capacity(const Connection& c) const;
@@ -115,7 +117,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void FlushStreams(Connection& c);
   void FlushQueuedStreams();
   void RefillStreams(Connection& c);
-  void FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status);
+  void FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status,
+                    bool body_found = false);
   void RetryStream(Connection& c, uint32_t k);
   void LoseConnection(Connection& c, int error);
   void ScheduleStreamTimeout(Connection& c);

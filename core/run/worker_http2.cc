@@ -41,6 +41,7 @@ absl::Status Worker::StartSession(Connection& c) {
         proto::Http2ClientSettings{.window = static_cast<int32_t>(config_.plan->http2_window),
                                    .header_table = config_.plan->http2_header_table},
         &http2_memory_);
+    sessions_[c.slot]->SetBodyMatcher(config_.plan->checks.body.get());
   }
   if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
   c.protocol = Protocol::kHttp2;
@@ -149,11 +150,12 @@ void Worker::RefillStreams(Connection& c) {
 
 // Ends the request in entry `k`. The caller moves the connection's timeout after (once for
 // all the streams that end together: it looks at every entry).
-void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status) {
+void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status,
+                          bool body_found) {
   PendingRequest& r = c.pending[k];
   URINGLOAD_CHECK(r.in_use && c.count > 0 && in_flight_ > 0, "slot %u entry %u count %u", c.slot, k,
                   c.count);
-  Record(r, outcome, error, status);
+  Record(r, outcome, error, status, body_found);
   r.in_use = false;
   --c.count;
 }
@@ -257,7 +259,7 @@ void Worker::OnStreamEnd(const proto::Http2StreamEnd& end) {
   Connection& c = *session_connection_;
   if (end.complete) {
     ++responses_parsed_;
-    FinishStream(c, end.tag, Outcome::kOk, 0, end.status);
+    FinishStream(c, end.tag, Outcome::kOk, 0, end.status, end.body_found);
   } else if (end.unprocessed && c.pending[end.tag].retries < kMaxRetries) {
     RetryStream(c, end.tag);
   } else if (end.error_code != 0) {

@@ -57,6 +57,11 @@ class SimulatedHttp2Server : public test_support::SimulatedPeers {
       ++refused_;
     } else if (roll < 0.07) {
       answer.reset = Chance(0.5) ? NGHTTP2_INTERNAL_ERROR : NGHTTP2_CANCEL;
+    } else if (roll < 0.08) {
+      answer.status = 503;  // Rejected by the checks of some shapes, as the next one.
+      answer.body = "bbbb";
+    } else if (roll < 0.09) {
+      answer.body = "ok";
     } else {
       answer.body = std::string(static_cast<size_t>(Upto(3000)), 'b');  // Windows fill up.
     }
@@ -158,6 +163,10 @@ Http2SimulationResult SimulateHttp2(uint64_t seed) {
     options.body = std::string(2000, 'u');  // Uploads within the server's windows.
   }
   if (shape() % 4 == 0) options.rate = "5000";  // The open model.
+  if (shape() % 3 != 0) {  // Checks: a 503 or a body without "bbb" ends check_failed.
+    options.expect_status = "2xx";
+    options.expect_body_contains = "bbb";
+  }
   Client client(options);
   SimulatedHttp2Server server(seed, static_cast<uint32_t>(options.concurrency));
   server.Attach(client.loop());

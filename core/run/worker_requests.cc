@@ -124,9 +124,16 @@ void Worker::Refill(Connection& c) {
   Flush(c);
 }
 
-void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int status) {
+void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int status,
+                    bool body_found) {
   --in_flight_;
-  if (outcome == Outcome::kOk) batch_.CountLatency(completions_at_ns_ - r.sent_ns);
+  if (outcome == Outcome::kOk) {
+    batch_.CountLatency(completions_at_ns_ - r.sent_ns);
+    if (std::optional<CheckFailure> missed = config_.plan->checks.Judge(status, body_found)) {
+      outcome = Outcome::kCheckFailed;
+      error = static_cast<int>(*missed);
+    }
+  }
   if (r.warmup) {
     stats_->WarmupCompleted();
   } else if (outcome == Outcome::kOk) {
@@ -134,7 +141,7 @@ void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int sta
     uint64_t latency = pacer_.open() ? completions_at_ns_ - r.intended_ns : uncorrected;
     stats_->RequestSucceeded(status, latency, uncorrected, r.target);
   } else {
-    stats_->RequestFailed(outcome, error, r.target);
+    stats_->RequestFailed(outcome, error, r.target, outcome == Outcome::kCheckFailed ? status : 0);
   }
 }
 
@@ -148,7 +155,7 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
     FinishStream(c, k, outcome, error, 0);
     return;
   }
-  Record(c.oldest(), outcome, error, c.parser.status_code());
+  Record(c.oldest(), outcome, error, c.parser.status_code(), c.parser.body_found());
   c.PopOldest();
   if (c.submitted > 0) --c.submitted;
   if (c.stamped > 0) --c.stamped;

@@ -27,6 +27,9 @@ using test_support::kOk;
 using test_support::Options;
 
 constexpr char kClose[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+// Complete answers that the checks of some shapes reject (check_failed).
+constexpr char kBusy[] = "HTTP/1.1 503 Busy\r\nContent-Length: 2\r\n\r\nok";
+constexpr char kWrongBody[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno";
 
 // The server side of every connection, as the fake loop's scripted peer.
 class SimulatedServer : public test_support::SimulatedPeers {
@@ -113,6 +116,10 @@ class SimulatedServer : public test_support::SimulatedPeers {
       peer.stalled = true;  // Never answers again: the request timeout ends it.
     } else if (roll < 0.08) {
       recv(kClose);
+    } else if (roll < 0.09) {
+      recv(kBusy);
+    } else if (roll < 0.10) {
+      recv(kWrongBody);
     } else {
       if (Chance(0.02)) l.Complete(slot, net::Op::kRecv, -ENOBUFS, {}, /*more=*/false);
       std::string bytes = kOk;
@@ -138,6 +145,10 @@ SimulationResult Simulate(uint64_t seed) {
   options.no_keepalive = shape() % 5 == 0;
   if (options.no_keepalive) options.pipeline = 1;
   if (shape() % 4 == 0) options.rate = "5000";  // The open model.
+  if (shape() % 3 != 0) {  // Checks: a 503 or a body without "ok" ends check_failed.
+    options.expect_status = "2xx";
+    options.expect_body_contains = "ok";
+  }
   Client client(options);
   SimulatedServer server(seed, static_cast<uint32_t>(options.concurrency));
   server.Attach(client.loop());

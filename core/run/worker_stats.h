@@ -130,13 +130,19 @@ class WorkerStats {
 
   void RequestStarted() { Add(started_); }
   // A request that failed; `error` is the errno behind it (0 if none), kept for the summary's
-  // error details.
-  void RequestFailed(Outcome o, int error = 0, uint32_t target = 0) {
+  // error details. `status`: a complete response's (check_failed), counted with the others'.
+  void RequestFailed(Outcome o, int error = 0, uint32_t target = 0, int status = 0) {
     size_t slot = error > 0 && static_cast<size_t>(error) < kErrnoSlots ? error : 0;
     Add(outcomes_[static_cast<size_t>(o)]);
     Add(causes_[static_cast<size_t>(o)][slot]);
     Add(target_failed_[target]);
-    if (!target_of_.empty()) Add(by_target_[target_of_[target]].outcomes[static_cast<size_t>(o)]);
+    size_t code = static_cast<size_t>(status) < kStatusCodeSlots ? status : 0;
+    if (status != 0) Add(status_codes_[code]);
+    if (!target_of_.empty()) {
+      TargetCounters& t = by_target_[target_of_[target]];
+      Add(t.outcomes[static_cast<size_t>(o)]);
+      if (status != 0) Add(t.status_codes[code]);
+    }
   }
   // A request that ended `ok`. The latency histogram is the ok counter: a snapshot takes the
   // ok count from the same bucket reads as the histogram, so a scrape's `_count`, its `+Inf`

@@ -145,5 +145,40 @@ TEST(ClientConnectionTest, BytesNobodyAskedForCloseTheConnection) {
   EXPECT_EQ(client.loop().Count(Op::kConnect), 2u);  // ...but the connection is not reused.
 }
 
+// Checks judge each complete response once: request k gets a 503 (k % 3 == 0), a 200
+// without the text (1), or a 200 whose body has the text split across two receives (2).
+// Only the last are ok; the others end check_failed with the expectation they missed, and
+// every status is counted.
+TEST(ClientConnectionTest, ChecksTurnWrongAnswersIntoCheckFailed) {
+  RunOptions options = Options(9, 1);
+  options.expect_status = "2xx";
+  options.expect_body_contains = "items";
+  Client client(options);
+  int request = 0;
+  client.loop().on_submit = [&](FakeEventLoop& l, const FakeEventLoop::Submitted& s) {
+    if (s.op == Op::kConnect) l.Complete(s.slot, Op::kConnect, 0);
+    if (s.op != Op::kSend) return;
+    l.Complete(s.slot, Op::kSend, static_cast<int>(s.bytes.size()));
+    int k = request++;
+    std::string status = k % 3 == 0 ? "503 Busy" : "200 OK";
+    std::string body = k % 3 == 1 ? "{\"item\":1}" : "{\"items\":[]}";
+    std::string response =
+        absl::StrCat("HTTP/1.1 ", status, "\r\nContent-Length: ", body.size(), "\r\n\r\n", body);
+    size_t split = response.size() - 8;  // Inside "items".
+    l.Complete(s.slot, Op::kRecv, static_cast<int>(split), response.substr(0, split));
+    l.Complete(s.slot, Op::kRecv, static_cast<int>(response.size() - split),
+               response.substr(split));
+  };
+  RunStats s = client.Run();
+  EXPECT_EQ(Count(s, Outcome::kOk), 3u);
+  EXPECT_EQ(Count(s, Outcome::kCheckFailed), 6u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kCheckFailed)][size_t(CheckFailure::kStatus)], 3u);
+  EXPECT_EQ(s.causes[size_t(Outcome::kCheckFailed)][size_t(CheckFailure::kBodyContains)], 3u);
+  EXPECT_EQ(s.status_codes[503], 3u);
+  EXPECT_EQ(s.status_codes[200], 6u);
+  EXPECT_EQ(s.completed(), 9u);
+  EXPECT_EQ(s.connections_opened, 1u);  // A failed check is an answer: the connection stays.
+}
+
 }  // namespace
 }  // namespace uringload::core

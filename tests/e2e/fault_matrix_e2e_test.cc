@@ -33,7 +33,7 @@ FlatJson ReadJson(const std::string& path) {
 
 uint64_t Outcomes(const FlatJson& j) {
   uint64_t sum = 0;
-  for (const char* o : {"ok", "timeout", "connect_error", "reset", "parse_error"}) {
+  for (const char* o : {"ok", "timeout", "connect_error", "reset", "parse_error", "check_failed"}) {
     sum += JsonCount(j, std::string("outcomes.") + o);
   }
   return sum;

@@ -41,7 +41,8 @@ TEST(MetricsE2ETest, PrometheusScrapesExactlyTheRunsCounts) {
                                 LoopbackAddress(run_metrics), "--metrics-linger", "4s",
                                 "--metrics-label", "experiment=e2e", server.Url("/{i}")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  for (const char* outcome : {"ok", "timeout", "connect_error", "reset", "parse_error"}) {
+  for (const char* outcome :
+       {"ok", "timeout", "connect_error", "reset", "parse_error", "check_failed"}) {
     std::string promql = std::string(
                              "max_over_time(uringload_requests_completed_total{role=\"client\","
                              "experiment=\"e2e\",outcome=\"") +

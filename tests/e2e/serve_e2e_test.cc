@@ -113,7 +113,7 @@ TEST(ServeE2ETest, ThirtyThousandConnectionsFromSeveralSourcesToSeveralPorts) {
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   EXPECT_EQ(JsonCount(run.json, "requests.started"), 150000u);
   EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 150000u);
-  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error"}) {
+  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error", "check_failed"}) {
     EXPECT_EQ(JsonCount(run.json, std::string("outcomes.") + failure), 0u) << failure;
   }
   EXPECT_EQ(JsonCount(run.json, "connections.opened"), 30000u);

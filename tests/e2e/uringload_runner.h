@@ -80,7 +80,7 @@ inline void ExpectAllOk(const RunOutput& run, uint64_t n) {
   EXPECT_EQ(JsonCount(j, "requests.completed"), n);
   EXPECT_EQ(JsonCount(j, "outcomes.ok"), n);
   EXPECT_EQ(JsonCount(j, "status_codes.200"), n);
-  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error"}) {
+  for (const char* failure : {"timeout", "connect_error", "reset", "parse_error", "check_failed"}) {
     EXPECT_EQ(JsonCount(j, std::string("outcomes.") + failure), 0u) << failure << ErrorsOf(j);
   }
 }

@@ -1,0 +1,44 @@
+// ResponseChecks: what a complete response must be to end `ok` (--expect-status,
+// --expect-body-contains); one that misses ends `check_failed`, with the expectation it
+// missed as its cause. Judged once per response from what the parser kept while reading it
+// (its status, whether the body contained the text): nothing is allocated or copied.
+#pragma once
+
+#include <bitset>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/outcome.h"
+#include "proto/body_matcher.h"
+
+namespace uringload::core {
+
+using StatusSet = std::bitset<1000>;
+
+// "200", "200,201,204", "2xx", "2xx,404": codes of three digits and classes; anything else
+// is an error naming the bad item.
+absl::StatusOr<StatusSet> ParseExpectedStatuses(std::string_view text);
+
+struct ResponseChecks {
+  std::optional<StatusSet> statuses;               // None: any status.
+  std::shared_ptr<const proto::BodyMatcher> body;  // None: any body.
+
+  bool any() const { return statuses.has_value() || body != nullptr; }
+  // The expectation a response with `status` missed (its status first), or none.
+  std::optional<CheckFailure> Judge(int status, bool body_found) const {
+    if (statuses.has_value() && (status < 0 || status >= 1000 || !(*statuses)[status])) {
+      return CheckFailure::kStatus;
+    }
+    if (body != nullptr && !body_found) return CheckFailure::kBodyContains;
+    return std::nullopt;
+  }
+};
+
+// The checks --expect-status and --expect-body-contains ask for (both optional).
+absl::StatusOr<ResponseChecks> MakeResponseChecks(const std::optional<std::string>& status,
+                                                  const std::optional<std::string>& body_text);
+
+}  // namespace uringload::core
