@@ -5,7 +5,6 @@
 
 #include <condition_variable>
 #include <mutex>
-#include <span>
 #include <thread>
 #include <vector>
 
