@@ -129,10 +129,14 @@ TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
   EXPECT_EQ(JsonNumber(search.json, "rate"), 100);
   EXPECT_EQ(JsonCount(search.json, "requests_needed.0"), 299u);
   EXPECT_EQ(JsonCount(search.json, "requests_needed.1"), 299u);
-  EXPECT_EQ(JsonNumber(search.json, "steps.0.planned_seconds"), 7.5);
+  // 299 requests with a quarter more: 7.5 s at 50/s, 3.8 s at 100/s. A loaded machine may
+  // delay one response past 100 ms and leave a step undecided; it then runs again twice as long.
+  double first = JsonNumber(search.json, "steps.0.planned_seconds");
+  EXPECT_TRUE(first == 7.5 || first == 15) << first;
   EXPECT_EQ(search.json["steps.0.verdict"], "pass");
   EXPECT_GE(JsonCount(search.json, "steps.0.slos.0.requests"), 299u);
-  EXPECT_EQ(JsonNumber(search.json, "steps.1.planned_seconds"), 3.8);
+  double second = JsonNumber(search.json, "steps.1.planned_seconds");
+  EXPECT_TRUE(second == 3.8 || second == 7.6) << second;
   // A cap below the step is bad input.
   RunOutput bad = RunUringloadCommand("search", {"--slo", "p99<1s", "--step-duration", "5s",
                                                  "--max-step-duration", "2s", server.Url("/")});
@@ -144,7 +148,8 @@ TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
 
 // The error-rate objective, against a server that answers 0.5% of requests with garbage and
 // takes 0-2 ms each (4 slots): 5% is met at the start rate, 0.1% never (exit 3, saying why).
-TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
+// Long: timed steps, once in the plain build; the sanitizers run search in the shard test.
+TEST(SearchE2ETest, LongTheErrorRateObjectiveIsJudgedToo) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "4", "--delay",
                           "uniform:0ms-2ms", "--fault-malformed", "0.005"});
   ASSERT_TRUE(server.ok());
