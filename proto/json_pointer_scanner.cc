@@ -1,0 +1,369 @@
+#include "proto/json_pointer_scanner.h"
+
+#include <bit>
+
+#include "absl/strings/str_cat.h"
+
+namespace uringload::proto {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A token as an array index: digits without a leading zero (RFC 6901 4), else -1.
+int64_t AsIndex(std::string_view token) {
+  if (token.empty() || token.size() > 18 || (token.size() > 1 && token[0] == '0')) return -1;
+  int64_t value = 0;
+  for (char c : token) {
+    if (c < '0' || c > '9') return -1;
+    value = 10 * value + (c - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<JsonPointerSet> JsonPointerSet::Compile(std::span<const std::string> pointers) {
+  if (pointers.size() > kMaxPointers) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("at most ", kMaxPointers, " JSON pointers per step, got ", pointers.size()));
+  }
+  JsonPointerSet set;
+  for (const std::string& text : pointers) {
+    if (!text.empty() && text[0] != '/') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", text, "' is not a JSON pointer: it must start with '/'"));
+    }
+    Pointer p;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find('/', at + 1);
+      if (end == std::string::npos) end = text.size();
+      std::string token;
+      for (size_t k = at + 1; k < end; ++k) {
+        if (text[k] != '~') {
+          token.push_back(text[k]);
+        } else if (k + 1 < end && (text[k + 1] == '0' || text[k + 1] == '1')) {
+          token.push_back(text[++k] == '0' ? '~' : '/');
+        } else {
+          return absl::InvalidArgumentError(
+              absl::StrCat("'", text, "' is not a JSON pointer: '~' must be ~0 or ~1"));
+        }
+      }
+      p.indexes.push_back(AsIndex(token));
+      p.tokens.push_back(std::move(token));
+      at = end;
+    }
+    if (p.tokens.size() >= JsonPointerScanner::kMaxDepth) {
+      return absl::InvalidArgumentError(absl::StrCat("'", text, "' is deeper than ",
+                                                     JsonPointerScanner::kMaxDepth - 1, " levels"));
+    }
+    set.pointers_.push_back(std::move(p));
+  }
+  return set;
+}
+
+void JsonPointerScanner::Start(const JsonPointerSet* set, std::span<JsonCapture> captures) {
+  set_ = set;
+  captures_ = captures;
+  for (JsonCapture& c : captures_) c = {.buffer = c.buffer};
+  state_ = State::kValue;
+  depth_ = 0;
+  value_mask_ = set->size() == 32 ? UINT32_MAX : (uint32_t{1} << set->size()) - 1;
+  text_mask_ = raw_mask_ = key_mask_ = key_size_ = found_mask_ = 0;
+  in_key_ = escape_ = false;
+  unicode_digits_ = 0;
+  high_surrogate_ = 0;
+}
+
+void JsonPointerScanner::Feed(std::string_view piece) {
+  for (char c : piece) {
+    if (state_ == State::kDone || state_ == State::kFailed) return;
+    // A container being captured takes its bytes as they are, closing bracket included.
+    if (raw_mask_ != 0) Emit(raw_mask_, c);
+    Process(c);
+  }
+}
+
+void JsonPointerScanner::Process(char c) {
+  switch (state_) {
+    case State::kValue:
+      if (!IsSpace(c)) BeginValue(c);
+      return;
+    case State::kElementOrEnd:
+      if (IsSpace(c)) return;
+      if (c == ']') {
+        Close();
+        return;
+      }
+      value_mask_ = ElementMask(0);
+      BeginValue(c);
+      return;
+    case State::kAfterValue: {
+      if (IsSpace(c)) return;
+      Level& top = levels_[depth_ - 1];
+      if (c == ',') {
+        if (top.array) {
+          value_mask_ = ElementMask(++top.index);
+          state_ = State::kValue;
+        } else {
+          state_ = State::kKey;
+        }
+      } else if (c == (top.array ? ']' : '}')) {
+        Close();
+      } else {
+        state_ = State::kFailed;
+      }
+      return;
+    }
+    case State::kKeyOrEnd:
+    case State::kKey:
+      if (IsSpace(c)) return;
+      if (c == '}' && state_ == State::kKeyOrEnd) {
+        Close();
+      } else if (c == '"') {
+        in_key_ = true;
+        key_mask_ = levels_[depth_ - 1].alive;
+        key_size_ = 0;
+        state_ = State::kString;
+      } else {
+        state_ = State::kFailed;
+      }
+      return;
+    case State::kString:
+      StringChar(c);
+      return;
+    case State::kColon:
+      if (IsSpace(c)) return;
+      state_ = c == ':' ? State::kValue : State::kFailed;
+      return;
+    case State::kLiteral:
+      if (IsSpace(c) || c == ',' || c == ']' || c == '}') {
+        text_mask_ = 0;
+        EndValue();
+        if (state_ != State::kDone) Process(c);
+        return;
+      }
+      Emit(text_mask_, c);
+      return;
+    case State::kDone:
+    case State::kFailed:
+      return;
+  }
+}
+
+// The value that begins with `c` is named by value_mask_: those of its pointers that end here
+// take it; the others go on into it, if it is a container.
+void JsonPointerScanner::BeginValue(char c) {
+  // A pointer takes the first value it names (a key repeated in an object names two).
+  uint32_t ending = EndingAt(value_mask_, depth_) & ~found_mask_;
+  found_mask_ |= ending;
+  for (uint32_t m = ending; m != 0; m &= m - 1) captures_[std::countr_zero(m)].found = true;
+  if (c == '{' || c == '[') {
+    Emit(ending, c);
+    Open(c == '[', value_mask_ & ~ending, ending);
+  } else if (c == '"') {
+    text_mask_ = ending;
+    in_key_ = false;
+    state_ = State::kString;
+  } else if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+    text_mask_ = ending;
+    Emit(text_mask_, c);
+    state_ = State::kLiteral;
+  } else {
+    state_ = State::kFailed;
+  }
+}
+
+void JsonPointerScanner::Open(bool array, uint32_t alive, uint32_t raw) {
+  if (depth_ == kMaxDepth) {
+    state_ = State::kFailed;
+    return;
+  }
+  levels_[depth_] = {.array = array, .alive = alive, .index = 0};
+  ++depth_;
+  for (uint32_t m = raw; m != 0; m &= m - 1) raw_depth_[std::countr_zero(m)] = depth_;
+  raw_mask_ |= raw;
+  state_ = array ? State::kElementOrEnd : State::kKeyOrEnd;
+}
+
+void JsonPointerScanner::Close() {
+  for (uint32_t m = raw_mask_; m != 0; m &= m - 1) {
+    int p = std::countr_zero(m);
+    if (raw_depth_[p] == depth_) raw_mask_ &= ~(uint32_t{1} << p);
+  }
+  --depth_;
+  EndValue();
+}
+
+void JsonPointerScanner::EndValue() { state_ = depth_ == 0 ? State::kDone : State::kAfterValue; }
+
+void JsonPointerScanner::StringChar(char c) {
+  if (unicode_digits_ > 0) {
+    int digit = HexValue(c);
+    if (digit < 0) {
+      state_ = State::kFailed;
+      return;
+    }
+    unicode_ = 16 * unicode_ + static_cast<uint32_t>(digit);
+    if (--unicode_digits_ == 0) Decoded(unicode_);
+    return;
+  }
+  if (escape_) {
+    escape_ = false;
+    switch (c) {
+      case 'u':
+        unicode_digits_ = 4;
+        unicode_ = 0;
+        return;
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case '"':
+      case '\\':
+      case '/':
+        break;
+      default:
+        state_ = State::kFailed;
+        return;
+    }
+    Plain(c);
+    return;
+  }
+  if (c == '\\') {
+    escape_ = true;
+    return;
+  }
+  if (c != '"') {
+    Plain(c);
+    return;
+  }
+  if (high_surrogate_ != 0) {  // A high half the string ended after.
+    high_surrogate_ = 0;
+    EncodeUtf8(0xFFFD);
+  }
+  if (in_key_) {
+    in_key_ = false;
+    // The member's value is named by the pointers whose token is exactly this key.
+    uint32_t token = depth_ - 1;
+    uint32_t mask = 0;
+    for (uint32_t m = key_mask_; m != 0; m &= m - 1) {
+      int p = std::countr_zero(m);
+      if (set_->pointers_[p].tokens[token].size() == key_size_) mask |= uint32_t{1} << p;
+    }
+    value_mask_ = mask;
+    state_ = State::kColon;
+    return;
+  }
+  text_mask_ = 0;
+  EndValue();
+}
+
+// A \uXXXX escape's code unit: a surrogate pair becomes one character; a lone half, U+FFFD.
+void JsonPointerScanner::Decoded(uint32_t code_point) {
+  if (high_surrogate_ != 0) {
+    uint32_t high = high_surrogate_;
+    high_surrogate_ = 0;
+    if (code_point >= 0xDC00 && code_point <= 0xDFFF) {
+      EncodeUtf8(0x10000 + ((high - 0xD800) << 10) + (code_point - 0xDC00));
+      return;
+    }
+    EncodeUtf8(0xFFFD);
+  }
+  if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+    high_surrogate_ = code_point;
+    return;
+  }
+  EncodeUtf8(code_point >= 0xDC00 && code_point <= 0xDFFF ? 0xFFFD : code_point);
+}
+
+// A byte of a string as it came, or from a one-letter escape.
+void JsonPointerScanner::Plain(char c) {
+  if (high_surrogate_ != 0) {
+    high_surrogate_ = 0;
+    EncodeUtf8(0xFFFD);
+  }
+  DecodedByte(c);
+}
+
+void JsonPointerScanner::EncodeUtf8(uint32_t code_point) {
+  if (code_point < 0x80) {
+    DecodedByte(static_cast<char>(code_point));
+  } else if (code_point < 0x800) {
+    DecodedByte(static_cast<char>(0xC0 | (code_point >> 6)));
+    DecodedByte(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else if (code_point < 0x10000) {
+    DecodedByte(static_cast<char>(0xE0 | (code_point >> 12)));
+    DecodedByte(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    DecodedByte(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else {
+    DecodedByte(static_cast<char>(0xF0 | (code_point >> 18)));
+    DecodedByte(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
+    DecodedByte(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    DecodedByte(static_cast<char>(0x80 | (code_point & 0x3F)));
+  }
+}
+
+void JsonPointerScanner::DecodedByte(char c) {
+  if (!in_key_) {
+    Emit(text_mask_, c);
+    return;
+  }
+  uint32_t token = depth_ - 1;
+  for (uint32_t m = key_mask_; m != 0; m &= m - 1) {
+    int p = std::countr_zero(m);
+    const std::string& want = set_->pointers_[p].tokens[token];
+    if (key_size_ >= want.size() || want[key_size_] != c) key_mask_ &= ~(uint32_t{1} << p);
+  }
+  ++key_size_;
+}
+
+void JsonPointerScanner::Emit(uint32_t mask, char c) {
+  for (; mask != 0; mask &= mask - 1) {
+    JsonCapture& capture = captures_[std::countr_zero(mask)];
+    if (capture.size < capture.buffer.size()) {
+      capture.buffer[capture.size++] = c;
+    } else {
+      capture.overflow = true;
+    }
+  }
+}
+
+uint32_t JsonPointerScanner::ElementMask(int64_t index) const {
+  uint32_t token = depth_ - 1;
+  uint32_t mask = 0;
+  for (uint32_t m = levels_[depth_ - 1].alive; m != 0; m &= m - 1) {
+    int p = std::countr_zero(m);
+    if (set_->pointers_[p].indexes[token] == index) mask |= uint32_t{1} << p;
+  }
+  return mask;
+}
+
+uint32_t JsonPointerScanner::EndingAt(uint32_t mask, size_t tokens) const {
+  uint32_t ending = 0;
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    int p = std::countr_zero(m);
+    if (set_->pointers_[p].tokens.size() == tokens) ending |= uint32_t{1} << p;
+  }
+  return ending;
+}
+
+}  // namespace uringload::proto
