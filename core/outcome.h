@@ -62,15 +62,32 @@ inline constexpr const char* ParseFailureText(int code) {
 // errno, so the summary and the JSON say what was wrong.
 enum class CheckFailure : int {
   kUnknown = 0,
-  kStatus,        // Its status is not one --expect-status lists.
-  kBodyContains,  // Its body lacks --expect-body-contains's text.
+  kStatus,        // Its status is not one --expect-status (or a step's expect) lists.
+  kBodyContains,  // Its body lacks the expected text.
+  // Flows (core/flow/): a step's other expectations and its extractions.
+  kJsonValue,      // A JSON pointer's value is not the expected one (or is absent).
+  kHeaderValue,    // A header's value is not the expected one (or is absent).
+  kNotExtracted,   // An extraction found nothing (json, header, cookie or regex).
+  kTooLong,        // An extracted value is longer than --max-var-bytes.
+  kCookieRefused,  // A Set-Cookie did not fit the jar (too many or too long).
 };
+inline constexpr int kCheckFailureCount = 8;
 inline constexpr const char* CheckFailureText(int code) {
   switch (static_cast<CheckFailure>(code)) {
     case CheckFailure::kStatus:
       return "status not expected";
     case CheckFailure::kBodyContains:
       return "body lacks the expected text";
+    case CheckFailure::kJsonValue:
+      return "JSON value not expected";
+    case CheckFailure::kHeaderValue:
+      return "header value not expected";
+    case CheckFailure::kNotExtracted:
+      return "nothing to extract";
+    case CheckFailure::kTooLong:
+      return "extracted value longer than --max-var-bytes";
+    case CheckFailure::kCookieRefused:
+      return "cookie did not fit the jar";
     default:
       return "an expectation failed";
   }

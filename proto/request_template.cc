@@ -73,8 +73,10 @@ absl::StatusOr<TextTemplate> CompilePart(absl::string_view part, absl::string_vi
   return t;
 }
 
-// Random values of the target, of header k and of the body come from streams 0, k + 1 and this.
+// Random values of the target, of header k, of the body and of the extra lines come from streams
+// 0, k + 1 and these.
 constexpr uint32_t kBodyStream = 0xffff;
+constexpr uint32_t kExtraLinesStream = 0xfffe;
 
 }  // namespace
 
@@ -127,6 +129,13 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
     head.Append(values[k]);
     head.AppendLiteral("\r\n");
     tmpl.uses_fields_ = tmpl.uses_fields_ || values[k].uses_fields();
+  }
+  if (!spec.extra_lines.empty()) {
+    absl::StatusOr<TextTemplate> extra =
+        CompilePart("extra header lines", spec.extra_lines, columns, kExtraLinesStream);
+    if (!extra.ok()) return extra.status();
+    head.Append(*extra);
+    tmpl.uses_fields_ = tmpl.uses_fields_ || extra->uses_fields();
   }
   // What follows the Content-Length value.
   std::string tail = spec.keep_alive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n";

@@ -28,6 +28,9 @@ struct RequestSpec {
   // may hold any brace, and a file that holds "{i}" must not change silently.
   bool body_is_template = true;
   bool keep_alive = true;
+  // HTTP/1.1: a template rendered as it is after `headers`, whole lines each ending in CRLF or
+  // nothing (a flow's Cookie line, absent while its jar is empty). HTTP/2 leaves it out.
+  std::string extra_lines;
 };
 
 class RequestTemplate {
