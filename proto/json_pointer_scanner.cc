@@ -186,7 +186,7 @@ void JsonPointerScanner::Open(bool array, uint32_t alive, uint32_t raw) {
     state_ = State::kFailed;
     return;
   }
-  levels_[depth_] = {.array = array, .alive = alive, .index = 0};
+  levels_[depth_] = {.alive = alive, .index = 0, .array = array};
   ++depth_;
   for (uint32_t m = raw; m != 0; m &= m - 1) raw_depth_[std::countr_zero(m)] = depth_;
   raw_mask_ |= raw;
@@ -347,7 +347,7 @@ void JsonPointerScanner::Emit(uint32_t mask, char c) {
   }
 }
 
-uint32_t JsonPointerScanner::ElementMask(int64_t index) const {
+uint32_t JsonPointerScanner::ElementMask(uint32_t index) const {
   uint32_t token = depth_ - 1;
   uint32_t mask = 0;
   for (uint32_t m = levels_[depth_ - 1].alive; m != 0; m &= m - 1) {

@@ -48,7 +48,7 @@ struct JsonCapture {
 
 class JsonPointerScanner {
  public:
-  static constexpr size_t kMaxDepth = 64;
+  static constexpr size_t kMaxDepth = 32;
 
   // A new body, scanned for `set`'s pointers into `captures` (one per pointer, in order; the
   // set and the buffers must outlive the scan). Clears the captures.
@@ -71,9 +71,9 @@ class JsonPointerScanner {
     kFailed,
   };
   struct Level {
-    bool array = false;
     uint32_t alive = 0;  // Pointers whose tokens so far name this container, and go deeper.
-    int64_t index = 0;   // In an array: the current element's.
+    uint32_t index = 0;  // In an array: the current element's.
+    bool array = false;
   };
 
   void Process(char c);
@@ -88,7 +88,7 @@ class JsonPointerScanner {
   void DecodedByte(char c);
   void Emit(uint32_t mask, char c);
   // The pointers that name element `index` of the innermost array.
-  uint32_t ElementMask(int64_t index) const;
+  uint32_t ElementMask(uint32_t index) const;
   // Of `mask`, the pointers with exactly `tokens` tokens.
   uint32_t EndingAt(uint32_t mask, size_t tokens) const;
 

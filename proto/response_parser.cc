@@ -26,6 +26,42 @@ const llhttp_settings_t& ResponseParser::SettingsWithBody() {
   return settings;
 }
 
+// A flow step's user sees the headers and the body.
+const llhttp_settings_t& ResponseParser::SettingsWithInspector() {
+  static const llhttp_settings_t settings = [] {
+    llhttp_settings_t s = SettingsWithBody();
+    s.on_header_field = &OnHeaderField;
+    s.on_header_value = &OnHeaderValue;
+    s.on_header_value_complete = &OnHeaderValueComplete;
+    return s;
+  }();
+  return settings;
+}
+
+void ResponseParser::SetInspector(ResponseInspector* inspector) {
+  inspector_ = inspector;
+  if (inspector != nullptr) {
+    UseSettings(&SettingsWithInspector());
+  } else {
+    SetBodyMatcher(matcher_);
+  }
+}
+
+int ResponseParser::OnHeaderField(llhttp_t* parser, const char* at, size_t length) {
+  static_cast<ResponseParser*>(parser->data)->inspector_->OnHeaderName({at, length});
+  return HPE_OK;
+}
+
+int ResponseParser::OnHeaderValue(llhttp_t* parser, const char* at, size_t length) {
+  static_cast<ResponseParser*>(parser->data)->inspector_->OnHeaderValue({at, length});
+  return HPE_OK;
+}
+
+int ResponseParser::OnHeaderValueComplete(llhttp_t* parser) {
+  static_cast<ResponseParser*>(parser->data)->inspector_->OnHeaderEnd();
+  return HPE_OK;
+}
+
 void ResponseParser::SetBodyMatcher(const BodyMatcher* matcher) {
   matcher_ = matcher;
   UseSettings(matcher != nullptr ? &SettingsWithBody() : &Settings());
@@ -44,11 +80,16 @@ int ResponseParser::OnMessageBegin(llhttp_t* parser) {
   auto* self = static_cast<ResponseParser*>(parser->data);
   self->BeginMessage();
   self->body_state_ = 0;
+  if (self->inspector_ != nullptr) self->inspector_->OnResponseBegin();
   return HPE_OK;
 }
 
 int ResponseParser::OnBody(llhttp_t* parser, const char* at, size_t length) {
   auto* self = static_cast<ResponseParser*>(parser->data);
+  if (self->inspector_ != nullptr) {
+    self->inspector_->OnBody(std::string_view(at, length));
+    return HPE_OK;
+  }
   self->body_state_ = self->matcher_->Feed(self->body_state_, std::string_view(at, length));
   return HPE_OK;
 }

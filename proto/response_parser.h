@@ -11,6 +11,19 @@
 
 namespace uringload::proto {
 
+// Sees a response's headers and body as they are parsed, in the pieces they arrive in (a
+// flow's user: its checks and extractions). Begin comes first, again for a real response
+// after an interim one.
+class ResponseInspector {
+ public:
+  virtual ~ResponseInspector() = default;
+  virtual void OnResponseBegin() = 0;
+  virtual void OnHeaderName(std::string_view piece) = 0;
+  virtual void OnHeaderValue(std::string_view piece) = 0;
+  virtual void OnHeaderEnd() = 0;  // The value of the header named so far is complete.
+  virtual void OnBody(std::string_view piece) = 0;
+};
+
 class ResponseParser : public MessageFeeder {
  public:
   ResponseParser();
@@ -32,6 +45,9 @@ class ResponseParser : public MessageFeeder {
   void SetBodyMatcher(const BodyMatcher* matcher);
   // The current response's body (its decoded chunks, not decompressed) contains the text.
   bool body_found() const { return body_state_ == BodyMatcher::kFound; }
+  // From the next Start() on, `inspector` sees every header and the body instead of the
+  // matcher (none: back to the matcher's way). It must outlive the parser's use of it.
+  void SetInspector(ResponseInspector* inspector);
 
  private:
   static int OnMessageBegin(llhttp_t* parser);
@@ -40,12 +56,17 @@ class ResponseParser : public MessageFeeder {
   static int OnMessageComplete(llhttp_t* parser);
   static const llhttp_settings_t& Settings();
   static const llhttp_settings_t& SettingsWithBody();
+  static const llhttp_settings_t& SettingsWithInspector();
+  static int OnHeaderField(llhttp_t* parser, const char* at, size_t length);
+  static int OnHeaderValue(llhttp_t* parser, const char* at, size_t length);
+  static int OnHeaderValueComplete(llhttp_t* parser);
 
   int status_code_ = 0;
   bool head_request_ = false;
   bool keep_alive_ = false;
   bool started_ = false;
   const BodyMatcher* matcher_ = nullptr;
+  ResponseInspector* inspector_ = nullptr;
   uint32_t body_state_ = 0;
 };
 

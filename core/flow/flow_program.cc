@@ -1,0 +1,129 @@
+#include "core/flow/flow_program.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/flow/cookie_jar.h"
+#include "core/plan_limits.h"
+
+namespace uringload::core {
+namespace {
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+uint32_t FlowProgram::FlowOf(uint64_t index, uint64_t seed) const {
+  if (flows.size() == 1) return 0;
+  uint64_t pick = SplitMix64(seed * 0x2545f4914f6cdd1d ^ index) % total_weight;
+  for (uint32_t f = 0; f < flows.size(); ++f) {
+    if (pick < flows[f].weight) return f;
+    pick -= flows[f].weight;
+  }
+  return static_cast<uint32_t>(flows.size() - 1);
+}
+
+std::vector<std::string> FlowProgram::ColumnNames(std::span<const std::string> data) const {
+  std::vector<std::string> names(data.begin(), data.end());
+  names.insert(names.end(), variables.begin(), variables.end());
+  names.emplace_back(kCookieColumn);
+  return names;
+}
+
+std::vector<size_t> FlowProgram::ColumnSizes(std::span<const size_t> data) const {
+  std::vector<size_t> sizes(data.begin(), data.end());
+  sizes.insert(sizes.end(), variables.size(), max_var_bytes);
+  sizes.push_back(CookieJar::kMaxLineBytes);
+  return sizes;
+}
+
+absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view path,
+                                         std::span<const std::string> data_columns,
+                                         int64_t max_var_bytes) {
+  if (absl::Status s = CheckRange("--max-var-bytes", max_var_bytes, 1, kMaxMaxVarBytes); !s.ok()) {
+    return s;
+  }
+  FlowProgram program;
+  program.max_var_bytes = static_cast<uint32_t>(max_var_bytes);
+  program.data_columns = static_cast<uint32_t>(data_columns.size());
+  auto fail = [&](int line, absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(absl::string_view(path.data(), path.size()), ":", line, ": ", why));
+  };
+  auto variable = [&](const Extraction& e) -> absl::StatusOr<uint32_t> {
+    if (e.variable == kCookieColumn ||
+        std::find(data_columns.begin(), data_columns.end(), e.variable) != data_columns.end()) {
+      return fail(e.line,
+                  absl::StrCat("the variable ", e.variable, " has the name of a ",
+                               e.variable == kCookieColumn ? "reserved column" : "--data column"));
+    }
+    auto it = std::find(program.variables.begin(), program.variables.end(), e.variable);
+    if (it != program.variables.end()) return static_cast<uint32_t>(it - program.variables.begin());
+    program.variables.push_back(e.variable);
+    return static_cast<uint32_t>(program.variables.size() - 1);
+  };
+  for (const Flow& flow : file.flows) {
+    program.flows.push_back({.name = flow.name,
+                             .weight = flow.weight,
+                             .first_step = static_cast<uint32_t>(program.steps.size()),
+                             .steps = static_cast<uint32_t>(flow.steps.size())});
+    program.total_weight += flow.weight;
+    for (const FlowStep& s : flow.steps) {
+      FlowStepProgram step;
+      step.flow = flow.name;
+      step.name = file.flows.size() == 1 ? s.name : absl::StrCat(flow.name, "/", s.name);
+      step.line = s.line;
+      step.think = s.think;
+      step.statuses = s.expect.statuses;
+      if (s.expect.body_contains.has_value()) {
+        step.body = std::make_shared<const proto::BodyMatcher>(*s.expect.body_contains);
+      }
+      std::vector<std::string> pointers;
+      for (const auto& [pointer, value] : s.expect.json) {
+        pointers.push_back(pointer);
+        step.json_expected.push_back(value);
+      }
+      for (const auto& [name, value] : s.expect.headers) {
+        step.headers.push_back(
+            {.name = absl::AsciiStrToLower(name), .expected = value, .variable = -1});
+      }
+      for (const Extraction& e : s.extract) {
+        absl::StatusOr<uint32_t> v = variable(e);
+        if (!v.ok()) return v.status();
+        switch (e.from) {
+          case ExtractFrom::kJson:
+            pointers.push_back(e.what);
+            step.json_variables.push_back(*v);
+            break;
+          case ExtractFrom::kHeader:
+            step.headers.push_back({.name = absl::AsciiStrToLower(e.what),
+                                    .expected = std::nullopt,
+                                    .variable = static_cast<int>(*v)});
+            break;
+          case ExtractFrom::kCookie:
+            step.cookies.push_back({.name = e.what, .variable = *v});
+            break;
+          case ExtractFrom::kRegex:
+            step.regexes.push_back({.re = std::regex(e.what), .variable = *v});
+            program.any_regex = true;
+            break;
+        }
+      }
+      if (step.headers.size() > 32) return fail(s.line, "at most 32 headers checked or extracted");
+      absl::StatusOr<proto::JsonPointerSet> set = proto::JsonPointerSet::Compile(pointers);
+      if (!set.ok()) return fail(s.line, set.status().message());
+      step.pointers = *std::move(set);
+      program.steps.push_back(std::move(step));
+    }
+  }
+  return program;
+}
+
+}  // namespace uringload::core

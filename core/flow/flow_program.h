@@ -1,0 +1,90 @@
+// FlowProgram: a flow file compiled for the workers, once per run. Every step of every flow
+// is one of the plan's targets (its request template and its per-step results); the program
+// keeps what each step checks and takes from its answer: the statuses, the body text, the
+// JSON pointers (one JsonPointerSet per step, scanned as the body streams by), the headers,
+// cookies and regexes. Variables are slots of --max-var-bytes each, rendered into templates
+// as the columns that follow --data's, then the Cookie line (kCookieColumn).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/flow/flow_file.h"
+#include "core/run/response_checks.h"
+#include "proto/body_matcher.h"
+#include "proto/json_pointer_scanner.h"
+
+namespace uringload::core {
+
+inline constexpr int64_t kDefaultMaxVarBytes = 256;
+inline constexpr int64_t kMaxMaxVarBytes = 65536;
+// The template column the jar's Cookie line renders from (a name no variable may take).
+inline constexpr std::string_view kCookieColumn = "_cookie";
+// A regex extraction searches at most this much of the body's start.
+inline constexpr size_t kRegexBodyBytes = 4096;
+
+struct FlowStepProgram {
+  std::string flow;  // The flow's name.
+  std::string name;  // The step's: what its results are labelled with.
+  int line = 0;
+  std::optional<Think> think;
+  std::optional<StatusSet> statuses;
+  std::shared_ptr<const proto::BodyMatcher> body;
+  // JSON: the expected values' pointers first, then the extractions'.
+  proto::JsonPointerSet pointers;
+  std::vector<std::string> json_expected;  // By pointer, for the first json_expected.size().
+  std::vector<uint32_t> json_variables;    // By pointer after those.
+  struct HeaderUse {
+    std::string name;  // In lower case.
+    std::optional<std::string> expected;
+    int variable = -1;  // Extracted into this slot (-1: only checked).
+  };
+  std::vector<HeaderUse> headers;
+  struct CookieUse {
+    std::string name;
+    uint32_t variable = 0;
+  };
+  std::vector<CookieUse> cookies;
+  struct RegexUse {
+    std::regex re;
+    uint32_t variable = 0;
+  };
+  std::vector<RegexUse> regexes;
+};
+
+struct FlowProgram {
+  struct FlowEntry {
+    std::string name;
+    uint32_t weight = 1;
+    uint32_t first_step = 0;  // Its steps are first_step .. first_step + steps - 1.
+    uint32_t steps = 0;
+  };
+  std::vector<FlowEntry> flows;
+  uint64_t total_weight = 0;
+  std::vector<FlowStepProgram> steps;  // Of every flow, in order: step k is target k.
+  std::vector<std::string> variables;  // Of every flow (a name used by two flows is one slot).
+  uint32_t max_var_bytes = kDefaultMaxVarBytes;
+  uint32_t data_columns = 0;  // The template columns before the variables.
+  bool any_regex = false;
+  std::string host;  // Every step's host: what cookies are matched against.
+  bool tls = false;
+
+  // The flow iteration `index` follows: fixed per index and seed, in proportion to weights.
+  uint32_t FlowOf(uint64_t index, uint64_t seed) const;
+  // The template columns: the data file's, the variables, the Cookie line.
+  std::vector<std::string> ColumnNames(std::span<const std::string> data_columns) const;
+  std::vector<size_t> ColumnSizes(std::span<const size_t> data_sizes) const;
+};
+
+// Compiles `file`'s flows; `data_columns` are --data's (a variable may not take one's name).
+absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view path,
+                                         std::span<const std::string> data_columns,
+                                         int64_t max_var_bytes);
+
+}  // namespace uringload::core

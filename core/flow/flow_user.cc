@@ -1,0 +1,260 @@
+#include "core/flow/flow_user.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "net/base/check.h"
+
+namespace uringload::core {
+namespace {
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+  return x ^ (x >> 31);
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+}  // namespace
+
+FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes,
+                   const int64_t* clock)
+    : program_(program), clock_(clock) {
+  variables_.resize(program->variables.size() * size_t{program->max_var_bytes});
+  variable_sizes_.resize(program->variables.size());
+  size_t row_bytes = 0;
+  for (size_t size : data_sizes) {
+    row_offsets_.push_back(row_bytes);
+    row_bytes += size;
+  }
+  row_offsets_.push_back(row_bytes);
+  row_.resize(row_bytes);
+  fields_.resize(data_sizes.size() + program->variables.size() + 1);
+  cookie_line_.resize(CookieJar::kMaxLineBytes);
+  size_t pointers = 0;
+  size_t expected = 0;
+  size_t header_value = std::max<size_t>(program->max_var_bytes, CookieJar::kCookieBytes) + 1;
+  for (const FlowStepProgram& step : program->steps) {
+    pointers = std::max(pointers, step.pointers.size());
+    size_t bytes = 0;
+    for (const std::string& value : step.json_expected) bytes += value.size() + 1;
+    expected = std::max(expected, bytes);
+    for (const FlowStepProgram::HeaderUse& use : step.headers) {
+      if (use.expected.has_value()) header_value = std::max(header_value, use.expected->size() + 1);
+    }
+  }
+  captures_.resize(pointers);
+  expected_scratch_.resize(expected);
+  header_value_.resize(header_value);
+  if (program->any_regex) body_start_.resize(kRegexBodyBytes);
+}
+
+void FlowUser::Begin(uint64_t index, uint32_t flow, std::span<const std::string_view> row,
+                     bool warmup, int64_t now_ns) {
+  active_ = true;
+  warmup_ = warmup;
+  flow_ = flow;
+  step_ = program_->flows[flow].first_step;
+  iteration_ = index;
+  started_ns_ = now_ns;
+  think_until_ns_ = 0;
+  // Each iteration starts with no variables and an empty jar: a new user logs in again.
+  std::fill(variable_sizes_.begin(), variable_sizes_.end(), 0);
+  jar_.Clear();
+  URINGLOAD_CHECK(row.empty() || row.size() + 1 == row_offsets_.size(), "row of %zu columns",
+                  row.size());
+  for (size_t k = 0; k < row.size(); ++k) {
+    size_t size = std::min(row[k].size(), row_offsets_[k + 1] - row_offsets_[k]);
+    std::memcpy(row_.data() + row_offsets_[k], row[k].data(), size);
+    fields_[k] = {row_.data() + row_offsets_[k], size};
+  }
+}
+
+proto::TemplateContext FlowUser::Context(proto::TemplateContext base,
+                                         const proto::RequestTemplate& request, int64_t now_ns) {
+  size_t data = row_offsets_.size() - 1;
+  for (uint32_t v = 0; v < variable_sizes_.size(); ++v) fields_[data + v] = Variable(v);
+  fields_.back() = {};
+  base.fields = fields_;
+  // The path first (it never names the Cookie line): the cookies that go are those it matches.
+  size_t path_bound = request.path().max_size();
+  if (path_.size() < path_bound) path_.resize(path_bound);  // Once per step's size, then kept.
+  path_size_ = request.path().RenderInto(base, path_).size();
+  fields_.back() = jar_.RenderLine(program_->host, {path_.data(), path_size_}, program_->tls,
+                                   now_ns, cookie_line_);
+  return base;
+}
+
+void FlowUser::OnResponseBegin() {
+  const FlowStepProgram& step = current();
+  // The captures: expected values into the scratch, extractions into their variables.
+  size_t scratch = 0;
+  size_t expected = step.json_expected.size();
+  for (size_t k = 0; k < step.pointers.size(); ++k) {
+    if (k < expected) {
+      captures_[k].buffer =
+          std::span(expected_scratch_).subspan(scratch, step.json_expected[k].size() + 1);
+      scratch += step.json_expected[k].size() + 1;
+    } else {
+      uint32_t v = step.json_variables[k - expected];
+      captures_[k].buffer =
+          std::span(variables_)
+              .subspan(size_t{v} * program_->max_var_bytes, program_->max_var_bytes);
+    }
+  }
+  scanner_.Start(&step.pointers, std::span(captures_).first(step.pointers.size()));
+  body_state_ = 0;
+  body_start_size_ = 0;
+  header_name_size_ = header_value_size_ = 0;
+  header_value_overflow_ = false;
+  headers_found_ = headers_wrong_ = headers_too_long_ = 0;
+  cookie_refused_ = false;
+}
+
+void FlowUser::OnHeaderName(std::string_view piece) {
+  for (char c : piece) {
+    if (header_name_size_ < header_name_.size()) header_name_[header_name_size_] = Lower(c);
+    ++header_name_size_;
+  }
+}
+
+void FlowUser::OnHeaderValue(std::string_view piece) {
+  size_t room = header_value_.size() - header_value_size_;
+  if (piece.size() > room) header_value_overflow_ = true;
+  size_t n = std::min(room, piece.size());
+  std::memcpy(header_value_.data() + header_value_size_, piece.data(), n);
+  header_value_size_ += n;
+}
+
+void FlowUser::OnHeaderEnd() {
+  std::string_view name(header_name_.data(), std::min(header_name_size_, header_name_.size()));
+  std::string_view value(header_value_.data(), header_value_size_);
+  bool named = header_name_size_ <= header_name_.size();
+  header_name_size_ = header_value_size_ = 0;
+  bool overflow = header_value_overflow_;
+  header_value_overflow_ = false;
+  if (!named) return;
+  if (name == "set-cookie") {
+    if (overflow || jar_.Set(value, program_->host, {path_.data(), path_size_}, program_->tls,
+                             *clock_) == CookieJar::SetResult::kRefused) {
+      cookie_refused_ = true;
+    }
+  }
+  const FlowStepProgram& step = current();
+  for (uint32_t k = 0; k < step.headers.size(); ++k) {
+    const FlowStepProgram::HeaderUse& use = step.headers[k];
+    uint32_t bit = uint32_t{1} << k;
+    if (use.name != name || (headers_found_ & bit) != 0) continue;  // The first one counts.
+    headers_found_ |= bit;
+    if (use.expected.has_value() && (overflow || value != *use.expected)) headers_wrong_ |= bit;
+    if (use.variable >= 0 && (overflow || !SetVariable(use.variable, value))) {
+      headers_too_long_ |= bit;
+    }
+  }
+}
+
+void FlowUser::OnBody(std::string_view piece) {
+  const FlowStepProgram& step = current();
+  if (step.body != nullptr) body_state_ = step.body->Feed(body_state_, piece);
+  if (step.pointers.size() > 0) scanner_.Feed(piece);
+  if (!step.regexes.empty() && body_start_size_ < body_start_.size()) {
+    size_t n = std::min(piece.size(), body_start_.size() - body_start_size_);
+    std::memcpy(body_start_.data() + body_start_size_, piece.data(), n);
+    body_start_size_ += n;
+  }
+}
+
+bool FlowUser::SetVariable(uint32_t v, std::string_view value) {
+  if (value.size() > program_->max_var_bytes) return false;
+  std::memmove(variables_.data() + size_t{v} * program_->max_var_bytes, value.data(), value.size());
+  variable_sizes_[v] = static_cast<uint32_t>(value.size());
+  return true;
+}
+
+std::optional<CheckFailure> FlowUser::Judge(int status, int64_t now_ns) {
+  const FlowStepProgram& step = current();
+  if (step.statuses.has_value() && (status < 0 || status >= 1000 || !(*step.statuses)[status])) {
+    return CheckFailure::kStatus;
+  }
+  if (step.body != nullptr && body_state_ != proto::BodyMatcher::kFound) {
+    return CheckFailure::kBodyContains;
+  }
+  size_t expected = step.json_expected.size();
+  for (size_t k = 0; k < expected; ++k) {
+    const proto::JsonCapture& c = captures_[k];
+    if (!c.found || c.overflow || c.value() != step.json_expected[k]) {
+      return CheckFailure::kJsonValue;
+    }
+  }
+  for (uint32_t k = 0; k < step.headers.size(); ++k) {
+    uint32_t bit = uint32_t{1} << k;
+    if (step.headers[k].expected.has_value() &&
+        ((headers_found_ & bit) == 0 || (headers_wrong_ & bit) != 0)) {
+      return CheckFailure::kHeaderValue;
+    }
+  }
+  if (cookie_refused_) return CheckFailure::kCookieRefused;
+  // The extractions.
+  for (size_t k = expected; k < step.pointers.size(); ++k) {
+    const proto::JsonCapture& c = captures_[k];
+    if (!c.found) return CheckFailure::kNotExtracted;
+    if (c.overflow) return CheckFailure::kTooLong;
+    variable_sizes_[step.json_variables[k - expected]] = c.size;
+  }
+  for (uint32_t k = 0; k < step.headers.size(); ++k) {
+    uint32_t bit = uint32_t{1} << k;
+    if (step.headers[k].variable < 0) continue;
+    if ((headers_found_ & bit) == 0) return CheckFailure::kNotExtracted;
+    if ((headers_too_long_ & bit) != 0) return CheckFailure::kTooLong;
+  }
+  for (const FlowStepProgram::CookieUse& use : step.cookies) {
+    std::optional<std::string_view> value =
+        jar_.Get(use.name, program_->host, {path_.data(), path_size_}, program_->tls, now_ns);
+    if (!value.has_value()) return CheckFailure::kNotExtracted;
+    if (!SetVariable(use.variable, *value)) return CheckFailure::kTooLong;
+  }
+  for (const FlowStepProgram::RegexUse& use : step.regexes) {
+    std::cmatch match;
+    const char* body = body_start_.data();
+    if (!std::regex_search(body, body + body_start_size_, match, use.re) || !match[1].matched) {
+      return CheckFailure::kNotExtracted;
+    }
+    if (!SetVariable(use.variable, std::string_view(match[1].first, match[1].length()))) {
+      return CheckFailure::kTooLong;
+    }
+  }
+  return std::nullopt;
+}
+
+FlowUser::Next FlowUser::Advance(int64_t now_ns) {
+  const FlowStepProgram& step = current();
+  const FlowProgram::FlowEntry& flow = program_->flows[flow_];
+  think_until_ns_ = 0;
+  if (step.think.has_value()) {
+    int64_t think = absl::ToInt64Nanoseconds(step.think->low);
+    int64_t span = absl::ToInt64Nanoseconds(step.think->high) - think;
+    if (span > 0) {
+      think +=
+          static_cast<int64_t>(Mix(iteration_ * 0x10001 + step_) % static_cast<uint64_t>(span + 1));
+    }
+    if (think > 0) think_until_ns_ = now_ns + think;
+  }
+  if (step_ + 1 == flow.first_step + flow.steps) {
+    active_ = false;  // A think after the last step delays the user's next iteration.
+    return Next::kCompleted;
+  }
+  ++step_;
+  return think_until_ns_ != 0 ? Next::kThink : Next::kStep;
+}
+
+size_t FlowUser::memory_bytes() const {
+  return sizeof(*this) + variables_.capacity() + variable_sizes_.capacity() * 4 + row_.capacity() +
+         row_offsets_.capacity() * sizeof(size_t) + fields_.capacity() * sizeof(std::string_view) +
+         cookie_line_.capacity() + path_.capacity() +
+         captures_.capacity() * sizeof(proto::JsonCapture) + expected_scratch_.capacity() +
+         body_start_.capacity() + header_value_.capacity();
+}
+
+}  // namespace uringload::core

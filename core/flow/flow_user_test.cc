@@ -1,0 +1,167 @@
+#include "core/flow/flow_user.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/flow/flow_file.h"
+#include "core/flow/flow_program.h"
+#include "proto/request_template.h"
+#include "proto/response_parser.h"
+
+namespace uringload::core {
+namespace {
+
+constexpr char kShop[] = R"(flow:
+  - name: login
+    request: POST http://shop.test/login
+    body: '{"user":"{user}"}'
+    expect: {status: 200, header: {X-Shop: yes}}
+    extract: {token: 'json:/token', sid: 'cookie:sid'}
+  - name: cart
+    request: GET http://shop.test/cart?t={token}
+    expect: {status: 200, body_contains: '"items"', json: {/user: ann}}
+    extract: {item: 'json:/items/0/id', trace: 'header:X-Trace', n: 'regex:"n":\s*(\d+)'}
+    think: 1s
+  - name: order
+    request: POST http://shop.test/order
+    body: '{"item":"{item}","n":{n}}'
+    expect: {status: 201}
+)";
+
+// A flow user over the shop flow, with the templates its steps render.
+class FlowUserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<std::string> columns = {"user"};
+    absl::StatusOr<FlowFile> file = ParseFlowFile(kShop, "shop.yaml", columns);
+    ASSERT_TRUE(file.ok()) << file.status();
+    absl::StatusOr<FlowProgram> program = CompileFlows(*file, "shop.yaml", columns, 64);
+    ASSERT_TRUE(program.ok()) << program.status();
+    program_ = *std::move(program);
+    program_.host = "shop.test";
+    names_ = program_.ColumnNames(columns);
+    std::vector<size_t> data_sizes = {16};
+    sizes_ = program_.ColumnSizes(data_sizes);
+    for (const FlowStep& s : file->flows[0].steps) {
+      proto::RequestSpec spec;
+      spec.method = s.method;
+      spec.target = s.url.substr(s.url.find('/', 7));
+      spec.host_header = "shop.test";
+      spec.body = s.body.value_or("");
+      spec.extra_lines = "{_cookie}";
+      absl::StatusOr<proto::RequestTemplate> t =
+          proto::RequestTemplate::Build(spec, {.names = names_, .max_sizes = sizes_});
+      ASSERT_TRUE(t.ok()) << t.status();
+      templates_.push_back(*std::move(t));
+    }
+    user_.emplace(&program_, data_sizes, &clock_);
+  }
+
+  // The current step's request, rendered.
+  std::string Request() {
+    proto::TemplateContext context =
+        user_->Context({.index = user_->iteration()}, templates_[user_->step()], clock_);
+    std::string out(templates_[user_->step()].max_size(), '\0');
+    return std::string(templates_[user_->step()].RenderInto(context, out));
+  }
+
+  // Feeds `response` in pieces of 5 bytes through a parser that shows it to the user, and
+  // judges it.
+  std::optional<CheckFailure> Answer(const std::string& response) {
+    proto::ResponseParser parser;
+    parser.SetInspector(&*user_);
+    parser.Start(false);
+    proto::ResponseParser::Result r{};
+    for (size_t at = 0; at < response.size(); at += 5) {
+      r = parser.Feed(std::string_view(response).substr(at, 5));
+      if (r.state != proto::ResponseParser::State::kNeedMore) break;
+    }
+    EXPECT_EQ(r.state, proto::ResponseParser::State::kComplete);
+    return user_->Judge(parser.status_code(), clock_);
+  }
+
+  static std::string Response(int status, std::string_view headers, std::string_view body) {
+    return "HTTP/1.1 " + std::to_string(status) + " X\r\n" + std::string(headers) +
+           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+  }
+
+  FlowProgram program_;
+  std::vector<std::string> names_;
+  std::vector<size_t> sizes_;
+  std::vector<proto::RequestTemplate> templates_;
+  int64_t clock_ = 1'000;
+  std::optional<FlowUser> user_;
+};
+
+TEST_F(FlowUserTest, ExtractsCarriesAndChecksThroughTheWholeFlow) {
+  std::vector<std::string_view> row = {"ann"};
+  user_->Begin(7, 0, row, false, clock_);
+  EXPECT_EQ(user_->position(), 0u);
+  std::string login = Request();
+  EXPECT_NE(login.find("{\"user\":\"ann\"}"), std::string::npos) << login;
+  EXPECT_EQ(login.find("Cookie:"), std::string::npos) << login;
+  EXPECT_EQ(Answer(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=s1; Path=/\r\n",
+                            R"({"token": "t\"1", "user": "ann"})")),
+            std::nullopt);
+  EXPECT_EQ(user_->Advance(clock_), FlowUser::Next::kStep);
+  std::string cart = Request();
+  EXPECT_NE(cart.find("GET /cart?t=t\"1 HTTP/1.1\r\n"), std::string::npos) << cart;
+  EXPECT_NE(cart.find("\r\nCookie: sid=s1\r\n"), std::string::npos) << cart;
+  EXPECT_EQ(Answer(Response(200, "x-trace: abc\r\n",
+                            R"({"user": "ann", "items": [{"id": "i9"}], "n": 3})")),
+            std::nullopt);
+  EXPECT_EQ(user_->Advance(clock_), FlowUser::Next::kThink);
+  EXPECT_EQ(user_->think_until_ns(), clock_ + 1'000'000'000);
+  user_->EndThink();
+  std::string order = Request();
+  EXPECT_NE(order.find("{\"item\":\"i9\",\"n\":3}"), std::string::npos) << order;
+  EXPECT_EQ(Answer(Response(201, "", "")), std::nullopt);
+  EXPECT_EQ(user_->Advance(clock_), FlowUser::Next::kCompleted);
+  EXPECT_FALSE(user_->in_iteration());
+}
+
+TEST_F(FlowUserTest, EachMissedExpectationHasItsCause) {
+  std::vector<std::string_view> row = {"ann"};
+  auto login = [&](std::string response) {
+    user_->Begin(1, 0, row, false, clock_);
+    Request();
+    return Answer(response);
+  };
+  const std::string ok_body = R"({"token": "t"})";
+  EXPECT_EQ(login(Response(500, "X-Shop: yes\r\nSet-Cookie: sid=1\r\n", ok_body)),
+            CheckFailure::kStatus);
+  EXPECT_EQ(login(Response(200, "X-Shop: no\r\nSet-Cookie: sid=1\r\n", ok_body)),
+            CheckFailure::kHeaderValue);
+  EXPECT_EQ(login(Response(200, "Set-Cookie: sid=1\r\n", ok_body)), CheckFailure::kHeaderValue);
+  EXPECT_EQ(login(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=1\r\n", R"({"tok": "t"})")),
+            CheckFailure::kNotExtracted);
+  EXPECT_EQ(login(Response(200, "X-Shop: yes\r\n", ok_body)), CheckFailure::kNotExtracted);
+  EXPECT_EQ(login(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=1\r\n",
+                           R"({"token": ")" + std::string(65, 'x') + "\"}")),
+            CheckFailure::kTooLong);
+  EXPECT_EQ(login(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=" + std::string(300, 'x') + "\r\n",
+                           ok_body)),
+            CheckFailure::kCookieRefused);
+  // The second step: its body text, then its JSON value, then its extractions.
+  user_->Begin(2, 0, row, false, clock_);
+  Request();
+  ASSERT_EQ(Answer(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=1\r\n", ok_body)), std::nullopt);
+  user_->Advance(clock_);
+  Request();
+  EXPECT_EQ(Answer(Response(200, "", R"({"user": "ann"})")), CheckFailure::kBodyContains);
+  EXPECT_EQ(Answer(Response(200, "", R"({"user": "bob", "items": []})")), CheckFailure::kJsonValue);
+  EXPECT_EQ(Answer(Response(200, "", R"({"user": "ann", "items": []})")),
+            CheckFailure::kNotExtracted);
+  EXPECT_EQ(Answer(Response(200, "", R"({"user": "ann", "items": [{"id": 1}], "n": 2})")),
+            CheckFailure::kNotExtracted);  // No X-Trace header.
+  EXPECT_EQ(Answer(Response(200, "X-Trace: t\r\n", R"({"user": "ann", "items": [{"id": 1}]})")),
+            CheckFailure::kNotExtracted);  // No "n" for the regex.
+  EXPECT_EQ(
+      Answer(Response(200, "X-Trace: t\r\n", R"({"user": "ann", "items": [{"id": 1}], "n": 12})")),
+      std::nullopt);
+}
+
+}  // namespace
+}  // namespace uringload::core
