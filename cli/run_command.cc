@@ -156,7 +156,9 @@ Supervision SuperviseRun(core::Engine& engine, const sigset_t& signals, RunRecor
 // What the summary, the JSON and the metrics call the target: the URL or the targets file,
 // and the Unix socket the connections go to instead of the URL's host, if any.
 std::string TargetText(const core::RunOptions& run) {
-  std::string target = run.targets_file ? *run.targets_file : run.url;
+  std::string target = run.flow_file      ? absl::StrCat("flow ", *run.flow_file)
+                       : run.targets_file ? *run.targets_file
+                                          : run.url;
   if (run.unix_socket) absl::StrAppend(&target, " via unix:", *run.unix_socket);
   return target;
 }
@@ -246,6 +248,15 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   CLI::App* run = app.add_subcommand("run", "Send HTTP/1.1 or HTTP/2 requests to a URL and report");
   core::RunOptions& o = options.run;
   AddLoadFlags(run, o, /*schedule=*/true);
+  run->add_option("--flow", o.flow_file,
+                  "Run the user flows of this YAML file instead of a URL: each connection is a "
+                  "virtual user stepping through an iteration; -n and -R count iterations")
+      ->type_name(kFileValue);
+  run->add_option("--max-var-bytes", o.max_var_bytes,
+                  absl::StrCat("--flow: the most bytes a variable holds; a longer extracted value "
+                               "ends its step check_failed (at most ",
+                               core::kMaxMaxVarBytes, ")"))
+      ->capture_default_str();
   run->add_flag("--allow-saturated", options.allow_saturated,
                 "--fail-if passes even when the client limited the run (see Generator:)");
   run->add_option("--fail-if", options.fail_if,
@@ -267,7 +278,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   AddShardFlags(run, options.shard);
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
   RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards",
-                            "--http2-window", "--http2-header-table"});
+                            "--http2-window", "--http2-header-table", "--max-var-bytes"});
   SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }

@@ -53,6 +53,15 @@ Json ByTargetJson(const RunReport& report) {
                          {run_key::kStatusCodes, StatusCodesJson(target.status_codes)},
                          {"latency_seconds", LatencyJson(target.latency)},
                          {run_key::kLatencyHistogram, HistogramJson(target.latency)}});
+    if (report.plan->flow != nullptr) {
+      // A step's: the iterations aborted at it, and its check_failed by what was missed.
+      Json causes = Json::object();
+      for (int c = 1; c < core::kCheckFailureCount; ++c) {
+        if (target.check_causes[c] > 0) causes[core::CheckFailureText(c)] = target.check_causes[c];
+      }
+      by_target.back()["aborted_iterations"] = target.aborted;
+      by_target.back()["check_failed_causes"] = causes;
+    }
   }
   return by_target;
 }
@@ -239,6 +248,16 @@ std::string RunResultToJson(const RunReport& report) {
       {run_key::kConnectHistogram, HistogramJson(s.connect)},
       {run_key::kTlsHandshakeHistogram, HistogramJson(s.tls_handshake)},
   };
+  if (plan != nullptr && plan->flow != nullptr) {
+    doc["iterations"] = {
+        {run_key::kPlanned, report.planned ? Json(*report.planned) : Json(nullptr)},
+        {run_key::kStarted, s.iterations_started},
+        {"completed", s.iterations_completed},
+        {"aborted", s.iterations_aborted},
+        {"cut", s.iterations_started - s.iterations_completed - s.iterations_aborted},
+        {"duration_seconds", LatencyJson(s.iteration_duration)},
+        {"duration_histogram", HistogramJson(s.iteration_duration)}};
+  }
   return DumpJson(doc);
 }
 

@@ -207,7 +207,23 @@ void ReadStats(const Json& doc, RunResultFile& r) {
       if (t.latency.count != t.outcomes[static_cast<size_t>(core::Outcome::kOk)]) {
         throw BadField{"a target's latency histogram does not count its ok requests"};
       }
+      if (target.contains("aborted_iterations")) {  // A flow's step.
+        t.aborted = Count(target, "aborted_iterations");
+        for (const auto& [text, count] : At(target, "check_failed_causes").items()) {
+          for (int c = 1; c < core::kCheckFailureCount; ++c) {
+            if (text == core::CheckFailureText(c)) t.check_causes[c] = count.get<uint64_t>();
+          }
+        }
+      }
     }
+  }
+  if (doc.contains("iterations")) {  // --flow.
+    const Json& iterations = At(doc, "iterations");
+    s.iterations_started = Count(iterations, run_key::kStarted);
+    s.iterations_completed = Count(iterations, "completed");
+    s.iterations_aborted = Count(iterations, "aborted");
+    s.iteration_duration = Histogram(iterations, "duration_histogram");
+    r.flow = true;
   }
 }
 

@@ -47,6 +47,7 @@ struct RunResultFile {
   std::string tls_cipher;
   std::vector<TargetResult> targets;
   std::vector<std::string> target_names;  // Of stats.by_target.
+  bool flow = false;                      // A --flow run's (stats has its iterations).
   core::RunStats stats;
   std::vector<uint64_t> ok_per_interval;  // Empty in results from before it was recorded.
   double interval_seconds = 1;

@@ -31,9 +31,12 @@ std::string PlanLine(const RunReport& report) {
       report.requested_concurrency > report.concurrency
           ? absl::StrCat(" (-c ", report.requested_concurrency, ": no more than -n)")
           : "";
-  std::string out =
-      absl::StrCat(report.planned ? absl::StrCat(*report.planned, " requests") : "duration", ", ",
-                   report.concurrency, " connections", capped, ", ", report.threads, " threads");
+  bool flow = report.plan != nullptr && report.plan->flow != nullptr;
+  std::string out = absl::StrCat(
+      report.planned ? absl::StrCat(*report.planned, flow ? " iterations" : " requests")
+                     : "duration",
+      ", ", report.concurrency, flow ? " virtual users (a connection each)" : " connections",
+      capped, ", ", report.threads, " threads");
   if (const core::RunPlan* plan = report.plan) {
     if (plan->rate) absl::StrAppend(&out, absl::StrFormat(", rate %g/s", *plan->rate));
     if (plan->ramp > absl::ZeroDuration())
@@ -90,6 +93,20 @@ void AppendStatus(const RunReport& report, const RunStats& s, std::string* out) 
   }
 }
 
+// --flow: how the iterations ended, and how long the completed ones took.
+void AppendIterations(const RunStats& s, std::string* out) {
+  uint64_t cut = s.iterations_started - s.iterations_completed - s.iterations_aborted;
+  absl::StrAppend(
+      out,
+      absl::StrFormat("Iterations:  %d started: %d completed, %d aborted at a step, "
+                      "%d cut short by the run's end\n",
+                      s.iterations_started, s.iterations_completed, s.iterations_aborted, cut));
+  if (s.iteration_duration.count > 0) {
+    absl::StrAppend(out, "Iteration:   ", LatencyLine(s.iteration_duration),
+                    "  (completed ones, first send to last answer)\n");
+  }
+}
+
 // Per target (--targets): one row per name (or unnamed line), its requests, the share ok,
 // the latency quantiles of its ok requests and its failures.
 void AppendTargets(const RunReport& report, std::string* out) {
@@ -108,9 +125,11 @@ void AppendTargets(const RunReport& report, std::string* out) {
   }
   size_t width = 6;
   for (const std::string& name : names) width = std::max(width, name.size());
-  absl::StrAppend(out, absl::StrFormat("Targets:     %-*s %10s %8s %10s %10s %10s %8s %8s\n",
-                                       static_cast<int>(width), "target", "requests", "ok", "p50",
-                                       "p99", "p99.9", "failed", "non-2xx"));
+  bool flow = report.plan->flow != nullptr;
+  absl::StrAppend(out, absl::StrFormat("%-12s %-*s %10s %8s %10s %10s %10s %8s %8s%s\n",
+                                       flow ? "Steps:" : "Targets:", static_cast<int>(width),
+                                       flow ? "step" : "target", "requests", "ok", "p50", "p99",
+                                       "p99.9", "failed", "non-2xx", flow ? "  aborted" : ""));
   for (size_t t = 0; t < names.size(); ++t) {
     const core::TargetStats& target = s.by_target[t];
     uint64_t requests = target.requests();
@@ -124,9 +143,11 @@ void AppendTargets(const RunReport& report, std::string* out) {
     }
     std::string share =
         requests > 0 ? absl::StrFormat("%.2f%%", 100.0 * ok / requests) : std::string("-");
-    absl::StrAppend(out, absl::StrFormat("             %-*s %10d %8s %10s %10s %10s %8d %8d\n",
+    absl::StrAppend(out, absl::StrFormat("             %-*s %10d %8s %10s %10s %10s %8d %8d",
                                          static_cast<int>(width), names[t], requests, share, p50,
                                          p99, p999, requests - ok, target.non_2xx()));
+    if (flow) absl::StrAppend(out, absl::StrFormat(" %8d", target.aborted));
+    absl::StrAppend(out, "\n");
   }
 }
 
@@ -285,6 +306,7 @@ std::string FormatRunSummary(const RunReport& report) {
                       s.started, FormatSeconds(absl::ToDoubleSeconds(d)), Rate(s.completed(), d)));
   if (open_model) absl::StrAppend(&out, ", ", s.late_starts, " started late");
   absl::StrAppend(&out, "\n");
+  if (report.plan != nullptr && report.plan->flow != nullptr) AppendIterations(s, &out);
   if (s.warmup_started > 0) {
     absl::StrAppend(&out, "Warmup:      ", s.warmup_started,
                     " requests in the warmup, not measured\n");

@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/file_contents.h"
+#include "core/flow/flow_file.h"
+#include "core/flow/flow_program.h"
 #include "core/plan_limits.h"
 #include "core/run/target_file.h"
 
@@ -65,6 +67,21 @@ absl::StatusOr<std::optional<CommonBody>> ReadCommonBody(const RunOptions& optio
                     options.body_file_placeholders};
 }
 
+// `text` parsed; it must have the first target's scheme, host and port (range), which the
+// first one sets: connections are pooled per address, and any connection may send any target.
+absl::StatusOr<proto::Url> SharedConnectionUrl(const std::string& text, RunPlan& plan) {
+  absl::StatusOr<proto::Url> url = proto::ParseUrl(text);
+  if (!url.ok()) return url.status();
+  if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
+                                url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "every target must have the first one's scheme, host and port (",
+        plan.url.tls ? "https://" : "http://", plan.url.HostHeader(), "): connections are shared"));
+  }
+  if (plan.targets.empty()) plan.url = *url;
+  return url;
+}
+
 // One line's request. All lines share the first one's scheme, host and port (range):
 // connections are pooled per address, and any connection may send any target.
 absl::Status PlanTargetRequest(const RunOptions& options, const TargetLine& line,
@@ -74,15 +91,8 @@ absl::Status PlanTargetRequest(const RunOptions& options, const TargetLine& line
     return absl::InvalidArgumentError(
         absl::StrCat("--targets ", *options.targets_file, ":", line.line, ": ", why));
   };
-  absl::StatusOr<proto::Url> url = proto::ParseUrl(line.url);
+  absl::StatusOr<proto::Url> url = SharedConnectionUrl(line.url, plan);
   if (!url.ok()) return fail(url.status().message());
-  if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
-                                url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
-    return fail(absl::StrCat("every target must have the first one's scheme, host and port (",
-                             plan.url.tls ? "https://" : "http://", plan.url.HostHeader(),
-                             "): connections are shared"));
-  }
-  if (plan.targets.empty()) plan.url = *url;
   TargetRequest target{.line = line.line,
                        .name = line.name,
                        .method = line.method,
@@ -152,9 +162,88 @@ absl::Status PlanTargetNames(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
+// --flow: every step of every flow is a target, named by the step (flow/step with several
+// flows), sending its own headers and body and the user's Cookie line.
+absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
+  const std::string& path = *options.flow_file;
+  if (!options.url.empty() || options.targets_file.has_value()) {
+    return absl::InvalidArgumentError("--flow takes no URL or --targets: its steps name them");
+  }
+  if (options.body.has_value() || options.body_file.has_value()) {
+    return absl::InvalidArgumentError("--flow: each step has its own body");
+  }
+  if (options.expect_status.has_value() || options.expect_body_contains.has_value()) {
+    return absl::InvalidArgumentError("--flow: each step has its own expect");
+  }
+  absl::StatusOr<std::string> text = ReadRegularFile("--flow", path);
+  if (!text.ok()) return text.status();
+  std::vector<std::string> data_columns;
+  std::vector<size_t> data_sizes;
+  if (plan.data != nullptr) {
+    data_columns = plan.data->columns();
+    data_sizes = plan.data->max_sizes();
+  }
+  absl::StatusOr<FlowFile> file = ParseFlowFile(*text, path, data_columns);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<FlowProgram> program =
+      CompileFlows(*file, path, data_columns, options.max_var_bytes);
+  if (!program.ok()) return program.status();
+  plan.flow_columns = program->ColumnNames(data_columns);
+  plan.flow_column_sizes = program->ColumnSizes(data_sizes);
+  uint32_t k = 0;
+  for (const Flow& flow : file->flows) {
+    for (const FlowStep& step : flow.steps) {
+      auto fail = [&](absl::string_view why) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ":", step.line, ": ", why));
+      };
+      absl::StatusOr<proto::Url> url = SharedConnectionUrl(step.url, plan);
+      if (!url.ok()) return fail(url.status().message());
+      TargetRequest target{.line = step.line,
+                           .name = program->steps[k].name,
+                           .method = step.method,
+                           .url = step.url,
+                           .parsed = *url,
+                           .spec = {}};
+      proto::RequestSpec& spec = target.spec;
+      spec.method = step.method;
+      spec.target = url->target;
+      spec.host_header = url->HostHeader();
+      spec.scheme = url->tls ? "https" : "http";
+      spec.headers = options.headers;
+      for (const auto& [name, value] : step.headers) {
+        spec.headers.push_back(absl::StrCat(name, ": ", value));
+      }
+      spec.body = step.body.value_or("");
+      spec.body_name = "the body";
+      spec.keep_alive = !options.no_keepalive;
+      spec.extra_lines = "{" + std::string(kCookieColumn) + "}";
+      if (absl::Status s =
+              proto::RequestTemplate::Build(spec, {plan.flow_columns, plan.flow_column_sizes})
+                  .status();
+          !s.ok()) {
+        return fail(s.message());
+      }
+      plan.target_names.push_back(target.name);
+      plan.target_of.push_back(k++);
+      plan.targets.push_back(std::move(target));
+    }
+  }
+  program->host = plan.url.host;
+  program->tls = plan.url.tls;
+  plan.flow = std::make_shared<const FlowProgram>(*std::move(program));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
+  if (options.flow_file.has_value()) {
+    if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
+    if (absl::Status s = PlanFlow(options, plan); !s.ok()) return s;
+    plan.seed = static_cast<uint64_t>(options.seed);
+    plan.keep_alive = !options.no_keepalive;
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<TargetLine>> lines = ReadTargetLines(options);
   if (!lines.ok()) return lines.status();
   // The data file first: the requests' placeholders may name its columns.

@@ -92,9 +92,14 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   if (options.http1 && options.http2) {
     return absl::InvalidArgumentError("--http1.1 and --http2 exclude each other");
   }
-  plan.http = options.http2   ? HttpVersion::kHttp2
-              : options.http1 ? HttpVersion::kHttp1
-                              : HttpVersion::kAuto;
+  if (options.flow_file.has_value() && options.http2) {
+    return absl::InvalidArgumentError(
+        "--flow runs over HTTP/1.1 (http:// and https://); --http2 does not take flows yet");
+  }
+  // A flow's users speak HTTP/1.1, over TLS too (ALPN offers only http/1.1).
+  plan.http = options.http2                                    ? HttpVersion::kHttp2
+              : options.http1 || options.flow_file.has_value() ? HttpVersion::kHttp1
+                                                               : HttpVersion::kAuto;
   if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
                                         plan, plan.http2_window);
       !s.ok()) {
@@ -153,6 +158,10 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
     return s;
   }
   plan.pipeline = static_cast<uint32_t>(options.pipeline);
+  if (plan.pipeline > 1 && options.flow_file.has_value()) {
+    return absl::InvalidArgumentError(
+        "--flow: a virtual user sends its next step after the last one's answer (no -p)");
+  }
   if (plan.pipeline > 1 && options.no_keepalive) {
     return absl::InvalidArgumentError(
         "-p/--pipeline needs keep-alive: --no-keepalive sends one request per connection");
@@ -281,6 +290,7 @@ uint64_t RunPlan::RowOf(uint64_t index) const {
 }
 
 proto::TemplateColumns RunPlan::columns() const {
+  if (flow != nullptr) return {flow_columns, flow_column_sizes};
   if (data == nullptr) return {};
   return {data->columns(), data->max_sizes()};
 }

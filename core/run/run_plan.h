@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/flow/flow_program.h"
 #include "core/plan_limits.h"
 #include "core/run/data_file.h"
 #include "core/run/response_checks.h"
@@ -46,6 +47,8 @@ struct RunOptions {
   bool body_file_placeholders = false;       // --body-file and @file bodies are templates too.
   std::optional<std::string> expect_status;  // --expect-status 200,2xx
   std::optional<std::string> expect_body_contains;  // --expect-body-contains TEXT
+  std::optional<std::string> flow_file;             // --flow FILE
+  int64_t max_var_bytes = kDefaultMaxVarBytes;      // --max-var-bytes
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
@@ -125,6 +128,12 @@ struct RunPlan {
   bool keep_alive = true;
   // What a complete response must be to end ok (else check_failed): none by default.
   ResponseChecks checks;
+  // --flow: each connection is a virtual user running the flows' iterations (-n counts
+  // iterations); each step is a target, named by the step. Templates render the columns of
+  // flow_columns: --data's, the variables, then the Cookie line.
+  std::shared_ptr<const FlowProgram> flow;
+  std::vector<std::string> flow_columns;
+  std::vector<size_t> flow_column_sizes;
   std::shared_ptr<net::TlsContext> tls;  // https://: one context for every connection.
   std::optional<uint64_t> requests;      // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;

@@ -51,14 +51,16 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
   t.expr = text;
   t.measure = std::string(absl::StripAsciiWhitespace(text.substr(0, at)));
   if (size_t open = t.measure.find('{'); open != std::string::npos) {
-    constexpr std::string_view kTarget = "{target=";
-    if (t.measure.compare(open, kTarget.size(), kTarget) != 0 || t.measure.back() != '}' ||
-        !IsTargetName(t.measure.substr(open + kTarget.size(),
-                                       t.measure.size() - open - kTarget.size() - 1))) {
-      return fail("a target is named as MEASURE{target=NAME}, e.g. p99{target=login}<200ms");
+    // {step=NAME} says the same of a flow's step (each step is a target).
+    std::string_view key = t.measure.compare(open, 6, "{step=") == 0 ? "{step=" : "{target=";
+    if (t.measure.compare(open, key.size(), key) != 0 || t.measure.back() != '}' ||
+        !IsTargetName(
+            t.measure.substr(open + key.size(), t.measure.size() - open - key.size() - 1))) {
+      return fail(
+          "a target is named as MEASURE{target=NAME}, e.g. p99{target=login}<200ms, and a flow's "
+          "step as MEASURE{step=NAME}");
     }
-    t.target =
-        t.measure.substr(open + kTarget.size(), t.measure.size() - open - kTarget.size() - 1);
+    t.target = t.measure.substr(open + key.size(), t.measure.size() - open - key.size() - 1);
     t.measure.resize(open);
     if (t.measure == "late_starts")
       return fail("late_starts is counted for the run, not per target");

@@ -55,6 +55,16 @@ absl::Status Worker::Setup() {
   const RunPlan& plan = *config_.plan;
   connections_ = std::vector<Connection>(n);
   for (Connection& c : connections_) c.parser.SetBodyMatcher(plan.checks.body.get());
+  if (plan.flow != nullptr) {
+    flow_ = plan.flow.get();
+    std::span<const size_t> data_sizes;
+    if (plan.data != nullptr) data_sizes = plan.data->max_sizes();
+    users_.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      users_.emplace_back(flow_, data_sizes, &completions_at_ns_);
+      connections_[i].parser.SetInspector(&users_[i]);
+    }
+  }
   AssignRoutes();
   // Requests are rendered into a buffer of -p requests per connection, except the common case
   // of one request without placeholders in flight: that one is sent straight from its template.
@@ -66,7 +76,7 @@ absl::Status Worker::Setup() {
     rendered = rendered || !t.is_static();
     uses_rows = uses_rows || t.uses_fields();
   }
-  if (uses_rows) rows_.emplace(plan.data.get());
+  if (uses_rows && plan.data != nullptr) rows_.emplace(plan.data.get());
   // h2c connections never send HTTP/1.1 bytes: their requests become streams (at most one
   // waits for the connect, and its bytes are not used), so they need no buffer.
   bool h2c_only = plan.http == HttpVersion::kHttp2 && !plan.url.tls;
@@ -171,6 +181,7 @@ void Worker::CheckStop(int64_t now) {
     // What was due by the end (or by the stop request), however late this loop noticed it.
     bool ended = config_.deadline_ns != 0 && now >= config_.deadline_ns;
     stats_->Unsent(pacer_.Backlog(ended ? config_.deadline_ns - 1 : now));
+    if (flow_ != nullptr) CutThinkingUsers();
   }
   if (stop_requested && abort_at_ns_ == 0) abort_at_ns_ = now + kStopGraceNs;
   if (abort_at_ns_ != 0 && now >= abort_at_ns_ && !aborted_) {
@@ -411,12 +422,16 @@ void Worker::OnClosed(Connection& c) {
     c.protocol = Protocol::kHttp1;
   }
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
+  if (flow_ != nullptr && users_[c.slot].thinking()) {  // It connects again when the think ends.
+    ScheduleThink(c);
+    return;
+  }
   PendingRequest request;
-  if (NextRequest(&request)) {
+  if (NextRequest(c, &request)) {
     request.waited = true;  // Sent once connected.
     AddRequest(c, request);
     RequestConnect(c);
-  } else if (MoreToCome()) {
+  } else if (MoreFor(c)) {
     List(c);
   } else {
     c.state = ConnState::kDone;
@@ -425,6 +440,10 @@ void Worker::OnClosed(Connection& c) {
 }
 
 void Worker::OnTimeout(Connection& c, int64_t now) {
+  if (flow_ != nullptr && c.count == 0 && users_[c.slot].thinking()) {
+    ResumeUser(c);
+    return;
+  }
   if (c.state == ConnState::kConnecting) {
     Fail(c, Outcome::kConnectError, ETIMEDOUT);
   } else if (c.state == ConnState::kActive && c.count > 0) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/flow/flow_user.h"
 #include "core/run/batch_policy.h"
 #include "core/run/connect_ramp.h"
 #include "core/run/connection.h"
@@ -76,12 +77,18 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
 
   // Requests (worker_requests.cc).
   bool MoreToCome() const;
+  // Whether `c` may still take a request: a flow's user mid-iteration, or MoreToCome().
+  bool MoreFor(const Connection& c) const;
   // Within --warmup: bytes then are not counted, as the requests then are not (one clock read
   // per completion only when there is a warmup).
   bool InWarmup() const { return warmup_ns_ > 0 && loop_->Now() - origin_ns_ < warmup_ns_; }
-  bool NextRequest(PendingRequest* request);
+  // The next request `c` is to send now, if any (a flow's user: its next step, or a new
+  // iteration when the schedule has one).
+  bool NextRequest(Connection& c, PendingRequest* request);
+  bool NextScheduled(PendingRequest* request);
   const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const;
-  proto::TemplateContext ContextFor(const PendingRequest& request);
+  proto::TemplateContext ContextFor(Connection& c, const PendingRequest& request,
+                                    const proto::RequestTemplate& tmpl);
   void AddRequest(Connection& c, const PendingRequest& request);
   void Fill(Connection& c);
   void Flush(Connection& c);
@@ -108,6 +115,18 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   // or not, ends check_failed if it misses the plan's checks.
   void Record(const PendingRequest& r, Outcome outcome, int error, int status,
               bool body_found = false);
+
+  // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
+  bool NextStep(Connection& c, PendingRequest* request);
+  // The outcome of the step whose request ended `outcome` on `c` (a complete response is
+  // judged by the step's checks; `error` becomes the missed one's CheckFailure).
+  Outcome JudgeStep(Connection& c, Outcome outcome, int* error);
+  // After the step's outcome: the iteration goes on, thinks, completes or is aborted.
+  void AfterStep(Connection& c, const PendingRequest& r, Outcome outcome);
+  void ScheduleThink(Connection& c);
+  void ResumeUser(Connection& c);           // A think ended.
+  void CutThinkingUsers();                  // The run stopped taking requests.
+  bool Resting(const Connection& c) const;  // Its user is mid-iteration or thinking.
 
   // HTTP/2 (worker_http2.cc): the same steps for a connection whose requests are streams.
   uint32_t Capacity(const Connection& c) const;
@@ -146,6 +165,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::vector<PendingRequest> pending_storage_;  // -p entries per connection.
   std::vector<char> request_storage_;            // -p rendered requests per connection.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
+  const FlowProgram* flow_ = nullptr;            // --flow.
+  std::vector<FlowUser> users_;                  // --flow: by slot.
   std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
   // HTTP/2 slots whose frames wait for the end of the drain (Worker::FlushStreams), and
   // whether a drain is under way.

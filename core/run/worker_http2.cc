@@ -68,7 +68,8 @@ void Worker::AddStream(Connection& c, const PendingRequest& request) {
   c.pending[k].in_use = true;
   ++c.count;
   ++c.submitted;
-  absl::Status s = Session(c).Submit(TemplateFor(c, request), ContextFor(request), k);
+  const proto::RequestTemplate& tmpl = TemplateFor(c, request);
+  absl::Status s = Session(c).Submit(tmpl, ContextFor(c, request, tmpl), k);
   // nghttp2 refuses a stream only when it is out of memory or of stream ids, which
   // can_open() rules out.
   URINGLOAD_CHECK(s.ok(), "slot %u: %s", c.slot, std::string(s.message()).c_str());
@@ -139,8 +140,8 @@ void Worker::RefillStreams(Connection& c) {
   uint32_t capacity = Capacity(c);
   if (capacity < c.pending.size() && config_.plan->keep_alive) stats_->StreamsCapped(capacity);
   PendingRequest request;
-  while (c.count < capacity && NextRequest(&request)) AddStream(c, request);
-  if (c.count == 0 && (!MoreToCome() || Capacity(c) == 0)) {
+  while (c.count < capacity && NextRequest(c, &request)) AddStream(c, request);
+  if (c.count == 0 && (!MoreFor(c) || Capacity(c) == 0)) {
     Close(c);
     return;
   }

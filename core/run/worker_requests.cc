@@ -12,9 +12,17 @@ namespace uringload::core {
 // Whether any request may still start here: one handed back for a retry, or the schedule's.
 bool Worker::MoreToCome() const { return !retry_.empty() || (!draining_ && !pacer_.exhausted()); }
 
+bool Worker::MoreFor(const Connection& c) const {
+  return (flow_ != nullptr && users_[c.slot].in_iteration() && !draining_) || MoreToCome();
+}
+
+bool Worker::NextRequest(Connection& c, PendingRequest* request) {
+  return flow_ != nullptr ? NextStep(c, request) : NextScheduled(request);
+}
+
 // The next request to start now, if any: first those sent behind a response that closed its
 // connection (they were never answered and already count as started), then the schedule's.
-bool Worker::NextRequest(PendingRequest* request) {
+bool Worker::NextScheduled(PendingRequest* request) {
   if (!retry_.empty()) {
     *request = retry_.back();
     retry_.pop_back();
@@ -55,12 +63,14 @@ const proto::RequestTemplate& Worker::TemplateFor(const Connection& c,
   return config_.templates[r.target * config_.plan->addresses.size() + c.address];
 }
 
-// What `request`'s placeholders render from.
-proto::TemplateContext Worker::ContextFor(const PendingRequest& request) {
+// What `request`'s placeholders render from (a flow's user keeps its row and variables).
+proto::TemplateContext Worker::ContextFor(Connection& c, const PendingRequest& request,
+                                          const proto::RequestTemplate& tmpl) {
   proto::TemplateContext context{.index = request.index,
                                  .seed = config_.plan->seed,
                                  .shard = config_.plan->shard.index,
                                  .worker = config_.index};
+  if (flow_ != nullptr) return users_[c.slot].Context(context, tmpl, completions_at_ns_);
   if (rows_.has_value()) context.fields = rows_->Row(config_.plan->RowOf(request.index));
   return context;
 }
@@ -80,7 +90,8 @@ void Worker::AddRequest(Connection& c, const PendingRequest& request) {
     c.static_out = tmpl.static_bytes().data();
     c.out_size = static_cast<uint32_t>(tmpl.static_bytes().size());
   } else {
-    std::string_view bytes = tmpl.RenderInto(ContextFor(request), c.out.subspan(c.out_size));
+    std::string_view bytes =
+        tmpl.RenderInto(ContextFor(c, request, tmpl), c.out.subspan(c.out_size));
     c.out_size += static_cast<uint32_t>(bytes.size());
   }
 }
@@ -89,7 +100,7 @@ void Worker::AddRequest(Connection& c, const PendingRequest& request) {
 void Worker::Fill(Connection& c) {
   PendingRequest request;
   uint32_t capacity = Capacity(c);
-  while (c.count < capacity && NextRequest(&request)) AddRequest(c, request);
+  while (c.count < capacity && NextRequest(c, &request)) AddRequest(c, request);
 }
 
 // Sends what waits, unless a send is in flight (its completion sends the rest).
@@ -116,7 +127,7 @@ void Worker::Refill(Connection& c) {
   }
   if (!pacer_.open() && c.count > 0 && 2 * c.count > c.pending.size()) return;
   Fill(c);
-  if (c.count == 0 && !MoreToCome()) {
+  if (c.count == 0 && !MoreFor(c)) {
     Close(c);
     return;
   }
@@ -155,11 +166,14 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
     FinishStream(c, k, outcome, error, 0);
     return;
   }
-  Record(c.oldest(), outcome, error, c.parser.status_code(), c.parser.body_found());
+  PendingRequest r = c.oldest();
+  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, &error);
+  Record(r, outcome, error, c.parser.status_code(), c.parser.body_found());
   c.PopOldest();
   if (c.submitted > 0) --c.submitted;
   if (c.stamped > 0) --c.stamped;
   loop_->timers().Cancel(&c.timer);
+  if (flow_ != nullptr) AfterStep(c, r, outcome);
   if (c.count == 0) return;
   c.parser.Start(TemplateFor(c, c.oldest()).is_head());
   if (c.stamped > 0) ScheduleTimeout(c);
@@ -181,7 +195,7 @@ void Worker::ScheduleTimeout(Connection& c) {
 }
 
 void Worker::List(Connection& c) {
-  if (c.listed) return;
+  if (c.listed || Resting(c)) return;
   c.listed = true;
   listed_.push_back(c.slot);
 }
@@ -203,7 +217,7 @@ void Worker::StartDue(int64_t now) {
       Flush(c);
     } else if (c.state == ConnState::kIdle && c.count == 0) {
       PendingRequest request;
-      if (!NextRequest(&request)) return;
+      if (!NextRequest(c, &request)) return;
       request.waited = true;  // Sent once connected.
       AddRequest(c, request);
       if (!Queued(c)) RequestConnect(c);  // Else --preconnect queued it: it connects soon.
@@ -215,7 +229,11 @@ void Worker::StartDue(int64_t now) {
 void Worker::RetireIdle() {
   retired_ = true;
   for (Connection& c : connections_) {
-    if (c.count > 0) continue;
+    if (c.count > 0 || (flow_ != nullptr && users_[c.slot].in_iteration())) continue;
+    if (flow_ != nullptr && users_[c.slot].thinking()) {  // No iteration will follow its think.
+      users_[c.slot].Cut();
+      loop_->timers().Cancel(&c.timer);
+    }
     if (c.state == ConnState::kActive) {
       Close(c);
     } else if (c.state == ConnState::kIdle) {

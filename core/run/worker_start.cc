@@ -60,7 +60,7 @@ void Worker::StartAll() {
       continue;
     }
     PendingRequest request;
-    if (!NextRequest(&request)) {
+    if (!NextRequest(c, &request)) {
       if (c.state == ConnState::kIdle) {
         c.state = ConnState::kDone;
         --live_;

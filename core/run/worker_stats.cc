@@ -31,6 +31,8 @@ void TargetStats::Merge(const TargetStats& other) {
   for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
   for (size_t i = 0; i < status_codes.size(); ++i) status_codes[i] += other.status_codes[i];
   latency.Merge(other.latency);
+  for (size_t i = 0; i < check_causes.size(); ++i) check_causes[i] += other.check_causes[i];
+  aborted += other.aborted;
 }
 
 void GeneratorStats::Merge(const GeneratorStats& other) {
@@ -141,6 +143,10 @@ void RunStats::Merge(const RunStats& other) {
   }
   warmup_started += other.warmup_started;
   warmup_completed += other.warmup_completed;
+  iterations_started += other.iterations_started;
+  iterations_completed += other.iterations_completed;
+  iterations_aborted += other.iterations_aborted;
+  iteration_duration.Merge(other.iteration_duration);
   if (target_ok.size() < other.target_ok.size()) {
     target_ok.resize(other.target_ok.size());
     target_failed.resize(other.target_failed.size());
@@ -223,6 +229,10 @@ RunStats WorkerStats::Snapshot() const {
   s.tls_cipher = tls_cipher_.load(std::memory_order_relaxed);
   s.warmup_started = Read(warmup_started_);
   s.warmup_completed = Read(warmup_completed_);
+  s.iterations_started = Read(iterations_started_);
+  s.iterations_completed = Read(iterations_completed_);
+  s.iterations_aborted = Read(iterations_aborted_);
+  s.iteration_duration = iteration_duration_.Snapshot();
   s.target_ok.resize(targets_);
   s.target_failed.resize(targets_);
   for (size_t t = 0; t < targets_; ++t) {
@@ -242,6 +252,8 @@ RunStats WorkerStats::Snapshot() const {
     for (size_t c = 0; c < kStatusCodeSlots; ++c) out.status_codes[c] = Read(in.status_codes[c]);
     out.latency = in.latency.Snapshot();
     out.outcomes[static_cast<size_t>(Outcome::kOk)] = out.latency.count;
+    for (size_t c = 0; c < kCheckFailureCount; ++c) out.check_causes[c] = Read(in.check_causes[c]);
+    out.aborted = Read(in.aborted);
   }
   return s;
 }

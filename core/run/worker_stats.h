@@ -70,6 +70,10 @@ struct TargetStats {
   std::array<uint64_t, kOutcomeCount> outcomes{};
   std::array<uint64_t, kStatusCodeSlots> status_codes{};
   HistogramSnapshot latency;
+  // Flows, where each target is a step: its check_failed by CheckFailure, and the iterations
+  // aborted at it (its request failed or missed a check).
+  std::array<uint64_t, kCheckFailureCount> check_causes{};
+  uint64_t aborted = 0;
   uint64_t requests() const;
   uint64_t non_2xx() const;  // Responses with a status outside 200-299.
   void Merge(const TargetStats& other);
@@ -96,6 +100,12 @@ struct RunStats {
   // Requests started during --warmup: sent, then kept out of everything above.
   uint64_t warmup_started = 0;
   uint64_t warmup_completed = 0;
+  // Flows (--flow): iterations begun, those that ran every step ok, and those aborted at a
+  // step (the rest were cut by the run's end); how long the completed ones took.
+  uint64_t iterations_started = 0;
+  uint64_t iterations_completed = 0;
+  uint64_t iterations_aborted = 0;
+  HistogramSnapshot iteration_duration;
   HistogramSnapshot connect;        // TCP connect times (connect call to established).
   HistogramSnapshot tls_handshake;  // TLS handshakes, from the TCP connection to their end.
   uint64_t tls_handshakes = 0;
@@ -142,7 +152,19 @@ class WorkerStats {
       TargetCounters& t = by_target_[target_of_[target]];
       Add(t.outcomes[static_cast<size_t>(o)]);
       if (status != 0) Add(t.status_codes[code]);
+      if (o == Outcome::kCheckFailed && error < kCheckFailureCount) Add(t.check_causes[slot]);
     }
+  }
+  // Flows: an iteration began; one ran every step ok in `duration_ns`; one ended at the
+  // step that is target `target`.
+  void IterationStarted() { Add(iterations_started_); }
+  void IterationCompleted(int64_t duration_ns) {
+    Add(iterations_completed_);
+    iteration_duration_.Record(static_cast<uint64_t>(duration_ns));
+  }
+  void IterationAborted(uint32_t target) {
+    Add(iterations_aborted_);
+    if (!target_of_.empty()) Add(by_target_[target_of_[target]].aborted);
   }
   // A request that ended `ok`. The latency histogram is the ok counter: a snapshot takes the
   // ok count from the same bucket reads as the histogram, so a scrape's `_count`, its `+Inf`
@@ -240,6 +262,10 @@ class WorkerStats {
   SingleWriterCounter unread_longest_ns_{0};
   SingleWriterCounter warmup_started_{0};
   SingleWriterCounter warmup_completed_{0};
+  SingleWriterCounter iterations_started_{0};
+  SingleWriterCounter iterations_completed_{0};
+  SingleWriterCounter iterations_aborted_{0};
+  LatencyHistogram iteration_duration_;
   size_t targets_;
   std::unique_ptr<SingleWriterCounter[]> target_ok_;
   std::unique_ptr<SingleWriterCounter[]> target_failed_;
@@ -247,6 +273,8 @@ class WorkerStats {
     std::array<SingleWriterCounter, kOutcomeCount> outcomes{};  // All but ok.
     std::array<SingleWriterCounter, kStatusCodeSlots> status_codes{};
     LatencyHistogram latency;
+    std::array<SingleWriterCounter, kCheckFailureCount> check_causes{};
+    SingleWriterCounter aborted{0};
   };
   std::vector<uint32_t> target_of_;
   std::unique_ptr<TargetCounters[]> by_target_;

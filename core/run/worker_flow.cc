@@ -1,0 +1,111 @@
+// How a worker runs flows (--flow): each connection slot is a virtual user (FlowUser) that
+// sends its iteration's steps one after another on its connection. The schedule hands out
+// iterations, not requests: a user takes one when it has none (closed model at once, open
+// model when one is due), then its steps follow its answers, pausing for thinks on the
+// connection's timer. A step that fails or misses a check aborts the iteration there.
+#include "core/run/worker.h"
+#include "net/base/check.h"
+
+namespace uringload::core {
+
+bool Worker::Resting(const Connection& c) const {
+  return flow_ != nullptr && (users_[c.slot].in_iteration() || users_[c.slot].thinking());
+}
+
+bool Worker::NextStep(Connection& c, PendingRequest* request) {
+  FlowUser& user = users_[c.slot];
+  if (user.thinking()) return false;
+  if (user.in_iteration()) {
+    if (draining_) return false;  // The run's end cuts the iteration short.
+    *request = {.index = user.iteration(),
+                .intended_ns = completions_at_ns_,  // Due as soon as the last step ended.
+                .sent_ns = 0,
+                .target = user.step(),
+                .warmup = user.warmup()};
+    ++in_flight_;
+    if (request->warmup) {
+      stats_->WarmupStarted();
+    } else {
+      stats_->RequestStarted();
+    }
+    return true;
+  }
+  if (!NextScheduled(request)) return false;
+  std::span<const std::string_view> row;
+  if (rows_.has_value()) row = rows_->Row(config_.plan->RowOf(request->index));
+  user.Begin(request->index, flow_->FlowOf(request->index, config_.plan->seed), row,
+             request->warmup, completions_at_ns_);
+  request->target = user.step();
+  if (!request->warmup) stats_->IterationStarted();
+  return true;
+}
+
+Outcome Worker::JudgeStep(Connection& c, Outcome outcome, int* error) {
+  if (outcome != Outcome::kOk) return outcome;
+  std::optional<CheckFailure> missed =
+      users_[c.slot].Judge(c.parser.status_code(), completions_at_ns_);
+  if (!missed.has_value()) return Outcome::kOk;
+  *error = static_cast<int>(*missed);
+  return Outcome::kCheckFailed;
+}
+
+void Worker::AfterStep(Connection& c, const PendingRequest& r, Outcome outcome) {
+  FlowUser& user = users_[c.slot];
+  URINGLOAD_CHECK(user.in_iteration() && user.step() == r.target, "slot %u step %u target %u",
+                  c.slot, user.step(), r.target);
+  if (outcome != Outcome::kOk) {
+    user.Abort();
+    if (!r.warmup) stats_->IterationAborted(r.target);
+    return;
+  }
+  if (user.Advance(completions_at_ns_) == FlowUser::Next::kCompleted && !r.warmup) {
+    stats_->IterationCompleted(completions_at_ns_ - user.iteration_started_ns());
+  }
+  // A think after the last step waits for an iteration that no longer comes: none.
+  if (user.thinking() && !user.in_iteration() && !MoreToCome()) user.Cut();
+  if (user.thinking()) ScheduleThink(c);
+}
+
+void Worker::ScheduleThink(Connection& c) {
+  loop_->timers().Schedule(&c.timer, users_[c.slot].think_until_ns());
+}
+
+// The think ended: the user's next step (or next iteration) goes out, on its connection or
+// on a new one if the server closed it meanwhile.
+void Worker::ResumeUser(Connection& c) {
+  users_[c.slot].EndThink();
+  if (c.state == ConnState::kActive) {
+    Refill(c);
+    return;
+  }
+  if (c.state != ConnState::kIdle) return;  // Closing: OnClosed goes on.
+  PendingRequest request;
+  if (NextRequest(c, &request)) {
+    request.waited = true;  // Sent once connected.
+    AddRequest(c, request);
+    RequestConnect(c);
+  } else if (MoreFor(c)) {
+    List(c);
+  } else {
+    c.state = ConnState::kDone;
+    --live_;
+  }
+}
+
+// No step starts any more: a user waiting out a think ends there (its iteration is cut).
+void Worker::CutThinkingUsers() {
+  for (Connection& c : connections_) {
+    FlowUser& user = users_[c.slot];
+    if (!user.thinking() || c.count > 0) continue;
+    user.Cut();
+    loop_->timers().Cancel(&c.timer);
+    if (c.state == ConnState::kActive) {
+      Close(c);
+    } else if (c.state == ConnState::kIdle) {
+      c.state = ConnState::kDone;
+      --live_;
+    }
+  }
+}
+
+}  // namespace uringload::core
