@@ -5,7 +5,7 @@ POST /login {"user": U, "pass": "pw-U"} answers 200 {"token": T, "user": U} and 
 cookie session=S (Path=/, Max-Age=--cookie-max-age). GET /cart with "Authorization: Bearer T"
 and the cookie answers 200 {"user": U, "items": [{"id": I}]} (no items for users named
 "empty*"). POST /order {"item": I} with the cookie answers 201 {"order": N}. A session ends
---cookie-max-age seconds after its login. Anything else is refused (401, 400 or 404) and
+--session-seconds after its login; its cookie says Max-Age=--cookie-max-age. Anything else is refused (401, 400 or 404) and
 counted as such: on SIGTERM the counts are written as JSON to --counts.
 
 Listens on 127.0.0.1:--port (0: a free one), printed on stdout as "port N"; a port someone
@@ -22,8 +22,9 @@ import time
 
 
 class Shop:
-    def __init__(self, max_age):
+    def __init__(self, max_age, session_seconds):
         self.max_age = max_age
+        self.session_seconds = session_seconds
         self.lock = threading.Lock()
         self.sessions = {}  # session -> (user, token, item, expiry)
         self.next = 0
@@ -40,7 +41,8 @@ class Shop:
             session = "s%d" % self.next
             token = "t-%d-%s" % (self.next, "x" * (self.next % 3))
             item = "" if user.startswith("empty") else "item-%d" % self.next
-            self.sessions[session] = (user, token, item, time.monotonic() + self.max_age)
+            self.sessions[session] = (user, token, item,
+                                      time.monotonic() + self.session_seconds)
             return session, token
 
     def session(self, cookie_header):
@@ -79,9 +81,12 @@ def make_handler(shop):
             except ValueError:
                 return {}
 
+        def route(self):
+            return self.path.split("?")[0]
+
         def do_POST(self):
             body = self.body()
-            if self.path == "/login":
+            if self.route() == "/login":
                 user = body.get("user", "")
                 if user and body.get("pass") == "pw-" + user:
                     shop.count("login_ok")
@@ -91,7 +96,7 @@ def make_handler(shop):
                 else:
                     shop.count("login_bad")
                     self.answer(401, {"error": "bad credentials"})
-            elif self.path == "/order":
+            elif self.route() == "/order":
                 found = shop.session(self.headers.get("Cookie"))
                 if found and found[2] and body.get("item") == found[2]:
                     shop.count("order_ok")
@@ -104,7 +109,7 @@ def make_handler(shop):
                 self.answer(404, {"error": "not found"})
 
         def do_GET(self):
-            if self.path == "/cart":
+            if self.route() == "/cart":
                 found = shop.session(self.headers.get("Cookie"))
                 if found and self.headers.get("Authorization") == "Bearer " + found[1]:
                     shop.count("cart_ok")
@@ -124,9 +129,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--cookie-max-age", type=int, default=3600)
+    parser.add_argument("--session-seconds", type=int, default=3600)
     parser.add_argument("--counts", default="")
     args = parser.parse_args()
-    shop = Shop(args.cookie_max_age)
+    shop = Shop(args.cookie_max_age, args.session_seconds)
 
     class Server(http.server.ThreadingHTTPServer):
         allow_reuse_address = False  # Never share a port someone else holds.

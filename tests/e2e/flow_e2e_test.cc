@@ -1,0 +1,252 @@
+// End-to-end: `run --flow` against a shop the test starts (tests/support/shop_server.py: a
+// login that gives a token and a session cookie, a cart behind both, an order behind the
+// cookie; it counts only valid requests as ok) and against `serve`, over HTTP/1.1 and HTTPS.
+// Exact counts of iterations, requests and the server's own; no timing, so these run beside
+// other tests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/shop.h"
+#include "tests/support/temp_folder.h"
+#include "tests/support/tls_certs.h"
+
+namespace uringload::testing {
+namespace {
+
+// The flow of the documentation, as written there but for the port.
+constexpr char kShopFlow[] = R"(flow:
+  - name: login
+    request: POST http://127.0.0.1:8080/login
+    headers: {Content-Type: application/json}
+    body: '{"user":"{user}","pass":"{pass}"}'
+    expect: {status: 200}
+    extract: {token: 'json:/token'}
+  - name: cart
+    request: GET http://127.0.0.1:8080/cart
+    headers: {Authorization: 'Bearer {token}'}
+    expect: {status: 200, body_contains: '"items"'}
+    extract: {item: 'json:/items/0/id'}
+  - name: order
+    request: POST http://127.0.0.1:8080/order
+    body: '{"item":"{item}"}'
+    expect: {status: 201}
+)";
+
+std::string ForPort(std::string flow, uint16_t port) {
+  return absl::StrReplaceAll(flow, {{"127.0.0.1:8080", "127.0.0.1:" + std::to_string(port)}});
+}
+
+// `good` users with their passwords, then `empty` ones whose cart has no item, then `bad`
+// ones with a wrong password.
+std::string Users(int good, int empty, int bad) {
+  std::string csv = "user,pass\n";
+  for (int k = 0; k < good; ++k)
+    csv += "user" + std::to_string(k) + ",pw-user" + std::to_string(k) + "\n";
+  for (int k = 0; k < empty; ++k)
+    csv += "empty" + std::to_string(k) + ",pw-empty" + std::to_string(k) + "\n";
+  for (int k = 0; k < bad; ++k) csv += "bad" + std::to_string(k) + ",nope\n";
+  return csv;
+}
+
+uint64_t StepCount(const FlatJson& j, int step, const std::string& what) {
+  return JsonCount(j, "by_target." + std::to_string(step) + "." + what);
+}
+
+// The documentation's example as written (-n 600 -c 20): every iteration logs in, carries its
+// token and cookie into the cart and the order, and the shop saw exactly 600 valid requests of
+// each kind and nothing else.
+TEST(FlowE2ETest, TheShopFlowRunsAsWrittenWithExactCounts) {
+  ShopServer shop;
+  ASSERT_TRUE(shop.ok());
+  TempFolder dir;
+  std::string flow = dir.Write("shop.yaml", ForPort(kShopFlow, shop.port()));
+  std::string users = dir.Write("users.csv", Users(50, 0, 0));
+  RunOutput run = RunUringload({"--flow", flow, "--data", users, "-n", "600", "-c", "20",
+                                "--fail-if", "check_failed{step=order}>0", "--allow-saturated"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
+  const FlatJson& j = run.json;
+  EXPECT_EQ(JsonCount(j, "iterations.planned"), 600u);
+  EXPECT_EQ(JsonCount(j, "iterations.started"), 600u);
+  EXPECT_EQ(JsonCount(j, "iterations.completed"), 600u);
+  EXPECT_EQ(JsonCount(j, "iterations.aborted"), 0u);
+  EXPECT_EQ(JsonCount(j, "iterations.cut"), 0u);
+  EXPECT_EQ(JsonCount(j, "iterations.duration_histogram.count"), 600u);
+  EXPECT_EQ(JsonCount(j, "requests.started"), 1800u);
+  EXPECT_EQ(JsonCount(j, "outcomes.ok"), 1800u);
+  EXPECT_EQ(JsonCount(j, "connections.opened"), 20u);  // A connection per virtual user.
+  const char* names[] = {"login", "cart", "order"};
+  for (int step = 0; step < 3; ++step) {
+    EXPECT_EQ(j.at("by_target." + std::to_string(step) + ".name"), names[step]);
+    EXPECT_EQ(StepCount(j, step, "requests"), 600u) << names[step];
+    EXPECT_EQ(StepCount(j, step, "outcomes.ok"), 600u) << names[step];
+  }
+  EXPECT_EQ(StepCount(j, 0, "status_codes.200"), 600u);
+  EXPECT_EQ(StepCount(j, 2, "status_codes.201"), 600u);
+  FlatJson counts = shop.Stop();
+  EXPECT_EQ(JsonCount(counts, "login_ok"), 600u);
+  EXPECT_EQ(JsonCount(counts, "cart_ok"), 600u);
+  EXPECT_EQ(JsonCount(counts, "order_ok"), 600u);
+  for (const char* refused : {"login_bad", "cart_bad", "order_bad", "other"}) {
+    EXPECT_EQ(JsonCount(counts, refused), 0u) << refused;
+  }
+}
+
+// Answers that are wrong on purpose: a wrong password fails the login's status check, an
+// empty cart leaves nothing to extract; each aborts its iteration at that step, whose later
+// steps are never sent. 400 iterations over 40 rows: each row 10 times.
+TEST(FlowE2ETest, ChecksThatFailAbortTheirIterationsAtTheirStep) {
+  ShopServer shop;
+  ASSERT_TRUE(shop.ok());
+  TempFolder dir;
+  std::string flow = dir.Write("shop.yaml", ForPort(kShopFlow, shop.port()));
+  std::string users = dir.Write("users.csv", Users(30, 5, 5));
+  RunOutput run = RunUringload({"--flow", flow, "--data", users, "-n", "400", "-c", "8",
+                                "--fail-if", "check_failed{step=cart}>0", "--allow-saturated"});
+  EXPECT_EQ(run.process.exit_code, 3) << run.process.err;  // The cart's threshold.
+  const FlatJson& j = run.json;
+  EXPECT_EQ(JsonCount(j, "iterations.started"), 400u);
+  EXPECT_EQ(JsonCount(j, "iterations.completed"), 300u);
+  EXPECT_EQ(JsonCount(j, "iterations.aborted"), 100u);
+  EXPECT_EQ(JsonCount(j, "requests.started"), 400u + 350u + 300u);
+  EXPECT_EQ(JsonCount(j, "outcomes.ok"), 950u);
+  EXPECT_EQ(JsonCount(j, "outcomes.check_failed"), 100u);
+  EXPECT_EQ(StepCount(j, 0, "requests"), 400u);
+  EXPECT_EQ(StepCount(j, 0, "aborted_iterations"), 50u);
+  EXPECT_EQ(StepCount(j, 0, "check_failed_causes.status not expected"), 50u);
+  EXPECT_EQ(StepCount(j, 0, "status_codes.401"), 50u);
+  EXPECT_EQ(StepCount(j, 1, "requests"), 350u);
+  EXPECT_EQ(StepCount(j, 1, "aborted_iterations"), 50u);
+  EXPECT_EQ(StepCount(j, 1, "check_failed_causes.nothing to extract"), 50u);
+  EXPECT_EQ(StepCount(j, 2, "requests"), 300u);
+  EXPECT_EQ(StepCount(j, 2, "aborted_iterations"), 0u);
+  FlatJson counts = shop.Stop();
+  EXPECT_EQ(JsonCount(counts, "login_ok"), 350u);
+  EXPECT_EQ(JsonCount(counts, "login_bad"), 50u);
+  EXPECT_EQ(JsonCount(counts, "cart_ok"), 350u);
+  EXPECT_EQ(JsonCount(counts, "order_ok"), 300u);
+  EXPECT_EQ(JsonCount(counts, "cart_bad") + JsonCount(counts, "order_bad"), 0u);
+}
+
+// A cookie of Max-Age=1 (the server's session lasts an hour): sent while alive, dropped by the
+// jar once expired. After a think of 200 ms every cart is ok; after 1.5 s none carries the
+// cookie and the shop refuses each. The cookie is also extracted by name.
+TEST(FlowE2ETest, CookiesAreSentBackUntilTheyExpire) {
+  constexpr char kFlow[] = R"(flow:
+  - name: login
+    request: POST http://127.0.0.1:8080/login
+    body: '{"user":"user{i}","pass":"pw-user{i}"}'
+    expect: {status: 200, header: {Content-Type: application/json}}
+    extract: {token: 'json:/token', session: 'cookie:session'}
+    think: THINK
+  - name: cart
+    request: GET http://127.0.0.1:8080/cart?s={session}
+    headers: {Authorization: 'Bearer {token}'}
+    expect: {status: 200}
+)";
+  for (const auto& [think, carts_ok] : {std::pair{"200ms", 10u}, std::pair{"1500ms", 0u}}) {
+    ShopServer shop(/*cookie_max_age=*/1);
+    ASSERT_TRUE(shop.ok());
+    TempFolder dir;
+    std::string flow = dir.Write(
+        "cookies.yaml", absl::StrReplaceAll(ForPort(kFlow, shop.port()), {{"THINK", think}}));
+    RunOutput run = RunUringload({"--flow", flow, "-n", "10", "-c", "10"});
+    const FlatJson& j = run.json;
+    EXPECT_EQ(JsonCount(j, "iterations.completed"), carts_ok) << think << run.process.err;
+    EXPECT_EQ(JsonCount(j, "iterations.aborted"), 10u - carts_ok) << think;
+    EXPECT_EQ(StepCount(j, 1, "requests"), 10u) << think;
+    FlatJson counts = shop.Stop();
+    EXPECT_EQ(JsonCount(counts, "login_ok"), 10u) << think;
+    EXPECT_EQ(JsonCount(counts, "cart_ok"), carts_ok) << think;
+    EXPECT_EQ(JsonCount(counts, "cart_bad"), 10u - carts_ok) << think;
+  }
+}
+
+// Over HTTPS against `serve` (whose body is the path's last segment): the index comes back as
+// the body's JSON, goes into the next path, and a regex takes it back out; the server
+// answered exactly three requests per iteration. Also in the open model (-R).
+TEST(FlowE2ETest, VariablesFlowThroughStepsOverHttpAndHttps) {
+  constexpr char kFlow[] = R"(flow:
+  - name: first
+    request: GET SCHEME://127.0.0.1:PORT/a/{i}
+    extract: {n: 'json:'}
+  - name: second
+    request: GET SCHEME://127.0.0.1:PORT/b/{n}7
+    expect: {status: 200}
+    extract: {m: 'regex:^(\d+)7$'}
+  - name: third
+    request: GET SCHEME://127.0.0.1:PORT/c/{m}
+    expect: {status: 200, header: {Content-Length: '1'}}
+)";
+  for (bool tls : {false, true}) {
+    std::vector<std::string> server_flags;
+    if (tls) server_flags = {"--tls-cert", SharedCert().cert(), "--tls-key", SharedCert().key()};
+    UringloadServer server(server_flags);
+    ASSERT_TRUE(server.ok());
+    TempFolder dir;
+    std::string flow = dir.Write(
+        "chain.yaml", absl::StrReplaceAll(kFlow, {{"SCHEME", tls ? "https" : "http"},
+                                                  {"PORT", std::to_string(server.port())}}));
+    std::vector<std::string> args = {"--flow", flow, "-n", "10", "-c", "4", "-R", "200"};
+    if (tls) args.insert(args.end(), {"--cacert", SharedCert().cert()});
+    RunOutput run = RunUringload(args);
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
+    // Iterations 0-9: the third step's body is the index, one digit.
+    EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 10u) << tls;
+    EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 30u) << tls;
+    FlatJson summary;
+    ASSERT_EQ(server.Stop(&summary), 0);
+    EXPECT_EQ(JsonCount(summary, "requests.answered"), 30u) << tls;
+  }
+}
+
+// Bad flow files and flags: one line naming FILE:LINE where there is one, exit 2, no traffic.
+TEST(FlowE2ETest, BadFlowsExitTwoBeforeAnyTraffic) {
+  TempFolder dir;
+  struct Case {
+    std::string yaml;
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  std::string path = dir.Path("bad.yaml");
+  std::vector<Case> cases = {
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n    colour: red\n",
+       {},
+       path + ":3: unknown key `colour`"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/{token}\n  - request: GET http://127.0.0.1:1/\n"
+       "    extract: {token: 'json:/t'}\n",
+       {},
+       path + ":2: the URL: {token} is used before a step extracts it (line 3)"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n    extract: {t: 'json:a/b'}\n",
+       {},
+       path + ":3: bad JSON pointer 'a/b'"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n    extract: {t: 'regex:(a'}\n",
+       {},
+       path + ":3: bad regex '(a'"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/{nope}\n", {}, path + ":2: the URL:"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n", {"-p", "2"}, "--flow: a virtual user"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n", {"--http2"}, "--flow runs over HTTP/1.1"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n",
+       {"--max-var-bytes", "0"},
+       "--max-var-bytes"},
+  };
+  for (const Case& c : cases) {
+    dir.Write("bad.yaml", c.yaml);
+    std::vector<std::string> args = {"--flow", path};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    RunOutput run = RunUringload(args);
+    EXPECT_EQ(run.process.exit_code, 2) << c.yaml;
+    EXPECT_NE(run.process.err.find(c.message), std::string::npos) << run.process.err;
+    EXPECT_EQ(std::count(run.process.err.begin(), run.process.err.end(), '\n'), 1)
+        << run.process.err;
+    EXPECT_TRUE(run.json.empty()) << c.yaml;
+  }
+}
+
+}  // namespace
+}  // namespace uringload::testing

@@ -1,0 +1,41 @@
+#include "tests/support/shop.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "tests/support/ports.h"
+
+namespace uringload::testing {
+
+ShopServer::ShopServer(int cookie_max_age) {
+  port_ = FreePort();
+  process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
+      "/usr/bin/python3", URINGLOAD_SOURCE_DIR "/tests/support/shop_server.py", "--port",
+      std::to_string(port_), "--cookie-max-age", std::to_string(cookie_max_age), "--counts",
+      folder_.Path("counts.json")});
+  for (int tries = 0; tries < 200 && !ok_ && process_->running(); ++tries) {
+    ok_ = ListensOn(process_->pid(), port_);
+    if (!ok_) usleep(25'000);
+  }
+}
+
+ShopServer::~ShopServer() { Stop(); }
+
+std::string ShopServer::Url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + path;
+}
+
+FlatJson ShopServer::Stop() {
+  if (process_ == nullptr) return {};
+  process_->Stop(SIGTERM);
+  process_.reset();
+  std::ifstream in(folder_.Path("counts.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<FlatJson> counts = FlattenJson(text);
+  return counts.ok() ? *counts : FlatJson{};
+}
+
+}  // namespace uringload::testing
