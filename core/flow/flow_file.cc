@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "core/plan_limits.h"
+#include "core/run/target_file.h"
 #include "proto/text_template.h"
 
 namespace uringload::core {
@@ -42,6 +43,9 @@ class Parser {
         CheckKeys(f, {"name", "weight", "steps"}, "a flow");
         Flow flow;
         flow.name = Scalar(f, "name");
+        if (!IsTargetName(flow.name)) {
+          Fail(f["name"], "a flow's name is letters, digits, '_', '-' and '.' (it names results)");
+        }
         if (!names.insert(flow.name).second) Fail(f["name"], "two flows named " + flow.name);
         if (const YAML::Node w = f["weight"]) {
           int64_t weight = 0;
@@ -116,6 +120,9 @@ class Parser {
     FlowStep step;
     step.line = s.Mark().line + 1;
     step.name = s["name"] ? Text(s["name"]) : absl::StrCat("step", index + 1);
+    if (!IsTargetName(step.name)) {
+      Fail(s["name"], "a step's name is letters, digits, '_', '-' and '.' (it names results)");
+    }
     std::string request = Scalar(s, "request");
     size_t space = request.find(' ');
     if (space == std::string::npos || request.find_first_not_of(' ', space) == std::string::npos) {

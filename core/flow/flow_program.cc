@@ -78,7 +78,7 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
     for (const FlowStep& s : flow.steps) {
       FlowStepProgram step;
       step.flow = flow.name;
-      step.name = file.flows.size() == 1 ? s.name : absl::StrCat(flow.name, "/", s.name);
+      step.name = file.flows.size() == 1 ? s.name : absl::StrCat(flow.name, ".", s.name);
       step.line = s.line;
       step.think = s.think;
       step.statuses = s.expect.statuses;

@@ -162,7 +162,7 @@ absl::Status PlanTargetNames(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
-// --flow: every step of every flow is a target, named by the step (flow/step with several
+// --flow: every step of every flow is a target, named by the step (flow.step with several
 // flows), sending its own headers and body and the user's Cookie line.
 absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
   const std::string& path = *options.flow_file;

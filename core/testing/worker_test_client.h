@@ -29,10 +29,11 @@ class Client {
   explicit Client(RunOptions options, int64_t start_ns = 0)
       : plan_(*MakeRunPlan(options)),
         source_(plan_.requests),
-        stats_(plan_.targets.size(), plan_.rate.has_value()) {
+        stats_(plan_.targets.size(), plan_.rate.has_value(), plan_.target_of) {
     for (size_t t = 0; t < plan_.targets.size(); ++t) {
       for (size_t a = 0; a < plan_.addresses.size(); ++a) {
-        templates_.push_back(*proto::RequestTemplate::Build(plan_.RequestFor(t, a)));
+        templates_.push_back(
+            *proto::RequestTemplate::Build(plan_.RequestFor(t, a), plan_.columns()));
       }
     }
     auto fake = std::make_unique<FakeEventLoop>(plan_.concurrency);

@@ -39,3 +39,64 @@ http {
 }
 CONF
 }
+
+# The shop of the flows benchmark in the nginx config $1/nginx.conf (written by
+# write_nginx_conf): /login answers a token and sets a session cookie, /cart an item, /order
+# 201. Beside it: $1/shop.yaml (the flow), $1/shop.targets with its bodies (the same three
+# requests fixed, with the headers in shop_headers), $1/shop.lua (the flow for wrk).
+write_shop() {
+  local token=tok-0123456789abcdef cookie=session=s-0123456789
+  sed -i "/^    location \/ {/i\\
+    location = /login { default_type application/json; add_header Set-Cookie \"$cookie; Path=/; HttpOnly\"; return 200 '{\"token\":\"$token\",\"user\":\"user1\"}'; }\\
+    location = /cart { default_type application/json; return 200 '{\"user\":\"user1\",\"items\":[{\"id\":\"item-42\"},{\"id\":\"item-7\"}]}'; }\\
+    location = /order { default_type application/json; return 201 '{\"order\":\"o-1\"}'; }" "$1/nginx.conf"
+  cat >"$1/shop.yaml" <<FLOW
+flow:
+  - name: login
+    request: POST http://127.0.0.1:8080/login
+    headers: {Content-Type: application/json}
+    body: '{"user":"user1","pass":"pw"}'
+    expect: {status: 200}
+    extract: {token: 'json:/token'}
+  - name: cart
+    request: GET http://127.0.0.1:8080/cart
+    headers: {Authorization: 'Bearer {token}'}
+    expect: {status: 200, body_contains: '"items"'}
+    extract: {item: 'json:/items/0/id'}
+  - name: order
+    request: POST http://127.0.0.1:8080/order
+    body: '{"item":"{item}"}'
+    expect: {status: 201}
+FLOW
+  printf '{"user":"user1","pass":"pw"}' >"$1/login.json"
+  printf '{"item":"item-42"}' >"$1/order.json"
+  printf '%s\n' "POST http://127.0.0.1:8080/login @login.json" "GET http://127.0.0.1:8080/cart" \
+    "POST http://127.0.0.1:8080/order @order.json" >"$1/shop.targets"
+  # shellcheck disable=SC2034  # For the script that sources this.
+  shop_headers=(-H "Content-Type: application/json" -H "Authorization: Bearer $token"
+    -H "Cookie: $cookie")
+  cat >"$1/shop.lua" <<'LUA'
+-- The shop flow in wrk's Lua: request() cycles through the steps, response() takes the token,
+-- the item and the cookie out of each answer with Lua patterns. wrk calls both per thread,
+-- not per connection: the values are the thread's.
+local step, token, item, cookie = 0, "", "", ""
+request = function()
+  step = step % 3 + 1
+  if step == 1 then
+    return wrk.format("POST", "/login", {["Content-Type"] = "application/json"},
+                      '{"user":"user1","pass":"pw"}')
+  elseif step == 2 then
+    return wrk.format("GET", "/cart", {["Authorization"] = "Bearer " .. token, ["Cookie"] = cookie})
+  end
+  return wrk.format("POST", "/order", {["Cookie"] = cookie}, '{"item":"' .. item .. '"}')
+end
+response = function(status, headers, body)
+  local t = body:match('"token":"([^"]+)"')
+  if t then token = t end
+  local i = body:match('"items":%[{"id":"([^"]+)"')
+  if i then item = i end
+  local c = headers["Set-Cookie"]
+  if c then cookie = c:match("^([^;]+)") end
+end
+LUA
+}
