@@ -175,7 +175,8 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .planned_duration_seconds = std::nullopt,
                           .open_model = plan.rate.has_value(),
                           .schedule_lag_bound = plan.schedule_lag_bound,
-                          .busy_poll = plan.busy_poll};
+                          .busy_poll = plan.busy_poll,
+                          .flow = plan.flow != nullptr};
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(options.metrics, "client",
@@ -257,6 +258,13 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                                "ends its step check_failed (at most ",
                                core::kMaxMaxVarBytes, ")"))
       ->capture_default_str();
+  run->add_option(
+         "--max-cookie-bytes", o.max_cookie_bytes,
+         absl::StrCat("--flow: the bytes a virtual user's cookie jar holds (names, values, "
+                      "domains, paths); a Set-Cookie that does not fit ends its step "
+                      "check_failed (at most ",
+                      core::kMaxMaxCookieBytes, ")"))
+      ->capture_default_str();
   run->add_flag("--allow-saturated", options.allow_saturated,
                 "--fail-if passes even when the client limited the run (see Generator:)");
   run->add_option("--fail-if", options.fail_if,
@@ -277,8 +285,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddShardFlags(run, options.shard);
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
-  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards",
-                            "--http2-window", "--http2-header-table", "--max-var-bytes"});
+  RequireWholeNumbers(
+      run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards", "--http2-window",
+            "--http2-header-table", "--max-var-bytes", "--max-cookie-bytes"});
   SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }

@@ -69,7 +69,7 @@ enum class CheckFailure : int {
   kHeaderValue,    // A header's value is not the expected one (or is absent).
   kNotExtracted,   // An extraction found nothing (json, header, cookie or regex).
   kTooLong,        // An extracted value is longer than --max-var-bytes.
-  kCookieRefused,  // A Set-Cookie did not fit the jar (too many or too long).
+  kCookieRefused,  // A Set-Cookie did not fit the jar (--max-cookie-bytes, or 16 cookies).
 };
 inline constexpr int kCheckFailureCount = 8;
 inline constexpr const char* CheckFailureText(int code) {
@@ -87,7 +87,7 @@ inline constexpr const char* CheckFailureText(int code) {
     case CheckFailure::kTooLong:
       return "extracted value longer than --max-var-bytes";
     case CheckFailure::kCookieRefused:
-      return "cookie did not fit the jar";
+      return "cookie did not fit the jar (--max-cookie-bytes)";
     default:
       return "an expectation failed";
   }

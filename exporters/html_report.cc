@@ -76,9 +76,14 @@ std::string PlanTable(const RunResultFile& run) {
 std::string TargetsTable(const RunResultFile& run) {
   const core::RunStats& s = run.stats;
   if (run.target_names.empty() || s.by_target.size() < run.target_names.size()) return "";
-  std::string out =
-      "<h2>Per target</h2>\n<table class=\"targets\"><tr><th>target</th><th>requests</th>"
-      "<th>ok</th><th>p50</th><th>p99</th><th>p99.9</th><th>failed</th><th>non-2xx</th></tr>\n";
+  // A flow's steps are its targets; then the iterations aborted at each step too.
+  bool flow = run.flow;
+  std::string out = absl::StrCat(
+      flow ? "<h2>Per step</h2>\n" : "<h2>Per target</h2>\n", "<table class=\"targets\"><tr><th>",
+      flow ? "step" : "target",
+      "</th><th>requests</th><th>ok</th><th>p50</th><th>p99</th><th>p99.9</th><th>failed</th>"
+      "<th>non-2xx</th>",
+      flow ? "<th>aborted iterations</th>" : "", "</tr>\n");
   for (size_t t = 0; t < run.target_names.size(); ++t) {
     const core::TargetStats& target = s.by_target[t];
     uint64_t requests = target.requests();
@@ -90,7 +95,7 @@ std::string TargetsTable(const RunResultFile& run) {
                     requests > 0 ? absl::StrFormat("%.2f%%", 100.0 * ok / requests) : "-",
                     "</td><td>", quantile(0.5), "</td><td>", quantile(0.99), "</td><td>",
                     quantile(0.999), "</td><td>", requests - ok, "</td><td>", target.non_2xx(),
-                    "</td></tr>\n");
+                    flow ? absl::StrCat("</td><td>", target.aborted) : "", "</td></tr>\n");
   }
   return out + "</table>\n";
 }

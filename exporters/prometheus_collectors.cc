@@ -66,15 +66,17 @@ void AddDurationHistogram(FamilyBuilder& b, const std::string& name, const std::
 // Per target (--targets, at most --max-target-labels of them, the rest as "other"): its own
 // outcomes, status codes and latency, in families of their own so that the run's series keep
 // their labels.
-void AddTargets(FamilyBuilder& b, const core::RunStats& s, const std::vector<std::string>& names) {
+// A flow's steps are its targets, labelled step=.
+void AddTargets(FamilyBuilder& b, const core::RunStats& s, const std::vector<std::string>& names,
+                const std::string& label) {
   if (names.empty() || s.by_target.size() < names.size()) return;
   MetricFamily& completed =
       b.Family("uringload_target_requests_completed_total",
                "Requests with an outcome, by target and outcome", MetricType::Counter);
   for (size_t t = 0; t < names.size(); ++t) {
     for (size_t o = 0; o < core::kOutcomeCount; ++o) {
-      b.Metric(completed, {{"target", names[t]}, {"outcome", core::kOutcomeNames[o]}})
-          .counter.value = static_cast<double>(s.by_target[t].outcomes[o]);
+      b.Metric(completed, {{label, names[t]}, {"outcome", core::kOutcomeNames[o]}}).counter.value =
+          static_cast<double>(s.by_target[t].outcomes[o]);
     }
   }
   MetricFamily& responses = b.Family("uringload_target_responses_total",
@@ -83,7 +85,7 @@ void AddTargets(FamilyBuilder& b, const core::RunStats& s, const std::vector<std
     const auto& codes = s.by_target[t].status_codes;
     for (size_t code = 0; code < codes.size(); ++code) {
       if (codes[code] == 0) continue;
-      b.Metric(responses, {{"target", names[t]}, {"code", std::to_string(code)}}).counter.value =
+      b.Metric(responses, {{label, names[t]}, {"code", std::to_string(code)}}).counter.value =
           static_cast<double>(codes[code]);
     }
   }
@@ -92,8 +94,25 @@ void AddTargets(FamilyBuilder& b, const core::RunStats& s, const std::vector<std
                "Ok requests of each target, measured as uringload_request_duration_seconds",
                MetricType::Histogram);
   for (size_t t = 0; t < names.size(); ++t) {
-    AddDurationSeries(b, duration, s.by_target[t].latency, {{"target", names[t]}});
+    AddDurationSeries(b, duration, s.by_target[t].latency, {{label, names[t]}});
   }
+}
+
+// --flow: iterations started and how they ended, and how long the completed ones took.
+void AddIterations(FamilyBuilder& b, const core::RunStats& s) {
+  b.Counter("uringload_iterations_started_total", "Flow iterations begun", s.iterations_started);
+  MetricFamily& ended =
+      b.Family("uringload_iterations_ended_total",
+               "Flow iterations that ran every step ok (completed) or ended at a failed step "
+               "(aborted)",
+               MetricType::Counter);
+  b.Metric(ended, {{"outcome", "completed"}}).counter.value =
+      static_cast<double>(s.iterations_completed);
+  b.Metric(ended, {{"outcome", "aborted"}}).counter.value =
+      static_cast<double>(s.iterations_aborted);
+  AddDurationHistogram(b, "uringload_iteration_duration_seconds",
+                       "Completed flow iterations, from their first send to their last answer",
+                       s.iteration_duration);
 }
 
 }  // namespace
@@ -149,7 +168,8 @@ std::vector<MetricFamily> RunCollector::Collect() const {
   AddDurationHistogram(b, "uringload_request_duration_uncorrected_seconds",
                        "Ok requests, from the send submission to the end of the parsed response",
                        s.latency_uncorrected);
-  AddTargets(b, s, target_names_);
+  AddTargets(b, s, target_names_, info_.flow ? "step" : "target");
+  if (info_.flow) AddIterations(b, s);
   AddDurationHistogram(b, "uringload_connect_duration_seconds",
                        "TCP connects, from the connect call to the established connection",
                        s.connect);

@@ -44,6 +44,8 @@ struct RunInfo {
   bool open_model = false;
   absl::Duration schedule_lag_bound = core::kDefaultScheduleLagBound;
   bool busy_poll = false;
+  // --flow: the targets are a flow's steps (label step=), and iterations are counted.
+  bool flow = false;
 };
 
 class RunCollector : public prometheus::Collectable {

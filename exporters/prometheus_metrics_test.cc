@@ -85,6 +85,45 @@ TEST(PrometheusMetricsTest, EachTargetHasItsOwnSeries) {
   EXPECT_EQ(SerializeMetrics(plain).find("uringload_target_"), std::string::npos);
 }
 
+// A flow's steps are labelled step=, with its check_failed per step, and its iterations
+// are counted by how they ended.
+TEST(PrometheusMetricsTest, AFlowExportsStepsAndIterations) {
+  RunInfo info;
+  info.target = "flow shop.yaml";
+  info.flow = true;
+  RunCollector collector(
+      [] {
+        core::WorkerStats w(/*targets=*/2, /*open_model=*/false, /*target_of=*/{0, 1});
+        for (int i = 0; i < 3; ++i) w.IterationStarted();
+        for (int i = 0; i < 5; ++i) w.RequestStarted();
+        w.RequestSucceeded(200, 1'000'000, 0, 0);
+        w.RequestSucceeded(200, 1'000'000, 0, 1);
+        w.IterationCompleted(2'000'000);
+        w.RequestSucceeded(200, 1'000'000, 0, 0);
+        w.RequestFailed(core::Outcome::kCheckFailed,
+                        static_cast<int>(core::CheckFailure::kNotExtracted), 1, 200);
+        w.IterationAborted(1);
+        w.RequestFailed(core::Outcome::kTimeout, 0, 0);
+        w.IterationAborted(0);
+        return w.Snapshot();
+      },
+      [] { return absl::Seconds(1); }, info, {{"role", "client"}}, {"login", "cart"});
+  std::string text = SerializeMetrics(collector);
+  for (const char* line :
+       {"uringload_target_requests_completed_total{role=\"client\",step=\"cart\",outcome="
+        "\"check_failed\"} 1",
+        "uringload_target_requests_completed_total{role=\"client\",step=\"login\",outcome="
+        "\"ok\"} 2",
+        "uringload_iterations_started_total{role=\"client\"} 3",
+        "uringload_iterations_ended_total{role=\"client\",outcome=\"completed\"} 1",
+        "uringload_iterations_ended_total{role=\"client\",outcome=\"aborted\"} 2",
+        "uringload_iteration_duration_seconds_count{role=\"client\"} 1"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  EXPECT_EQ(text.find("uringload_target_requests_completed_total{role=\"client\",target="),
+            std::string::npos);
+}
+
 // Under -R the latency counts from the intended start; the uncorrected one from the send.
 TEST(PrometheusMetricsTest, OpenModelExportsBothLatenciesAndLateStarts) {
   RunCollector collector(

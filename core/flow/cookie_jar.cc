@@ -112,46 +112,67 @@ CookieJar::SetResult CookieJar::Set(std::string_view set_cookie, std::string_vie
   Cookie* same = nullptr;
   Cookie* free = nullptr;
   for (Cookie& c : cookies_) {
-    if (c.used && c.name() == name && EqualsIgnoreCase(c.domain(), domain) &&
-        c.path() == cookie_path) {
+    if (c.used && Name(c) == name && EqualsIgnoreCase(Domain(c), domain) &&
+        Path(c) == cookie_path) {
       same = &c;
     } else if (free == nullptr && (!c.used || c.expires_ns <= now_ns)) {
       free = &c;
     }
   }
   if (expires_ns <= now_ns) {
-    if (same == nullptr) return SetResult::kDeleted;
-    same->used = false;
+    if (same != nullptr) same->used = false;
     return SetResult::kDeleted;
   }
   Cookie* slot = same != nullptr ? same : free;
   size_t bytes = name.size() + value.size() + domain.size() + cookie_path.size();
-  if (slot == nullptr || bytes > kCookieBytes || name.size() > 255 || value.size() > 255 ||
-      domain.size() > 255 || cookie_path.size() > 255) {
-    return SetResult::kRefused;
+  if (slot == nullptr || bytes > pool_.size()) return SetResult::kRefused;
+  // The new bytes go after the pool's last; when they do not fit, the live cookies move
+  // together first (the parts come from the header and the host, never from the pool).
+  slot->used = false;  // A replaced cookie's old bytes are free now.
+  if (pool_used_ + bytes > pool_.size()) {
+    pool_used_ = Compact();
+    if (pool_used_ + bytes > pool_.size()) return SetResult::kRefused;  // The old one is gone.
   }
   slot->used = true;
   slot->host_only = host_only;
   slot->secure = secure_only;
   slot->expires_ns = expires_ns;
-  char* at = slot->bytes.data();
+  slot->offset = static_cast<uint16_t>(pool_used_);
+  char* at = pool_.data() + pool_used_;
   for (std::string_view part : {name, value, domain, cookie_path}) {
     std::memcpy(at, part.data(), part.size());
     at += part.size();
   }
-  slot->name_size = static_cast<uint8_t>(name.size());
-  slot->value_size = static_cast<uint8_t>(value.size());
-  slot->domain_size = static_cast<uint8_t>(domain.size());
-  slot->path_size = static_cast<uint8_t>(cookie_path.size());
+  pool_used_ += bytes;
+  slot->name_size = static_cast<uint16_t>(name.size());
+  slot->value_size = static_cast<uint16_t>(value.size());
+  slot->domain_size = static_cast<uint16_t>(domain.size());
+  slot->path_size = static_cast<uint16_t>(cookie_path.size());
   (void)secure;  // A Secure cookie may arrive over http:// (RFC 6265 5.3); it is sent on TLS.
   return SetResult::kStored;
 }
 
+size_t CookieJar::Compact() {
+  // Live cookies in the order of their bytes, each moved down to where the last one ended.
+  size_t end = 0;
+  for (;;) {
+    Cookie* next = nullptr;
+    for (Cookie& c : cookies_) {
+      if (c.used && c.offset >= end && (next == nullptr || c.offset < next->offset)) next = &c;
+    }
+    if (next == nullptr) return end;
+    std::memmove(pool_.data() + end, pool_.data() + next->offset, next->bytes());
+    next->offset = static_cast<uint16_t>(end);
+    end += next->bytes();
+  }
+}
+
 bool CookieJar::Matches(const Cookie& c, std::string_view host, std::string_view path, bool secure,
-                        int64_t now_ns) {
+                        int64_t now_ns) const {
   if (!c.used || c.expires_ns <= now_ns || (c.secure && !secure)) return false;
-  bool domain = c.host_only ? EqualsIgnoreCase(host, c.domain()) : DomainMatches(host, c.domain());
-  return domain && PathMatches(WithoutQuery(path), c.path());
+  bool domain =
+      c.host_only ? EqualsIgnoreCase(host, Domain(c)) : DomainMatches(host, Domain(c));
+  return domain && PathMatches(WithoutQuery(path), Path(c));
 }
 
 std::string_view CookieJar::RenderLine(std::string_view host, std::string_view path, bool secure,
@@ -164,9 +185,9 @@ std::string_view CookieJar::RenderLine(std::string_view host, std::string_view p
   for (const Cookie& c : cookies_) {
     if (!Matches(c, host, path, secure, now_ns)) continue;
     put(size == 0 ? "Cookie: " : "; ");
-    put(c.name());
+    put(Name(c));
     put("=");
-    put(c.value());
+    put(Value(c));
   }
   if (size != 0) put("\r\n");
   return {out.data(), size};
@@ -176,13 +197,14 @@ std::optional<std::string_view> CookieJar::Get(std::string_view name, std::strin
                                                std::string_view path, bool secure,
                                                int64_t now_ns) const {
   for (const Cookie& c : cookies_) {
-    if (c.name() == name && Matches(c, host, path, secure, now_ns)) return c.value();
+    if (Name(c) == name && Matches(c, host, path, secure, now_ns)) return Value(c);
   }
   return std::nullopt;
 }
 
 void CookieJar::Clear() {
   for (Cookie& c : cookies_) c.used = false;
+  pool_used_ = 0;
 }
 
 size_t CookieJar::size() const {

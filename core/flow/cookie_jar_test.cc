@@ -16,7 +16,7 @@ constexpr int64_t kSecond = 1'000'000'000;
 
 std::string Line(const CookieJar& jar, std::string_view path, bool secure = false, int64_t now = 0,
                  std::string_view host = "shop.test") {
-  std::array<char, CookieJar::kMaxLineBytes> out{};
+  std::array<char, CookieJar::LineBound(kDefaultMaxCookieBytes)> out{};
   return std::string(jar.RenderLine(host, path, secure, now, out));
 }
 
@@ -76,26 +76,46 @@ TEST(CookieJarTest, MaxAgeAndExpiresEndACookie) {
   EXPECT_FALSE(jar.Get("k", "shop.test", "/", false, 0).has_value());
 }
 
-TEST(CookieJarTest, WhatDoesNotFitIsRefused) {
-  CookieJar jar;
-  EXPECT_EQ(jar.Set("big=" + std::string(CookieJar::kCookieBytes, 'x'), "shop.test", "/", false, 0),
+TEST(CookieJarTest, WhatDoesNotFitIsRefusedAndFreedRoomIsTakenAgain) {
+  // A cookie takes its name, value, domain and path: a=1 from shop.test at / is 12 bytes, and
+  // a pool of 48 holds 4 of them.
+  CookieJar jar(48);
+  EXPECT_EQ(jar.Set("big=" + std::string(40, 'x'), "shop.test", "/", false, 0),
             CookieJar::SetResult::kRefused);
+  EXPECT_EQ(jar.Set("a=1", "shop.test", "/", false, 0), CookieJar::SetResult::kStored);
+  EXPECT_EQ(jar.Set("b=2", "shop.test", "/", false, 0), CookieJar::SetResult::kStored);
+  EXPECT_EQ(jar.Set("c=3", "shop.test", "/", false, 0), CookieJar::SetResult::kStored);
+  EXPECT_EQ(jar.Set("d=4", "shop.test", "/", false, 0), CookieJar::SetResult::kStored);
+  EXPECT_EQ(jar.Set("e=5", "shop.test", "/", false, 0), CookieJar::SetResult::kRefused);
+  // A longer b does not fit even once the others move together (the old b is gone then);
+  // deleting a leaves a hole the next cookie takes once the live ones move.
+  EXPECT_EQ(jar.Set("b=22", "shop.test", "/", false, 0), CookieJar::SetResult::kRefused);
+  EXPECT_EQ(jar.Set("a=1; Max-Age=0", "shop.test", "/", false, 0),
+            CookieJar::SetResult::kDeleted);
+  EXPECT_EQ(jar.Set("e=5", "shop.test", "/", false, 0), CookieJar::SetResult::kStored);
+  std::string three = Line(jar, "/");  // In the order of the slots they took.
+  for (const char* c : {"c=3", "d=4", "e=5"}) EXPECT_NE(three.find(c), std::string::npos) << three;
+  EXPECT_EQ(three.size(), std::string("Cookie: c=3; d=4; e=5\r\n").size());
+  // At most kMaxCookies, however small.
+  CookieJar wide(4096);
   for (size_t k = 0; k < CookieJar::kMaxCookies; ++k) {
-    EXPECT_EQ(jar.Set("c" + std::to_string(k) + "=1", "shop.test", "/", false, 0),
+    EXPECT_EQ(wide.Set("c" + std::to_string(k) + "=1", "shop.test", "/", false, 0),
               CookieJar::SetResult::kStored);
   }
-  EXPECT_EQ(jar.Set("one=more", "shop.test", "/", false, 0), CookieJar::SetResult::kRefused);
+  EXPECT_EQ(wide.Set("one=more", "shop.test", "/", false, 0), CookieJar::SetResult::kRefused);
   // An expired one's slot is taken again.
-  jar.Clear();
-  jar.Set("t=1; Max-Age=1", "shop.test", "/", false, 0);
+  wide.Clear();
+  wide.Set("t=1; Max-Age=1", "shop.test", "/", false, 0);
   for (size_t k = 1; k < CookieJar::kMaxCookies; ++k) {
-    jar.Set("c" + std::to_string(k) + "=1", "shop.test", "/", false, 0);
+    wide.Set("c" + std::to_string(k) + "=1", "shop.test", "/", false, 0);
   }
-  EXPECT_EQ(jar.Set("late=1", "shop.test", "/", false, 5 * kSecond), CookieJar::SetResult::kStored);
-  std::string line = Line(jar, "/", false, 5 * kSecond);
+  EXPECT_EQ(wide.Set("late=1", "shop.test", "/", false, 5 * kSecond),
+            CookieJar::SetResult::kStored);
+  std::array<char, CookieJar::LineBound(4096)> out{};
+  std::string line(wide.RenderLine("shop.test", "/", false, 5 * kSecond, out));
   EXPECT_NE(line.find("late=1"), std::string::npos);
   EXPECT_EQ(line.find("t=1"), std::string::npos);
-  EXPECT_EQ(std::count(line.begin(), line.end(), ';'), 7);
+  EXPECT_EQ(std::count(line.begin(), line.end(), ';'), 15);
 }
 
 }  // namespace

@@ -40,18 +40,24 @@ std::vector<std::string> FlowProgram::ColumnNames(std::span<const std::string> d
 std::vector<size_t> FlowProgram::ColumnSizes(std::span<const size_t> data) const {
   std::vector<size_t> sizes(data.begin(), data.end());
   sizes.insert(sizes.end(), variables.size(), max_var_bytes);
-  sizes.push_back(CookieJar::kMaxLineBytes);
+  sizes.push_back(CookieJar::LineBound(max_cookie_bytes));
   return sizes;
 }
 
 absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view path,
                                          std::span<const std::string> data_columns,
-                                         int64_t max_var_bytes) {
+                                         int64_t max_var_bytes, int64_t max_cookie_bytes) {
   if (absl::Status s = CheckRange("--max-var-bytes", max_var_bytes, 1, kMaxMaxVarBytes); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          CheckRange("--max-cookie-bytes", max_cookie_bytes, 0, kMaxMaxCookieBytes);
+      !s.ok()) {
     return s;
   }
   FlowProgram program;
   program.max_var_bytes = static_cast<uint32_t>(max_var_bytes);
+  program.max_cookie_bytes = static_cast<uint32_t>(max_cookie_bytes);
   program.data_columns = static_cast<uint32_t>(data_columns.size());
   auto fail = [&](int line, absl::string_view why) {
     return absl::InvalidArgumentError(

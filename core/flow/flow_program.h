@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/flow/cookie_jar.h"
 #include "core/flow/flow_file.h"
 #include "core/run/response_checks.h"
 #include "proto/body_matcher.h"
@@ -70,6 +71,7 @@ struct FlowProgram {
   std::vector<FlowStepProgram> steps;  // Of every flow, in order: step k is target k.
   std::vector<std::string> variables;  // Of every flow (a name used by two flows is one slot).
   uint32_t max_var_bytes = kDefaultMaxVarBytes;
+  uint32_t max_cookie_bytes = kDefaultMaxCookieBytes;  // Each user's jar.
   uint32_t data_columns = 0;  // The template columns before the variables.
   bool any_regex = false;
   std::string host;  // Every step's host: what cookies are matched against.
@@ -85,6 +87,6 @@ struct FlowProgram {
 // Compiles `file`'s flows; `data_columns` are --data's (a variable may not take one's name).
 absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view path,
                                          std::span<const std::string> data_columns,
-                                         int64_t max_var_bytes);
+                                         int64_t max_var_bytes, int64_t max_cookie_bytes);
 
 }  // namespace uringload::core

@@ -21,7 +21,7 @@ char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 
 FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes,
                    const int64_t* clock)
-    : program_(program), clock_(clock) {
+    : program_(program), clock_(clock), jar_(program->max_cookie_bytes) {
   variables_.resize(program->variables.size() * size_t{program->max_var_bytes});
   variable_sizes_.resize(program->variables.size());
   size_t row_bytes = 0;
@@ -32,10 +32,12 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
   row_offsets_.push_back(row_bytes);
   row_.resize(row_bytes);
   fields_.resize(data_sizes.size() + program->variables.size() + 1);
-  cookie_line_.resize(CookieJar::kMaxLineBytes);
+  cookie_line_.resize(CookieJar::LineBound(program->max_cookie_bytes));
   size_t pointers = 0;
   size_t expected = 0;
-  size_t header_value = std::max<size_t>(program->max_var_bytes, CookieJar::kCookieBytes) + 1;
+  // A Set-Cookie line is its cookie and its attributes (Path, Expires, ...).
+  size_t header_value =
+      std::max<size_t>(program->max_var_bytes, program->max_cookie_bytes + 256) + 1;
   for (const FlowStepProgram& step : program->steps) {
     pointers = std::max(pointers, step.pointers.size());
     size_t bytes = 0;
@@ -250,7 +252,7 @@ FlowUser::Next FlowUser::Advance(int64_t now_ns) {
 }
 
 size_t FlowUser::memory_bytes() const {
-  return sizeof(*this) + variables_.capacity() + variable_sizes_.capacity() * 4 + row_.capacity() +
+  return sizeof(*this) - sizeof(jar_) + jar_.memory_bytes() + variables_.capacity() + variable_sizes_.capacity() * 4 + row_.capacity() +
          row_offsets_.capacity() * sizeof(size_t) + fields_.capacity() * sizeof(std::string_view) +
          cookie_line_.capacity() + path_.capacity() +
          captures_.capacity() * sizeof(proto::JsonCapture) + expected_scratch_.capacity() +

@@ -99,7 +99,7 @@ class FlowUser : public proto::ResponseInspector {
   std::vector<char> row_;  // The iteration's --data row, copied (its views last one read).
   std::vector<size_t> row_offsets_;
   std::vector<std::string_view> fields_;  // Row, variables, Cookie line.
-  CookieJar jar_;
+  CookieJar jar_;  // Of program_->max_cookie_bytes.
   std::vector<char> cookie_line_;
   std::vector<char> path_;  // The current request's path, rendered (cookies match it).
   size_t path_size_ = 0;

@@ -37,7 +37,7 @@ class FlowUserTest : public ::testing::Test {
     std::vector<std::string> columns = {"user"};
     absl::StatusOr<FlowFile> file = ParseFlowFile(kShop, "shop.yaml", columns);
     ASSERT_TRUE(file.ok()) << file.status();
-    absl::StatusOr<FlowProgram> program = CompileFlows(*file, "shop.yaml", columns, 64);
+    absl::StatusOr<FlowProgram> program = CompileFlows(*file, "shop.yaml", columns, 64, 512);
     ASSERT_TRUE(program.ok()) << program.status();
     program_ = *std::move(program);
     program_.host = "shop.test";
@@ -141,7 +141,7 @@ TEST_F(FlowUserTest, EachMissedExpectationHasItsCause) {
   EXPECT_EQ(login(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=1\r\n",
                            R"({"token": ")" + std::string(65, 'x') + "\"}")),
             CheckFailure::kTooLong);
-  EXPECT_EQ(login(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=" + std::string(300, 'x') + "\r\n",
+  EXPECT_EQ(login(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=" + std::string(600, 'x') + "\r\n",
                            ok_body)),
             CheckFailure::kCookieRefused);
   // The second step: its body text, then its JSON value, then its extractions.

@@ -186,7 +186,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
   absl::StatusOr<FlowFile> file = ParseFlowFile(*text, path, data_columns);
   if (!file.ok()) return file.status();
   absl::StatusOr<FlowProgram> program =
-      CompileFlows(*file, path, data_columns, options.max_var_bytes);
+      CompileFlows(*file, path, data_columns, options.max_var_bytes, options.max_cookie_bytes);
   if (!program.ok()) return program.status();
   plan.flow_columns = program->ColumnNames(data_columns);
   plan.flow_column_sizes = program->ColumnSizes(data_sizes);

@@ -49,6 +49,7 @@ struct RunOptions {
   std::optional<std::string> expect_body_contains;  // --expect-body-contains TEXT
   std::optional<std::string> flow_file;             // --flow FILE
   int64_t max_var_bytes = kDefaultMaxVarBytes;      // --max-var-bytes
+  int64_t max_cookie_bytes = kDefaultMaxCookieBytes;  // --max-cookie-bytes
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -67,8 +69,10 @@ TEST(FlowE2ETest, TheShopFlowRunsAsWrittenWithExactCounts) {
   TempFolder dir;
   std::string flow = dir.Write("shop.yaml", ForPort(kShopFlow, shop.port()));
   std::string users = dir.Write("users.csv", Users(50, 0, 0));
-  RunOutput run = RunUringload({"--flow", flow, "--data", users, "-n", "600", "-c", "20",
-                                "--fail-if", "check_failed{step=order}>0", "--allow-saturated"});
+  RunOutput run =
+      RunUringload({"--flow", flow, "--data", users, "-n", "600", "-c", "20", "--fail-if",
+                    "check_failed{step=order}>0", "--allow-saturated", "--report",
+                    dir.Path("report.html"), "--timeline", dir.Path("timeline.csv")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
   const FlatJson& j = run.json;
   EXPECT_EQ(JsonCount(j, "iterations.planned"), 600u);
@@ -88,6 +92,15 @@ TEST(FlowE2ETest, TheShopFlowRunsAsWrittenWithExactCounts) {
   }
   EXPECT_EQ(StepCount(j, 0, "status_codes.200"), 600u);
   EXPECT_EQ(StepCount(j, 2, "status_codes.201"), 600u);
+  // The report and the timeline have the steps.
+  std::ifstream report(dir.Path("report.html"));
+  std::string html((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<h2>Per step</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>order</td><td>600</td>"), std::string::npos);
+  std::ifstream timeline(dir.Path("timeline.csv"));
+  std::string header;
+  std::getline(timeline, header);
+  EXPECT_NE(header.find("login:completed"), std::string::npos) << header;
   FlatJson counts = shop.Stop();
   EXPECT_EQ(JsonCount(counts, "login_ok"), 600u);
   EXPECT_EQ(JsonCount(counts, "cart_ok"), 600u);
