@@ -48,7 +48,7 @@ struct JsonCapture {
 
 class JsonPointerScanner {
  public:
-  static constexpr size_t kMaxDepth = 32;
+  static constexpr size_t kMaxDepth = 24;
 
   // A new body, scanned for `set`'s pointers into `captures` (one per pointer, in order; the
   // set and the buffers must outlive the scan). Clears the captures.

@@ -250,6 +250,10 @@ std::string_view TextTemplate::RenderInto(const TemplateContext& context,
         p = std::to_chars(p, p + kMaxIntegerDigits, context.worker).ptr;
         break;
       case Kind::kField: {
+        if (piece.size == context.written_column) {
+          p += context.writer->Write(std::span<char>(p, piece.max_size));
+          break;
+        }
         std::string_view value = context.fields[piece.size];
         std::memcpy(p, value.data(), value.size());
         p += value.size();

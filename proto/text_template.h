@@ -17,6 +17,17 @@
 
 namespace uringload::proto {
 
+// A column whose value is written straight into the rendering instead of copied from
+// TemplateContext::fields (a flow's Cookie line, which then needs no buffer of its own).
+class ColumnWriter {
+ public:
+  // Writes the value at the start of `out` (the column's max size fits); returns its size.
+  virtual size_t Write(std::span<char> out) const = 0;
+
+ protected:
+  ~ColumnWriter() = default;
+};
+
 // What one request's placeholders render from.
 struct TemplateContext {
   uint64_t index = 0;   // The fleet-wide request index.
@@ -25,6 +36,9 @@ struct TemplateContext {
   uint32_t worker = 0;  // The worker thread sending it.
   // The data row's values, by column (empty without --data).
   std::span<const std::string_view> fields = {};
+  // Column `written_column` comes from `writer` (none: every column from `fields`).
+  const ColumnWriter* writer = nullptr;
+  uint32_t written_column = UINT32_MAX;
 };
 
 // The columns a {name} placeholder may name, and the longest value of each (the bound on what

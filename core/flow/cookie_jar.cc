@@ -125,7 +125,10 @@ CookieJar::SetResult CookieJar::Set(std::string_view set_cookie, std::string_vie
   }
   Cookie* slot = same != nullptr ? same : free;
   size_t bytes = name.size() + value.size() + domain.size() + cookie_path.size();
-  if (slot == nullptr || bytes > pool_.size()) return SetResult::kRefused;
+  if (slot == nullptr || bytes > pool_.size() || name.size() > 255 || domain.size() > 255 ||
+      cookie_path.size() > 255) {
+    return SetResult::kRefused;
+  }
   // The new bytes go after the pool's last; when they do not fit, the live cookies move
   // together first (the parts come from the header and the host, never from the pool).
   slot->used = false;  // A replaced cookie's old bytes are free now.
@@ -144,10 +147,10 @@ CookieJar::SetResult CookieJar::Set(std::string_view set_cookie, std::string_vie
     at += part.size();
   }
   pool_used_ += bytes;
-  slot->name_size = static_cast<uint16_t>(name.size());
+  slot->name_size = static_cast<uint8_t>(name.size());
   slot->value_size = static_cast<uint16_t>(value.size());
-  slot->domain_size = static_cast<uint16_t>(domain.size());
-  slot->path_size = static_cast<uint16_t>(cookie_path.size());
+  slot->domain_size = static_cast<uint8_t>(domain.size());
+  slot->path_size = static_cast<uint8_t>(cookie_path.size());
   (void)secure;  // A Secure cookie may arrive over http:// (RFC 6265 5.3); it is sent on TLS.
   return SetResult::kStored;
 }
@@ -170,8 +173,7 @@ size_t CookieJar::Compact() {
 bool CookieJar::Matches(const Cookie& c, std::string_view host, std::string_view path, bool secure,
                         int64_t now_ns) const {
   if (!c.used || c.expires_ns <= now_ns || (c.secure && !secure)) return false;
-  bool domain =
-      c.host_only ? EqualsIgnoreCase(host, Domain(c)) : DomainMatches(host, Domain(c));
+  bool domain = c.host_only ? EqualsIgnoreCase(host, Domain(c)) : DomainMatches(host, Domain(c));
   return domain && PathMatches(WithoutQuery(path), Path(c));
 }
 

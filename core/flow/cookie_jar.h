@@ -51,18 +51,20 @@ class CookieJar {
   size_t memory_bytes() const { return sizeof(*this) + pool_.capacity(); }
 
  private:
+  // 16 bytes: names, domains and paths are at most 255 bytes.
   struct Cookie {
-    bool used = false;
-    bool host_only = true;  // No Domain attribute: only the host that set it.
-    bool secure = false;
-    uint16_t offset = 0;  // In pool_: name, value, domain, path, back to back.
-    uint16_t name_size = 0;
-    uint16_t value_size = 0;
-    uint16_t domain_size = 0;
-    uint16_t path_size = 0;
     int64_t expires_ns = INT64_MAX;  // INT64_MAX: until the run ends.
+    uint16_t offset = 0;             // In pool_: name, value, domain, path, back to back.
+    uint16_t value_size = 0;
+    uint8_t name_size = 0;
+    uint8_t domain_size = 0;
+    uint8_t path_size = 0;
+    bool used : 1 = false;
+    bool host_only : 1 = true;  // No Domain attribute: only the host that set it.
+    bool secure : 1 = false;
     uint32_t bytes() const { return name_size + value_size + domain_size + path_size; }
   };
+  static_assert(sizeof(Cookie) == 16);
   std::string_view Name(const Cookie& c) const { return {pool_.data() + c.offset, c.name_size}; }
   std::string_view Value(const Cookie& c) const {
     return {pool_.data() + c.offset + c.name_size, c.value_size};

@@ -90,8 +90,7 @@ TEST(CookieJarTest, WhatDoesNotFitIsRefusedAndFreedRoomIsTakenAgain) {
   // A longer b does not fit even once the others move together (the old b is gone then);
   // deleting a leaves a hole the next cookie takes once the live ones move.
   EXPECT_EQ(jar.Set("b=22", "shop.test", "/", false, 0), CookieJar::SetResult::kRefused);
-  EXPECT_EQ(jar.Set("a=1; Max-Age=0", "shop.test", "/", false, 0),
-            CookieJar::SetResult::kDeleted);
+  EXPECT_EQ(jar.Set("a=1; Max-Age=0", "shop.test", "/", false, 0), CookieJar::SetResult::kDeleted);
   EXPECT_EQ(jar.Set("e=5", "shop.test", "/", false, 0), CookieJar::SetResult::kStored);
   std::string three = Line(jar, "/");  // In the order of the slots they took.
   for (const char* c : {"c=3", "d=4", "e=5"}) EXPECT_NE(three.find(c), std::string::npos) << three;

@@ -50,8 +50,7 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
   if (absl::Status s = CheckRange("--max-var-bytes", max_var_bytes, 1, kMaxMaxVarBytes); !s.ok()) {
     return s;
   }
-  if (absl::Status s =
-          CheckRange("--max-cookie-bytes", max_cookie_bytes, 0, kMaxMaxCookieBytes);
+  if (absl::Status s = CheckRange("--max-cookie-bytes", max_cookie_bytes, 0, kMaxMaxCookieBytes);
       !s.ok()) {
     return s;
   }

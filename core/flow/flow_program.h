@@ -72,7 +72,7 @@ struct FlowProgram {
   std::vector<std::string> variables;  // Of every flow (a name used by two flows is one slot).
   uint32_t max_var_bytes = kDefaultMaxVarBytes;
   uint32_t max_cookie_bytes = kDefaultMaxCookieBytes;  // Each user's jar.
-  uint32_t data_columns = 0;  // The template columns before the variables.
+  uint32_t data_columns = 0;                           // The template columns before the variables.
   bool any_regex = false;
   std::string host;  // Every step's host: what cookies are matched against.
   bool tls = false;

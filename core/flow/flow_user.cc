@@ -20,9 +20,8 @@ char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 }  // namespace
 
 FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes,
-                   const int64_t* clock)
+                   size_t path_bytes, const int64_t* clock)
     : program_(program), clock_(clock), jar_(program->max_cookie_bytes) {
-  variables_.resize(program->variables.size() * size_t{program->max_var_bytes});
   variable_sizes_.resize(program->variables.size());
   size_t row_bytes = 0;
   for (size_t size : data_sizes) {
@@ -30,14 +29,12 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
     row_bytes += size;
   }
   row_offsets_.push_back(row_bytes);
-  row_.resize(row_bytes);
   fields_.resize(data_sizes.size() + program->variables.size() + 1);
-  cookie_line_.resize(CookieJar::LineBound(program->max_cookie_bytes));
   size_t pointers = 0;
   size_t expected = 0;
-  // A Set-Cookie line is its cookie and its attributes (Path, Expires, ...).
+  // A Set-Cookie line is its cookie and its attributes (Path, Max-Age, Expires, ...).
   size_t header_value =
-      std::max<size_t>(program->max_var_bytes, program->max_cookie_bytes + 256) + 1;
+      std::max<size_t>(program->max_var_bytes, program->max_cookie_bytes + 128) + 1;
   for (const FlowStepProgram& step : program->steps) {
     pointers = std::max(pointers, step.pointers.size());
     size_t bytes = 0;
@@ -48,9 +45,21 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
     }
   }
   captures_.resize(pointers);
-  expected_scratch_.resize(expected);
-  header_value_.resize(header_value);
-  if (program->any_regex) body_start_.resize(kRegexBodyBytes);
+  size_t variable_bytes = program->variables.size() * size_t{program->max_var_bytes};
+  size_t body_start = program->any_regex ? kRegexBodyBytes : 0;
+  bytes_.resize(variable_bytes + row_bytes + path_bytes + expected + header_value + body_start);
+  std::span<char> rest(bytes_);
+  auto take = [&rest](size_t n) {
+    std::span<char> part = rest.first(n);
+    rest = rest.subspan(n);
+    return part;
+  };
+  variables_ = take(variable_bytes);
+  row_ = take(row_bytes);
+  path_ = take(path_bytes);
+  expected_scratch_ = take(expected);
+  header_value_ = take(header_value);
+  body_start_ = take(body_start);
 }
 
 void FlowUser::Begin(uint64_t index, uint32_t flow, std::span<const std::string_view> row,
@@ -81,12 +90,18 @@ proto::TemplateContext FlowUser::Context(proto::TemplateContext base,
   fields_.back() = {};
   base.fields = fields_;
   // The path first (it never names the Cookie line): the cookies that go are those it matches.
-  size_t path_bound = request.path().max_size();
-  if (path_.size() < path_bound) path_.resize(path_bound);  // Once per step's size, then kept.
+  URINGLOAD_CHECK(request.path().max_size() <= path_.size(), "path of %zu bytes, room for %zu",
+                  request.path().max_size(), path_.size());
   path_size_ = request.path().RenderInto(base, path_).size();
-  fields_.back() = jar_.RenderLine(program_->host, {path_.data(), path_size_}, program_->tls,
-                                   now_ns, cookie_line_);
+  render_ns_ = now_ns;
+  base.writer = this;
+  base.written_column = static_cast<uint32_t>(fields_.size() - 1);
   return base;
+}
+
+size_t FlowUser::Write(std::span<char> out) const {
+  return jar_.RenderLine(program_->host, {path_.data(), path_size_}, program_->tls, render_ns_, out)
+      .size();
 }
 
 void FlowUser::OnResponseBegin() {
@@ -252,11 +267,10 @@ FlowUser::Next FlowUser::Advance(int64_t now_ns) {
 }
 
 size_t FlowUser::memory_bytes() const {
-  return sizeof(*this) - sizeof(jar_) + jar_.memory_bytes() + variables_.capacity() + variable_sizes_.capacity() * 4 + row_.capacity() +
-         row_offsets_.capacity() * sizeof(size_t) + fields_.capacity() * sizeof(std::string_view) +
-         cookie_line_.capacity() + path_.capacity() +
-         captures_.capacity() * sizeof(proto::JsonCapture) + expected_scratch_.capacity() +
-         body_start_.capacity() + header_value_.capacity();
+  return sizeof(*this) - sizeof(jar_) + jar_.memory_bytes() + bytes_.capacity() +
+         variable_sizes_.capacity() * sizeof(uint32_t) + row_offsets_.capacity() * sizeof(size_t) +
+         fields_.capacity() * sizeof(std::string_view) +
+         captures_.capacity() * sizeof(proto::JsonCapture);
 }
 
 }  // namespace uringload::core

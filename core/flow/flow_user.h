@@ -23,10 +23,12 @@
 
 namespace uringload::core {
 
-class FlowUser : public proto::ResponseInspector {
+class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
  public:
-  // `clock`: the worker's clock after its last wait, read when a cookie arrives.
-  FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes, const int64_t* clock);
+  // `clock`: the worker's clock after its last wait, read when a cookie arrives;
+  // `path_bytes`: the longest path a step's request renders.
+  FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes, size_t path_bytes,
+           const int64_t* clock);
   FlowUser(const FlowUser&) = delete;
   FlowUser& operator=(const FlowUser&) = delete;
   FlowUser(FlowUser&&) = default;
@@ -47,8 +49,8 @@ class FlowUser : public proto::ResponseInspector {
   // Iteration `index` of flow `flow` begins with its first step; `row`: its --data row.
   void Begin(uint64_t index, uint32_t flow, std::span<const std::string_view> row, bool warmup,
              int64_t now_ns);
-  // What the current step's request renders from: `base` with the row, the variables and the
-  // Cookie line for `request`'s path.
+  // What the current step's request renders from: `base` with the row and the variables, the
+  // Cookie line for `request`'s path written by the user itself (ColumnWriter).
   proto::TemplateContext Context(proto::TemplateContext base, const proto::RequestTemplate& request,
                                  int64_t now_ns);
   // The current step's complete response had `status`: the expectation it missed, or none
@@ -82,6 +84,7 @@ class FlowUser : public proto::ResponseInspector {
   std::string_view Variable(uint32_t v) const {
     return {variables_.data() + size_t{v} * program_->max_var_bytes, variable_sizes_[v]};
   }
+  size_t Write(std::span<char> out) const override;  // The Cookie line.
   // Stores `value` in variable `v`; false when it is longer than --max-var-bytes.
   bool SetVariable(uint32_t v, std::string_view value);
 
@@ -94,25 +97,27 @@ class FlowUser : public proto::ResponseInspector {
   uint64_t iteration_ = 0;
   int64_t started_ns_ = 0;
   int64_t think_until_ns_ = 0;
-  std::vector<char> variables_;  // --max-var-bytes per variable.
+  // Every byte buffer below lives in bytes_, made once.
+  std::vector<char> bytes_;
+  std::span<char> variables_;  // --max-var-bytes per variable.
   std::vector<uint32_t> variable_sizes_;
-  std::vector<char> row_;  // The iteration's --data row, copied (its views last one read).
+  std::span<char> row_;  // The iteration's --data row, copied (its views last one read).
   std::vector<size_t> row_offsets_;
-  std::vector<std::string_view> fields_;  // Row, variables, Cookie line.
-  CookieJar jar_;  // Of program_->max_cookie_bytes.
-  std::vector<char> cookie_line_;
-  std::vector<char> path_;  // The current request's path, rendered (cookies match it).
+  std::vector<std::string_view> fields_;  // Row, variables, Cookie line (written by Write).
+  CookieJar jar_;                         // Of program_->max_cookie_bytes.
+  std::span<char> path_;  // The current request's path, rendered (cookies match it).
   size_t path_size_ = 0;
+  int64_t render_ns_ = 0;  // The clock the Cookie line is written at.
   // The response being read.
   proto::JsonPointerScanner scanner_;
   std::vector<proto::JsonCapture> captures_;
-  std::vector<char> expected_scratch_;  // Where expected JSON values are captured.
+  std::span<char> expected_scratch_;  // Where expected JSON values are captured.
   uint32_t body_state_ = 0;
-  std::vector<char> body_start_;  // For regexes: the body's first kRegexBodyBytes.
+  std::span<char> body_start_;  // For regexes: the body's first kRegexBodyBytes.
   size_t body_start_size_ = 0;
-  std::array<char, 64> header_name_{};
+  std::array<char, 32> header_name_{};
   size_t header_name_size_ = 0;  // Over the array's size: a name no use matches.
-  std::vector<char> header_value_;
+  std::span<char> header_value_;
   size_t header_value_size_ = 0;
   bool header_value_overflow_ = false;
   uint32_t headers_found_ = 0;     // Bit k: HeaderUse k's header arrived.

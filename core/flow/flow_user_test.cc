@@ -56,7 +56,11 @@ class FlowUserTest : public ::testing::Test {
       ASSERT_TRUE(t.ok()) << t.status();
       templates_.push_back(*std::move(t));
     }
-    user_.emplace(&program_, data_sizes, &clock_);
+    size_t path_bytes = 0;
+    for (const proto::RequestTemplate& t : templates_) {
+      path_bytes = std::max(path_bytes, t.path().max_size());
+    }
+    user_.emplace(&program_, data_sizes, path_bytes, &clock_);
   }
 
   // The current step's request, rendered.

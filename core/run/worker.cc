@@ -59,9 +59,13 @@ absl::Status Worker::Setup() {
     flow_ = plan.flow.get();
     std::span<const size_t> data_sizes;
     if (plan.data != nullptr) data_sizes = plan.data->max_sizes();
+    size_t path_bytes = 0;
+    for (const proto::RequestTemplate& t : config_.templates) {
+      path_bytes = std::max(path_bytes, t.path().max_size());
+    }
     users_.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
-      users_.emplace_back(flow_, data_sizes, &completions_at_ns_);
+      users_.emplace_back(flow_, data_sizes, path_bytes, &completions_at_ns_);
       connections_[i].parser.SetInspector(&users_[i]);
     }
   }
