@@ -60,8 +60,9 @@ const nghttp2_option* Http2ClientSession::Options() {
 absl::Status Http2ClientSession::Start(Events* events) {
   Stop();
   events_ = events;
-  int rv = nghttp2_session_client_new3(&session_, Callbacks(matcher_ != nullptr), this, Options(),
-                                       allocator_.mem());
+  int rv = nghttp2_session_client_new3(&session_,
+                                       Callbacks(matcher_ != nullptr || inspector_ != nullptr),
+                                       this, Options(), allocator_.mem());
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   // The client never sends a priority (RFC 9218 2.1): nghttp2 then keeps no dependency tree,
   // whose upkeep was 1.6% of the client's CPU samples over TLS (docs/performance.md).
@@ -111,6 +112,7 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   std::span<const RequestTemplate::Field> fields = request.http2_fields();
   size_t room = request.path().max_size() + TextTemplate::kMaxIntegerDigits;
   for (const RequestTemplate::Field& f : fields) room += f.value.max_size();
+  if (context.writer != nullptr) room += context.writer->max_size();
   if (rendered.size() < room) rendered.resize(room);
   size_t used = 0;
   auto field = [&](std::string_view name, const TextTemplate& t) {
@@ -126,6 +128,17 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   for (const RequestTemplate::Field& f : fields) nv.push_back(field(f.name, f.value));
   // Pseudo-headers come first: :path after :method, :scheme and :authority.
   nv.insert(nv.begin() + 3, field(":path", request.path()));
+  if (context.writer != nullptr) {  // "Cookie: a=1; b=2\r\n" becomes the field a=1; b=2.
+    size_t size = context.writer->Write(std::span(rendered).subspan(used));
+    constexpr std::string_view kName = "Cookie: ";
+    if (size > kName.size() + 2) {
+      nv.push_back(Http2Field(
+          "cookie",
+          std::string_view(rendered.data() + used + kName.size(), size - kName.size() - 2),
+          NGHTTP2_NV_FLAG_NO_COPY_NAME));
+      used += size;
+    }
+  }
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
   if (request.has_body()) {
     const TextTemplate& t = request.body();
@@ -203,7 +216,15 @@ int Http2ClientSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, c
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_RESPONSE) return 0;
   // The field first: the stream is looked up once per response, not once per field.
   std::string_view field(reinterpret_cast<const char*>(name), namelen);
+  if (self->inspector_ != nullptr && field != ":status") {  // One stream at a time: its own.
+    self->inspector_->OnHeaderName(field);
+    self->inspector_->OnHeaderValue(
+        std::string_view(reinterpret_cast<const char*>(value), valuelen));
+    self->inspector_->OnHeaderEnd();
+    return 0;
+  }
   if (field != ":status") return 0;
+  if (self->inspector_ != nullptr) self->inspector_->OnResponseBegin();  // Also after a 1xx.
   Stream* stream = self->StreamOf(frame->hd.stream_id);
   if (stream == nullptr) return 0;
   int status = 0;
@@ -275,7 +296,11 @@ int Http2ClientSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id
   auto* self = static_cast<Http2ClientSession*>(user_data);
   if (Stream* stream = self->StreamOf(stream_id); stream != nullptr) {
     std::string_view piece(reinterpret_cast<const char*>(data), length);
-    stream->body_state = self->matcher_->Feed(stream->body_state, piece);
+    if (self->inspector_ != nullptr) {
+      self->inspector_->OnBody(piece);
+    } else {
+      stream->body_state = self->matcher_->Feed(stream->body_state, piece);
+    }
   }
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "proto/http2_memory.h"
 #include "proto/http2_output.h"
 #include "proto/request_template.h"
+#include "proto/response_parser.h"
 
 namespace uringload::proto {
 
@@ -69,12 +70,16 @@ class Http2ClientSession {
   // From the next Start() on, each response body is searched for `matcher`'s text as its DATA
   // frames arrive (none: bodies are not looked at). The matcher must outlive the session.
   void SetBodyMatcher(const BodyMatcher* matcher) { matcher_ = matcher; }
+  // From the next Start() on, `inspector` sees each response's header fields (:status as its
+  // beginning) and its DATA instead of the matcher: a flow's user, one stream at a time.
+  void SetInspector(ResponseInspector* inspector) { inspector_ = inspector; }
   // The connection ended: frees the nghttp2 session (streams still open are not reported).
   void Stop();
   bool started() const { return session_ != nullptr; }
 
   // Opens a stream for `request` rendered for `context` (its body flows as flow control
-  // allows). `request` must outlive the stream: nghttp2 points at its names and fixed values.
+  // allows); with a context's writer, its Cookie line goes as the cookie field. `request` must
+  // outlive the stream: nghttp2 points at its names and fixed values.
   absl::Status Submit(const RequestTemplate& request, const TemplateContext& context, uint32_t tag);
   // Feeds received bytes; ended streams are reported during the call. An error is nghttp2's
   // fatal one (out of memory); a protocol error found in the bytes shows in failed().
@@ -153,6 +158,7 @@ class Http2ClientSession {
   nghttp2_session* session_ = nullptr;
   Events* events_ = nullptr;
   const BodyMatcher* matcher_ = nullptr;
+  ResponseInspector* inspector_ = nullptr;
   Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
   Http2Output output_;

@@ -310,5 +310,53 @@ TEST(Http2ClientSessionTest, StartAgainIsAFreshConnection) {
   EXPECT_EQ(events.ends.size(), 2u);
 }
 
+// A flow's user over HTTP/2: it sees each response begin, its header fields and its DATA;
+// its Cookie line goes out as the cookie field, and no field at all when its jar is empty.
+TEST(Http2ClientSessionTest, AnInspectorSeesResponsesAndAWriterSendsTheCookieField) {
+  struct Inspector : ResponseInspector {
+    void OnResponseBegin() override { ++begun; }
+    void OnHeaderName(std::string_view piece) override { headers += std::string(piece) + ": "; }
+    void OnHeaderValue(std::string_view piece) override { headers += piece; }
+    void OnHeaderEnd() override { headers += "\n"; }
+    void OnBody(std::string_view piece) override { body += piece; }
+    int begun = 0;
+    std::string headers;
+    std::string body;
+  };
+  struct Cookies : ColumnWriter {
+    size_t Write(std::span<char> out) const override {
+      line.copy(out.data(), line.size());
+      return line.size();
+    }
+    size_t max_size() const override { return 64; }
+    std::string line;
+  };
+  Http2TestServer server;
+  server.answer = [](const Http2TestServer::Request&) {
+    return Http2TestServer::Answer{.body = "{\"token\":\"t\"}"};
+  };
+  Http2ClientSession client(1);
+  Inspector inspector;
+  client.SetInspector(&inspector);
+  Recorder events;
+  ASSERT_TRUE(client.Start(&events).ok());
+  RequestTemplate t = Template("GET", "/cart");
+  Cookies cookies;
+  cookies.line = "Cookie: sid=s1; lang=en\r\n";
+  ASSERT_TRUE(client.Submit(t, {.index = 0, .writer = &cookies, .written_column = 0}, 0).ok());
+  Pump(client, server);
+  cookies.line.clear();  // An empty jar: no cookie field.
+  ASSERT_TRUE(client.Submit(t, {.index = 1, .writer = &cookies, .written_column = 0}, 0).ok());
+  Pump(client, server);
+  ASSERT_EQ(server.requests().size(), 2u);
+  EXPECT_EQ(server.requests()[0].last_field_value, "sid=s1; lang=en");
+  EXPECT_NE(server.requests()[1].last_field_value, "");
+  EXPECT_EQ(server.requests()[1].last_field_value.find("sid"), std::string::npos);
+  EXPECT_EQ(inspector.begun, 2);
+  EXPECT_EQ(inspector.body, "{\"token\":\"t\"}{\"token\":\"t\"}");
+  ASSERT_EQ(events.ends.size(), 2u);
+  EXPECT_EQ(events.ends[1].status, 200);
+}
+
 }  // namespace
 }  // namespace uringload::proto

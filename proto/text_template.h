@@ -18,11 +18,13 @@
 namespace uringload::proto {
 
 // A column whose value is written straight into the rendering instead of copied from
-// TemplateContext::fields (a flow's Cookie line, which then needs no buffer of its own).
+// TemplateContext::fields: a flow's Cookie line ("Cookie: a=1; b=2\r\n" or nothing), which
+// then needs no buffer of its own. An HTTP/2 request sends its value as the cookie field.
 class ColumnWriter {
  public:
-  // Writes the value at the start of `out` (the column's max size fits); returns its size.
+  // Writes the value at the start of `out` (max_size() bytes fit); returns its size.
   virtual size_t Write(std::span<char> out) const = 0;
+  virtual size_t max_size() const = 0;
 
  protected:
   ~ColumnWriter() = default;

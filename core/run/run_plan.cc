@@ -92,14 +92,9 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   if (options.http1 && options.http2) {
     return absl::InvalidArgumentError("--http1.1 and --http2 exclude each other");
   }
-  if (options.flow_file.has_value() && options.http2) {
-    return absl::InvalidArgumentError(
-        "--flow runs over HTTP/1.1 (http:// and https://); --http2 does not take flows yet");
-  }
-  // A flow's users speak HTTP/1.1, over TLS too (ALPN offers only http/1.1).
-  plan.http = options.http2                                    ? HttpVersion::kHttp2
-              : options.http1 || options.flow_file.has_value() ? HttpVersion::kHttp1
-                                                               : HttpVersion::kAuto;
+  plan.http = options.http2   ? HttpVersion::kHttp2
+              : options.http1 ? HttpVersion::kHttp1
+                              : HttpVersion::kAuto;
   if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
                                         plan, plan.http2_window);
       !s.ok()) {

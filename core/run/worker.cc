@@ -64,6 +64,7 @@ absl::Status Worker::Setup() {
       path_bytes = std::max(path_bytes, t.path().max_size());
     }
     users_.reserve(n);
+    step_retries_.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       users_.emplace_back(flow_, data_sizes, path_bytes, &completions_at_ns_);
       connections_[i].parser.SetInspector(&users_[i]);
@@ -206,6 +207,19 @@ void Worker::AbortInFlight() {
     } else if (c.state != ConnState::kClosing) {
       Fail(c, Outcome::kTimeout, ECANCELED);
     }
+  }
+  // A flow's step waiting to go out again ends like the others; its iteration there.
+  for (Connection& c : connections_) {
+    if (step_retries_.empty() || !step_retries_[c.slot].in_use) continue;
+    PendingRequest r = step_retries_[c.slot];
+    step_retries_[c.slot].in_use = false;
+    --in_flight_;
+    if (r.warmup) {
+      stats_->WarmupCompleted();
+    } else {
+      stats_->RequestFailed(Outcome::kTimeout, ECANCELED, r.target);
+    }
+    AfterStep(c, r, Outcome::kTimeout);
   }
   for (const PendingRequest& r : retry_) {
     --in_flight_;

@@ -118,9 +118,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
 
   // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
   bool NextStep(Connection& c, PendingRequest* request);
-  // The outcome of the step whose request ended `outcome` on `c` (a complete response is
-  // judged by the step's checks; `error` becomes the missed one's CheckFailure).
-  Outcome JudgeStep(Connection& c, Outcome outcome, int* error);
+  // The outcome of the step whose request ended `outcome` on `c` (a complete response with
+  // `status` is judged by the step's checks; `error` becomes the missed one's CheckFailure).
+  Outcome JudgeStep(Connection& c, Outcome outcome, int status, int* error);
   // After the step's outcome: the iteration goes on, thinks, completes or is aborted.
   void AfterStep(Connection& c, const PendingRequest& r, Outcome outcome);
   void ScheduleThink(Connection& c);
@@ -167,7 +167,10 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   const FlowProgram* flow_ = nullptr;            // --flow.
   std::vector<FlowUser> users_;                  // --flow: by slot.
-  std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
+  // --flow over HTTP/2, by slot: a step the server refused unprocessed, sent again by its
+  // user (in_use: one waits), not by whichever connection comes first.
+  std::vector<PendingRequest> step_retries_;
+  std::vector<uint32_t> unstamped_sends_;  // Slots with sends queued since the last submit.
   // HTTP/2 slots whose frames wait for the end of the drain (Worker::FlushStreams), and
   // whether a drain is under way.
   std::vector<uint32_t> queued_flushes_;

@@ -15,6 +15,14 @@ bool Worker::Resting(const Connection& c) const {
 bool Worker::NextStep(Connection& c, PendingRequest* request) {
   FlowUser& user = users_[c.slot];
   if (user.thinking()) return false;
+  if (!step_retries_.empty() && step_retries_[c.slot].in_use) {  // Already started, once.
+    *request = step_retries_[c.slot];
+    step_retries_[c.slot].in_use = false;
+    request->in_use = false;
+    request->sent_ns = 0;
+    request->waited = true;
+    return true;
+  }
   if (user.in_iteration()) {
     if (draining_) return false;  // The run's end cuts the iteration short.
     *request = {.index = user.iteration(),
@@ -40,10 +48,9 @@ bool Worker::NextStep(Connection& c, PendingRequest* request) {
   return true;
 }
 
-Outcome Worker::JudgeStep(Connection& c, Outcome outcome, int* error) {
+Outcome Worker::JudgeStep(Connection& c, Outcome outcome, int status, int* error) {
   if (outcome != Outcome::kOk) return outcome;
-  std::optional<CheckFailure> missed =
-      users_[c.slot].Judge(c.parser.status_code(), completions_at_ns_);
+  std::optional<CheckFailure> missed = users_[c.slot].Judge(status, completions_at_ns_);
   if (!missed.has_value()) return Outcome::kOk;
   *error = static_cast<int>(*missed);
   return Outcome::kCheckFailed;

@@ -42,6 +42,7 @@ absl::Status Worker::StartSession(Connection& c) {
                                    .header_table = config_.plan->http2_header_table},
         &http2_memory_);
     sessions_[c.slot]->SetBodyMatcher(config_.plan->checks.body.get());
+    if (flow_ != nullptr) sessions_[c.slot]->SetInspector(&users_[c.slot]);
   }
   if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
   c.protocol = Protocol::kHttp2;
@@ -156,9 +157,11 @@ void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error,
   PendingRequest& r = c.pending[k];
   URINGLOAD_CHECK(r.in_use && c.count > 0 && in_flight_ > 0, "slot %u entry %u count %u", c.slot, k,
                   c.count);
+  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, status, &error);
   Record(r, outcome, error, status, body_found);
   r.in_use = false;
   --c.count;
+  if (flow_ != nullptr) AfterStep(c, r, outcome);
 }
 
 // The request in entry `k` was not processed: it goes out again (it stays started, once). The
@@ -168,7 +171,12 @@ void Worker::RetryStream(Connection& c, uint32_t k) {
   r.in_use = false;
   --c.count;
   ++r.retries;
-  retry_.push_back(r);
+  if (flow_ != nullptr) {
+    step_retries_[c.slot] = r;
+    step_retries_[c.slot].in_use = true;
+  } else {
+    retry_.push_back(r);
+  }
   stats_->RequestRetried();
 }
 

@@ -180,10 +180,10 @@ TEST(FlowE2ETest, CookiesAreSentBackUntilTheyExpire) {
   }
 }
 
-// Over HTTPS against `serve` (whose body is the path's last segment): the index comes back as
-// the body's JSON, goes into the next path, and a regex takes it back out; the server
-// answered exactly three requests per iteration. Also in the open model (-R).
-TEST(FlowE2ETest, VariablesFlowThroughStepsOverHttpAndHttps) {
+// Over HTTP/1.1, HTTPS, h2c and h2 against `serve` (whose body is the path's last segment):
+// the index comes back as the body's JSON, goes into the next path, and a regex takes it back
+// out; the server answered exactly three requests per iteration. Also in the open model (-R).
+TEST(FlowE2ETest, VariablesFlowThroughStepsOverEveryProtocol) {
   constexpr char kFlow[] = R"(flow:
   - name: first
     request: GET SCHEME://127.0.0.1:PORT/a/{i}
@@ -196,25 +196,37 @@ TEST(FlowE2ETest, VariablesFlowThroughStepsOverHttpAndHttps) {
     request: GET SCHEME://127.0.0.1:PORT/c/{m}
     expect: {status: 200, header: {Content-Length: '1'}}
 )";
-  for (bool tls : {false, true}) {
+  struct Mode {
+    const char* name;
+    bool tls;
+    bool http2;
+  };
+  for (const Mode& mode : {Mode{"http/1.1", false, false}, Mode{"https", true, false},
+                           Mode{"h2c", false, true}, Mode{"h2", true, true}}) {
     std::vector<std::string> server_flags;
-    if (tls) server_flags = {"--tls-cert", SharedCert().cert(), "--tls-key", SharedCert().key()};
+    if (mode.tls)
+      server_flags = {"--tls-cert", SharedCert().cert(), "--tls-key", SharedCert().key()};
+    if (mode.http2) server_flags.push_back("--http2");
     UringloadServer server(server_flags);
     ASSERT_TRUE(server.ok());
     TempFolder dir;
     std::string flow = dir.Write(
-        "chain.yaml", absl::StrReplaceAll(kFlow, {{"SCHEME", tls ? "https" : "http"},
+        "chain.yaml", absl::StrReplaceAll(kFlow, {{"SCHEME", mode.tls ? "https" : "http"},
                                                   {"PORT", std::to_string(server.port())}}));
     std::vector<std::string> args = {"--flow", flow, "-n", "10", "-c", "4", "-R", "200"};
-    if (tls) args.insert(args.end(), {"--cacert", SharedCert().cert()});
+    if (mode.tls) args.insert(args.end(), {"--cacert", SharedCert().cert()});
+    args.push_back(mode.http2 ? "--http2" : "--http1.1");
     RunOutput run = RunUringload(args);
-    ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
+    ASSERT_EQ(run.process.exit_code, 0) << mode.name << run.process.err << ErrorsOf(run.json);
     // Iterations 0-9: the third step's body is the index, one digit.
-    EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 10u) << tls;
-    EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 30u) << tls;
+    EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 10u) << mode.name;
+    EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 30u) << mode.name;
+    EXPECT_EQ(JsonCount(run.json, "connections.protocols.h2"),
+              mode.http2 ? JsonCount(run.json, "connections.opened") : 0u)
+        << mode.name;
     FlatJson summary;
     ASSERT_EQ(server.Stop(&summary), 0);
-    EXPECT_EQ(JsonCount(summary, "requests.answered"), 30u) << tls;
+    EXPECT_EQ(JsonCount(summary, "requests.answered"), 30u) << mode.name;
   }
 }
 
@@ -243,7 +255,9 @@ TEST(FlowE2ETest, BadFlowsExitTwoBeforeAnyTraffic) {
        path + ":3: bad regex '(a'"},
       {"flow:\n  - request: GET http://127.0.0.1:1/{nope}\n", {}, path + ":2: the URL:"},
       {"flow:\n  - request: GET http://127.0.0.1:1/\n", {"-p", "2"}, "--flow: a virtual user"},
-      {"flow:\n  - request: GET http://127.0.0.1:1/\n", {"--http2"}, "--flow runs over HTTP/1.1"},
+      {"flow:\n  - request: GET http://127.0.0.1:1/\n",
+       {"http://127.0.0.1:1/"},
+       "--flow takes no URL or --targets"},
       {"flow:\n  - request: GET http://127.0.0.1:1/\n",
        {"--max-var-bytes", "0"},
        "--max-var-bytes"},
