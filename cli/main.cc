@@ -7,6 +7,7 @@
 #include "cli/cli_util.h"
 #include "cli/compare_command.h"
 #include "cli/docs_command.h"
+#include "cli/har2flow_command.h"
 #include "cli/link_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
   CLI::App* link = uringload::cli::AddLinkCommand(app, link_options);
   uringload::cli::ReportCommandOptions report_options;
   CLI::App* report = uringload::cli::AddReportCommand(app, report_options);
+  uringload::cli::Har2FlowCommandOptions har2flow_options;
+  CLI::App* har2flow = uringload::cli::AddHar2FlowCommand(app, har2flow_options);
   uringload::cli::DocsCommandOptions docs_options;
   uringload::cli::AddDocsCommands(app, docs_options);
   try {
@@ -75,6 +78,7 @@ int main(int argc, char** argv) {
   if (compare->parsed()) return uringload::cli::CompareCommand(compare_options);
   if (report->parsed()) return uringload::cli::ReportCommand(report_options);
   if (link->parsed()) return uringload::cli::LinkCommand(link_options);
+  if (har2flow->parsed()) return uringload::cli::Har2FlowCommand(har2flow_options);
   if (int status = uringload::cli::DocsCommand(app, docs_options); status >= 0) return status;
   return uringload::cli::kUsageError;
 }

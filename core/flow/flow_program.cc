@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/flow/cookie_jar.h"
 #include "core/plan_limits.h"
@@ -86,6 +87,15 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
       step.name = file.flows.size() == 1 ? s.name : absl::StrCat(flow.name, ".", s.name);
       step.line = s.line;
       step.think = s.think;
+      for (const auto& [name, value] : s.headers) {
+        if (!absl::EqualsIgnoreCase(name, "cookie")) continue;
+        if (value.find('{') != std::string::npos) {
+          return fail(s.line,
+                      "a step's Cookie header goes into the user's cookie jar: its value is "
+                      "literal, without placeholders");
+        }
+        absl::StrAppend(&step.sent_cookies, step.sent_cookies.empty() ? "" : "; ", value);
+      }
       step.statuses = s.expect.statuses;
       if (s.expect.body_contains.has_value()) {
         step.body = std::make_shared<const proto::BodyMatcher>(*s.expect.body_contains);

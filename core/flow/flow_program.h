@@ -35,6 +35,9 @@ struct FlowStepProgram {
   std::string name;  // The step's: what its results are labelled with.
   int line = 0;
   std::optional<Think> think;
+  // A Cookie header of the step: its cookies go into the user's jar before the step is sent,
+  // so that they and the jar's go in one Cookie line (RFC 6265 5.4 allows one).
+  std::string sent_cookies;
   std::optional<StatusSet> statuses;
   std::shared_ptr<const proto::BodyMatcher> body;
   // JSON: the expected values' pointers first, then the extractions'.

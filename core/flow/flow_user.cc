@@ -89,6 +89,15 @@ proto::TemplateContext FlowUser::Context(proto::TemplateContext base,
   for (uint32_t v = 0; v < variable_sizes_.size(); ++v) fields_[data + v] = Variable(v);
   fields_.back() = {};
   base.fields = fields_;
+  // The step's own cookies join the jar's (as a browser that had them would send them).
+  std::string_view cookies = current().sent_cookies;
+  while (!cookies.empty()) {
+    size_t end = cookies.find(';');
+    std::string_view pair = cookies.substr(0, end);
+    cookies = end == std::string_view::npos ? std::string_view() : cookies.substr(end + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    if (!pair.empty()) jar_.Set(pair, program_->host, "/", program_->tls, now_ns);
+  }
   // The path first (it never names the Cookie line): the cookies that go are those it matches.
   URINGLOAD_CHECK(request.path().max_size() <= path_.size(), "path of %zu bytes, room for %zu",
                   request.path().max_size(), path_.size());

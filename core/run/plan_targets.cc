@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/file_contents.h"
 #include "core/flow/flow_file.h"
@@ -211,6 +212,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       spec.scheme = url->tls ? "https" : "http";
       spec.headers = options.headers;
       for (const auto& [name, value] : step.headers) {
+        if (absl::EqualsIgnoreCase(name, "cookie")) continue;  // Into the jar (FlowStepProgram).
         spec.headers.push_back(absl::StrCat(name, ": ", value));
       }
       spec.body = step.body.value_or("");

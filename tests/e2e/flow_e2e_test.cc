@@ -230,6 +230,37 @@ TEST(FlowE2ETest, VariablesFlowThroughStepsOverEveryProtocol) {
   }
 }
 
+// A recorded session (tests/e2e/data/shop.har: a login, a cart, an order) becomes a flow with
+// `uringload har2flow`, and that flow replays the session against the shop: each iteration
+// logs in afresh, carries the new token and item (not the recorded ones) and the session
+// cookie, and sends the cookie it had from before the recording along with it.
+TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
+  ShopServer shop;
+  ASSERT_TRUE(shop.ok());
+  TempFolder dir;
+  std::ifstream in(URINGLOAD_SOURCE_DIR "/tests/e2e/data/shop.har");
+  std::string har((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string har_path = dir.Write("shop.har", ForPort(har, shop.port()));
+  ProcessResult converted = RunProcess({URINGLOAD_BINARY, "har2flow", har_path});
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_NE(converted.out.find("token: 'json:/token'"), std::string::npos) << converted.out;
+  std::string flow = dir.Write("flow.yaml", converted.out);
+  RunOutput run = RunUringload({"--flow", flow, "-n", "50", "-c", "5"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 50u);
+  FlatJson counts = shop.Stop();
+  EXPECT_EQ(JsonCount(counts, "login_ok"), 50u);
+  EXPECT_EQ(JsonCount(counts, "cart_ok"), 50u);
+  EXPECT_EQ(JsonCount(counts, "order_ok"), 50u);
+  for (const char* refused : {"login_bad", "cart_bad", "order_bad", "other"}) {
+    EXPECT_EQ(JsonCount(counts, refused), 0u) << refused;
+  }
+  // Not a HAR: one line, exit 2.
+  ProcessResult bad = RunProcess({URINGLOAD_BINARY, "har2flow", flow});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("not JSON"), std::string::npos) << bad.err;
+}
+
 // Bad flow files and flags: one line naming FILE:LINE where there is one, exit 2, no traffic.
 TEST(FlowE2ETest, BadFlowsExitTwoBeforeAnyTraffic) {
   TempFolder dir;

@@ -1,0 +1,30 @@
+#include "cli/har2flow_command.h"
+
+#include <iostream>
+
+#include "cli/cli_util.h"
+#include "cli/command_docs.h"
+#include "core/file_contents.h"
+#include "core/flow/har_flow.h"
+
+namespace uringload::cli {
+
+CLI::App* AddHar2FlowCommand(CLI::App& app, Har2FlowCommandOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "har2flow",
+      "Print the flow (YAML, for run --flow) of a browser's HAR export: values an earlier answer "
+      "gave become extractions, its cookies the jar's");
+  command->add_option("har", options.har_path, "The HAR file")->required()->type_name(kFileValue);
+  return command;
+}
+
+int Har2FlowCommand(const Har2FlowCommandOptions& options) {
+  absl::StatusOr<std::string> text = core::ReadRegularFile("har2flow", options.har_path);
+  if (!text.ok()) return Fail(text.status());
+  absl::StatusOr<std::string> flow = core::HarToFlow(*text, options.har_path);
+  if (!flow.ok()) return Fail(flow.status());
+  std::cout << *flow;
+  return std::cout.flush() ? 0 : kRuntimeError;
+}
+
+}  // namespace uringload::cli

@@ -1,0 +1,82 @@
+#include "core/flow/har_flow.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "core/flow/flow_file.h"
+
+namespace uringload::core {
+namespace {
+
+std::string ShopHar() {
+  std::ifstream in(URINGLOAD_SOURCE_DIR "/tests/e2e/data/shop.har");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A recorded login, cart and order: the token and the item the answers gave become
+// extractions and variables; the session cookie is the jar's, the other one is kept; the
+// headers the client sets itself and Accept-Encoding are dropped; a data: URL is skipped.
+TEST(HarToFlowTest, ValuesFromEarlierAnswersBecomeExtractions) {
+  absl::StatusOr<std::string> flow = HarToFlow(ShopHar(), "shop.har");
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  EXPECT_EQ(*flow,
+            "flow:\n"
+            "  - name: login\n"
+            "    request: 'POST http://127.0.0.1:8080/login'\n"
+            "    headers:\n"
+            "      'Content-Type': 'application/json'\n"
+            "    body: '{\"user\":\"user7\",\"pass\":\"pw-user7\"}'\n"
+            "    expect: {status: 200}\n"
+            "    extract:\n"
+            "      token: 'json:/token'\n"
+            "  - name: cart\n"
+            "    request: 'GET http://127.0.0.1:8080/cart'\n"
+            "    headers:\n"
+            "      'Authorization': 'Bearer {token}'\n"
+            "      'Cookie': 'theme=dark'\n"
+            "    expect: {status: 200}\n"
+            "    extract:\n"
+            "      id: 'json:/items/0/id'\n"
+            "  - name: order\n"
+            "    request: 'POST http://127.0.0.1:8080/order'\n"
+            "    body: '{\"item\":\"{id}\"}'\n"
+            "    expect: {status: 201}\n");
+  // It is a flow file as uringload reads them.
+  absl::StatusOr<FlowFile> parsed = ParseFlowFile(*flow, "flow.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->flows[0].steps.size(), 3u);
+}
+
+TEST(HarToFlowTest, LiteralBracesStayLiteralAndNamesStayUnique) {
+  std::string har = R"({"log": {"entries": [
+    {"request": {"method": "POST", "url": "https://h.test/a/x", "headers": [],
+                 "postData": {"text": "{i} and {rand:1-2} stay as they were"}},
+     "response": {"status": 200, "headers": [{"name": "X-Csrf-Token", "value": "csrf-123456789"}],
+                  "content": {"text": "not json"}}},
+    {"request": {"method": "GET", "url": "https://h.test/b/x?c=csrf-123456789",
+                 "headers": [{"name": "X-Csrf-Token", "value": "csrf-123456789"}]},
+     "response": {"status": 204, "headers": [], "content": {}}}]}})";
+  absl::StatusOr<std::string> flow = HarToFlow(har, "h.har");
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  EXPECT_NE(flow->find("body: '{{i} and {{rand:1-2} stay as they were'"), std::string::npos)
+      << *flow;
+  EXPECT_NE(flow->find("  - name: x-2\n"), std::string::npos) << *flow;
+  EXPECT_NE(flow->find("request: 'GET https://h.test/b/x?c={X_Csrf_Token}'"), std::string::npos)
+      << *flow;
+  EXPECT_NE(flow->find("X_Csrf_Token: 'header:X-Csrf-Token'"), std::string::npos) << *flow;
+  ASSERT_TRUE(ParseFlowFile(*flow, "flow.yaml").ok()) << ParseFlowFile(*flow, "f").status();
+}
+
+TEST(HarToFlowTest, WhatIsNotAHarIsAnError) {
+  EXPECT_EQ(HarToFlow("{", "x.har").status().message(), "x.har: not JSON");
+  EXPECT_EQ(HarToFlow("{\"log\": {}}", "x.har").status().message(),
+            "x.har: not a HAR file: no log.entries");
+  EXPECT_EQ(HarToFlow("{\"log\": {\"entries\": []}}", "x.har").status().message(),
+            "x.har: no http:// or https:// request in log.entries");
+}
+
+}  // namespace
+}  // namespace uringload::core
