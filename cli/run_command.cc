@@ -253,6 +253,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "Run the user flows of this YAML file instead of a URL: each connection is a "
                   "virtual user stepping through an iteration; -n and -R count iterations")
       ->type_name(kFileValue);
+  run->add_option("--replay", o.replay_file,
+                  "Send each request of an access log (combined log format, or NDJSON with "
+                  "timestamp, method and path) at its recorded offset, to the URL's host "
+                  "(open model: lateness counted as with -R)")
+      ->type_name(kFileValue);
+  run->add_option("--replay-speed", o.replay_speed,
+                  "--replay: how much faster than recorded, e.g. 2x or 0.5x")
+      ->capture_default_str();
   run->add_option("--max-var-bytes", o.max_var_bytes,
                   absl::StrCat("--flow: the most bytes a variable holds; a longer extracted value "
                                "ends its step check_failed (at most ",

@@ -175,6 +175,16 @@ absl::StatusOr<TextTemplate> TextTemplate::Compile(std::string_view whole, Templ
   return t;
 }
 
+std::string TextTemplate::Escape(std::string_view text) {
+  std::string out;
+  absl::string_view view(text.data(), text.size());
+  for (size_t k = 0; k < text.size(); ++k) {
+    if (text[k] == '{' && LooksLikePlaceholder(view, k)) out.push_back('{');
+    out.push_back(text[k]);
+  }
+  return out;
+}
+
 TextTemplate TextTemplate::Literal(std::string_view text) {
   TextTemplate t;
   t.AppendLiteral(text);

@@ -65,6 +65,9 @@ class TextTemplate {
                                               uint32_t stream = 0);
   // Text without placeholders, taken as it is (no brace is special).
   static TextTemplate Literal(std::string_view text);
+  // `text` written as template text that renders as itself: each brace that would start a
+  // placeholder ({name} or {name:) doubled.
+  static std::string Escape(std::string_view text);
 
   void Append(const TextTemplate& other);
   void AppendLiteral(std::string_view text);

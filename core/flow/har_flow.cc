@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "proto/text_template.h"
 
 namespace uringload::core {
 namespace {
@@ -125,22 +126,6 @@ void Scalars(const Json& j, const std::string& pointer, std::string_view last_ke
 
 bool IsNameChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 
-// `text` as a template: a brace that would start a placeholder ({name} or {name:) is doubled.
-std::string Literal(std::string_view text) {
-  std::string out;
-  for (size_t k = 0; k < text.size(); ++k) {
-    if (text[k] == '{') {
-      size_t end = k + 1;
-      while (end < text.size() && IsNameChar(text[end])) ++end;
-      if (end > k + 1 && end < text.size() && (text[end] == '}' || text[end] == ':')) {
-        out.push_back('{');
-      }
-    }
-    out.push_back(text[k]);
-  }
-  return out;
-}
-
 // `text` as a template in which each traced value (longest first) becomes its variable.
 std::string Traced(std::string_view text, const std::vector<std::pair<std::string, size_t>>& values,
                    const std::vector<Source>& sources, std::set<size_t>* used) {
@@ -155,13 +140,13 @@ std::string Traced(std::string_view text, const std::vector<std::pair<std::strin
       ++at;
       continue;
     }
-    out += Literal(text.substr(literal_start, at - literal_start));
+    out += proto::TextTemplate::Escape(text.substr(literal_start, at - literal_start));
     absl::StrAppend(&out, "{", sources[match->second].variable, "}");
     used->insert(match->second);
     at += match->first.size();
     literal_start = at;
   }
-  return out + Literal(text.substr(literal_start));
+  return out + proto::TextTemplate::Escape(text.substr(literal_start));
 }
 
 // A YAML scalar in single quotes.

@@ -1,6 +1,8 @@
 #include "core/run/plan_targets.h"
 
+#include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "core/flow/flow_file.h"
 #include "core/flow/flow_program.h"
 #include "core/plan_limits.h"
+#include "core/run/replay_file.h"
 #include "core/run/target_file.h"
 
 namespace uringload::core {
@@ -85,12 +88,14 @@ absl::StatusOr<proto::Url> SharedConnectionUrl(const std::string& text, RunPlan&
 
 // One line's request. All lines share the first one's scheme, host and port (range):
 // connections are pooled per address, and any connection may send any target.
+// `file` names where lines come from in errors ("--targets FILE").
 absl::Status PlanTargetRequest(const RunOptions& options, const TargetLine& line,
-                               const std::optional<CommonBody>& common_body, RunPlan& plan) {
+                               const std::optional<CommonBody>& common_body, std::string_view file,
+                               RunPlan& plan) {
   auto fail = [&](absl::string_view why) {
     if (line.line == 0) return absl::InvalidArgumentError(why);
     return absl::InvalidArgumentError(
-        absl::StrCat("--targets ", *options.targets_file, ":", line.line, ": ", why));
+        absl::StrCat(absl::string_view(file.data(), file.size()), ":", line.line, ": ", why));
   };
   absl::StatusOr<proto::Url> url = SharedConnectionUrl(line.url, plan);
   if (!url.ok()) return fail(url.status().message());
@@ -238,7 +243,58 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
 
 }  // namespace
 
+// --replay: each line of the log is a target sent once, in order, at its recorded offset
+// (over --replay-speed); the URL gives the scheme, host and port.
+absl::Status PlanReplay(const RunOptions& options, RunPlan& plan) {
+  const std::string& path = *options.replay_file;
+  if (options.targets_file.has_value() || options.flow_file.has_value()) {
+    return absl::InvalidArgumentError("--replay excludes --targets and --flow");
+  }
+  if (options.url.empty()) {
+    return absl::InvalidArgumentError(
+        "--replay needs a URL: its scheme, host and port take the log's paths");
+  }
+  if (options.rate.has_value() || options.ramp.has_value()) {
+    return absl::InvalidArgumentError("--replay keeps the log's times: no -R or --ramp");
+  }
+  absl::StatusOr<double> speed = ParseReplaySpeed(options.replay_speed);
+  if (!speed.ok()) return speed.status();
+  absl::StatusOr<std::string> text = ReadRegularFile("--replay", path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::vector<ReplayLine>> lines = ParseReplayFile(*text, path);
+  if (!lines.ok()) return lines.status();
+  absl::StatusOr<proto::Url> base = proto::ParseUrl(options.url);
+  if (!base.ok()) return base.status();
+  std::string origin = absl::StrCat(base->tls ? "https://" : "http://", base->HostHeader());
+  absl::StatusOr<std::optional<CommonBody>> common_body = ReadCommonBody(options);
+  if (!common_body.ok()) return common_body.status();
+  auto offsets = std::make_shared<std::vector<int64_t>>();
+  for (const ReplayLine& line : *lines) {
+    TargetLine target{.line = line.line,
+                      .method = line.method,
+                      .url = origin + proto::TextTemplate::Escape(line.target),
+                      .body = {}};
+    if (absl::Status s = PlanTargetRequest(options, target, *common_body, "--replay " + path, plan);
+        !s.ok()) {
+      return s;
+    }
+    offsets->push_back(static_cast<int64_t>(std::llround(line.offset_ns / *speed)));
+  }
+  plan.sequential_order = true;
+  double span = offsets->back() / 1e9;
+  plan.rate = span > 0 ? offsets->size() / span : static_cast<double>(offsets->size());
+  plan.replay_offsets = std::move(offsets);
+  return absl::OkStatus();
+}
+
 absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
+  if (options.replay_file.has_value()) {
+    if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
+    if (absl::Status s = PlanReplay(options, plan); !s.ok()) return s;
+    plan.seed = static_cast<uint64_t>(options.seed);
+    plan.keep_alive = !options.no_keepalive;
+    return absl::OkStatus();
+  }
   if (options.flow_file.has_value()) {
     if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
     if (absl::Status s = PlanFlow(options, plan); !s.ok()) return s;
@@ -252,8 +308,11 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
   absl::StatusOr<std::optional<CommonBody>> common_body = ReadCommonBody(options);
   if (!common_body.ok()) return common_body.status();
+  std::string file = options.targets_file ? "--targets " + *options.targets_file : "";
   for (const TargetLine& line : *lines) {
-    if (absl::Status s = PlanTargetRequest(options, line, *common_body, plan); !s.ok()) return s;
+    if (absl::Status s = PlanTargetRequest(options, line, *common_body, file, plan); !s.ok()) {
+      return s;
+    }
   }
   if (absl::Status s = PlanTargetNames(options, plan); !s.ok()) return s;
   plan.seed = static_cast<uint64_t>(options.seed);

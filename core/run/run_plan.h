@@ -46,9 +46,11 @@ struct RunOptions {
   std::optional<std::string> body_file;
   bool body_file_placeholders = false;       // --body-file and @file bodies are templates too.
   std::optional<std::string> expect_status;  // --expect-status 200,2xx
-  std::optional<std::string> expect_body_contains;  // --expect-body-contains TEXT
-  std::optional<std::string> flow_file;             // --flow FILE
-  int64_t max_var_bytes = kDefaultMaxVarBytes;      // --max-var-bytes
+  std::optional<std::string> expect_body_contains;    // --expect-body-contains TEXT
+  std::optional<std::string> flow_file;               // --flow FILE
+  std::optional<std::string> replay_file;             // --replay FILE
+  std::string replay_speed = "1x";                    // --replay-speed
+  int64_t max_var_bytes = kDefaultMaxVarBytes;        // --max-var-bytes
   int64_t max_cookie_bytes = kDefaultMaxCookieBytes;  // --max-cookie-bytes
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
@@ -162,6 +164,9 @@ struct RunPlan {
   // none: closed model, each connection sends its next request when the last one ended.
   std::optional<double> rate;
   absl::Duration ramp = absl::ZeroDuration();
+  // --replay: request k is due at replay_offsets[k] (the log's times over --replay-speed);
+  // `rate` is then their mean rate, for what reports it.
+  std::shared_ptr<const std::vector<int64_t>> replay_offsets;
   HttpVersion http = HttpVersion::kAuto;
   // Requests in flight per connection: pipelined over HTTP/1.1, concurrent streams over HTTP/2.
   uint32_t pipeline = 1;

@@ -99,8 +99,10 @@ absl::Status Worker::Setup() {
   listed_.reserve(n);
   origin_ns_ = config_.start_ns != 0 ? config_.start_ns : loop_->Now();
   if (plan.rate.has_value()) {
-    pacer_ = RequestPacer(ArrivalSchedule(*plan.rate, absl::ToDoubleSeconds(plan.ramp)),
-                          config_.index, plan.threads, plan.requests, origin_ns_);
+    ArrivalSchedule schedule = plan.replay_offsets != nullptr
+                                   ? ArrivalSchedule(plan.replay_offsets)
+                                   : ArrivalSchedule(*plan.rate, absl::ToDoubleSeconds(plan.ramp));
+    pacer_ = RequestPacer(schedule, config_.index, plan.threads, plan.requests, origin_ns_);
     wake_margin_ =
         WakeMargin(static_cast<int64_t>(std::min(1e9 * plan.threads / *plan.rate, 1e18)));
   }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -43,6 +44,52 @@ TEST(OpenModelE2ETest, ARateBelowTheThreadCountIsExact) {
   RunOutput run = RunUringload({"-R", "3", "-t", "8", "-d", "3s", server.Url("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "outcomes.ok")), 9, 1);
+}
+
+// --replay: an access log of 200 requests over 995 ms (one each 5 ms, with milliseconds in
+// its times) goes out at its recorded offsets: every request once, to its own path, the run
+// as long as the log at 1x and half as long at 2x (within this VM's wake-up noise), and
+// NDJSON the same. A replay without a URL is bad input.
+TEST(OpenModelE2ETest, AnAccessLogIsReplayedAtItsRecordedTimes) {
+  UringloadServer server({"-t", "1", "--cpus", "1"});
+  ASSERT_TRUE(server.ok());
+  TempFolder dir;
+  std::string combined, ndjson;
+  for (int k = 0; k < 200; ++k) {
+    int ms = 5 * k;
+    char time[64];
+    std::snprintf(time, sizeof(time), "05/Dec/2026:10:00:%02d.%03d +0000", ms / 1000, ms % 1000);
+    combined += std::string("10.0.0.1 - - [") + time + "] \"GET /item/" + std::to_string(k) +
+                " HTTP/1.1\" 200 3 \"-\" \"ua\"\n";
+    ndjson += "{\"timestamp\": " + std::to_string(1796464800 + ms / 1000.0) +
+              ", \"method\": \"GET\", \"path\": \"/item/" + std::to_string(k) + "\"}\n";
+  }
+  std::string log = dir.Write("access.log", combined);
+  std::string json_log = dir.Write("access.ndjson", ndjson);
+  struct Case {
+    std::string file;
+    std::string speed;
+    double seconds;
+  };
+  for (const Case& c :
+       {Case{log, "1x", 0.995}, Case{log, "2x", 0.4975}, Case{json_log, "1x", 0.995}}) {
+    RunOutput run =
+        RunUringload({"--replay", c.file, "--replay-speed", c.speed, "-c", "10", "-t", "1",
+                      "--cpus", "0", "--schedule-lag-bound", "20ms", server.Url("/")});
+    ExpectAllOk(run, 200);
+    double took = JsonNumber(run.json, "duration_seconds");
+    if (kMeasuresPrecisely) {
+      EXPECT_GE(took, c.seconds) << c.file << " " << c.speed;
+      EXPECT_LE(took, c.seconds + 0.25) << c.file << " " << c.speed;
+      EXPECT_LE(JsonNumber(run.json, "generator.schedule_lag_seconds.p99"), 0.02) << c.speed;
+    }
+  }
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.answered"), 600u);
+  RunOutput bad = RunUringload({"--replay", log});
+  EXPECT_EQ(bad.process.exit_code, 2);
+  EXPECT_NE(bad.process.err.find("--replay needs a URL"), std::string::npos) << bad.process.err;
 }
 
 TEST(OpenModelE2ETest, NAtARate) {
