@@ -167,5 +167,38 @@ TEST_F(FlowUserTest, EachMissedExpectationHasItsCause) {
       std::nullopt);
 }
 
+// Several flows: each iteration takes one in proportion to the weights, the same one for the
+// same index and seed whoever runs it; their steps are named flow.step.
+TEST(FlowProgramTest, IterationsFollowTheWeightsOfSeveralFlows) {
+  constexpr char kTwo[] = R"(flows:
+  - name: browse
+    weight: 3
+    steps:
+      - name: home
+        request: GET http://shop.test/
+  - name: buy
+    steps:
+      - name: home
+        request: GET http://shop.test/
+      - name: pay
+        request: POST http://shop.test/pay
+)";
+  absl::StatusOr<FlowFile> file = ParseFlowFile(kTwo, "two.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<FlowProgram> program = CompileFlows(*file, "two.yaml", {}, 64, 512);
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->steps.size(), 3u);
+  EXPECT_EQ(program->steps[0].name, "browse.home");
+  EXPECT_EQ(program->steps[2].name, "buy.pay");
+  EXPECT_EQ(program->flows[1].first_step, 1u);
+  int buys = 0;
+  for (uint64_t index = 0; index < 40'000; ++index) {
+    uint32_t flow = program->FlowOf(index, 7);
+    EXPECT_EQ(flow, program->FlowOf(index, 7));
+    buys += flow == 1;
+  }
+  EXPECT_NEAR(buys, 10'000, 300);  // A quarter, within 3 standard deviations (87).
+}
+
 }  // namespace
 }  // namespace uringload::core

@@ -261,6 +261,41 @@ TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
   EXPECT_NE(bad.err.find("not JSON"), std::string::npos) << bad.err;
 }
 
+// -d cuts the iterations under way (a user thinking 2 s when 1 s ends stops there, at once),
+// and the shards of a flow run merge into its iterations and steps.
+TEST(FlowE2ETest, TheRunsEndCutsIterationsAndShardsMerge) {
+  ShopServer shop;
+  ASSERT_TRUE(shop.ok());
+  TempFolder dir;
+  std::string thinking =
+      absl::StrReplaceAll(ForPort(kShopFlow, shop.port()),
+                          {{"    extract: {item: 'json:/items/0/id'}\n",
+                            "    extract: {item: 'json:/items/0/id'}\n    think: 2s\n"}});
+  std::string users = dir.Write("users.csv", Users(10, 0, 0));
+  RunOutput cut = RunUringload(
+      {"--flow", dir.Write("think.yaml", thinking), "--data", users, "-d", "1s", "-c", "5"});
+  ASSERT_EQ(cut.process.exit_code, 0) << cut.process.err;
+  EXPECT_EQ(JsonCount(cut.json, "iterations.started"), 5u);
+  EXPECT_EQ(JsonCount(cut.json, "iterations.cut"), 5u);
+  EXPECT_EQ(JsonCount(cut.json, "requests.started"), 10u);  // Logins and carts; no order.
+  EXPECT_LT(JsonNumber(cut.json, "duration_seconds"), 1.9);
+  std::string flow = dir.Write("shop.yaml", ForPort(kShopFlow, shop.port()));
+  std::vector<std::string> shards;
+  for (const char* shard : {"0/2", "1/2"}) {
+    shards.push_back(dir.Path(std::string("shard") + shard[0] + ".json"));
+    ProcessResult run =
+        RunProcess({URINGLOAD_BINARY, "run", "--flow", flow, "--data", users, "-n", "100", "-c",
+                    "5", "--shard", shard, "--run-id", "flows", "--json", shards.back(), "-q"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  RunOutput merged = RunUringloadCommand("merge", shards);
+  ASSERT_EQ(merged.process.exit_code, 0) << merged.process.err;
+  EXPECT_EQ(JsonCount(merged.json, "iterations.completed"), 100u);
+  EXPECT_EQ(JsonCount(merged.json, "iterations.duration_histogram.count"), 100u);
+  EXPECT_EQ(StepCount(merged.json, 2, "requests"), 100u);
+  EXPECT_EQ(merged.json.at("by_target.2.name"), "order");
+}
+
 // Bad flow files and flags: one line naming FILE:LINE where there is one, exit 2, no traffic.
 TEST(FlowE2ETest, BadFlowsExitTwoBeforeAnyTraffic) {
   TempFolder dir;
