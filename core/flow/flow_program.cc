@@ -8,22 +8,19 @@
 #include "absl/strings/str_cat.h"
 #include "core/flow/cookie_jar.h"
 #include "core/plan_limits.h"
+#include "proto/seeded_random.h"
 
 namespace uringload::core {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
-  return x ^ (x >> 31);
-}
+// Which random value of an iteration picks its flow (proto::SeededRandom's salt).
+constexpr uint64_t kFlowSalt = 0x666c6f77;  // "flow"
 
 }  // namespace
 
 uint32_t FlowProgram::FlowOf(uint64_t index, uint64_t seed) const {
   if (flows.size() == 1) return 0;
-  uint64_t pick = SplitMix64(seed * 0x2545f4914f6cdd1d ^ index) % total_weight;
+  uint64_t pick = proto::Below(proto::SeededRandom(seed, index, kFlowSalt), total_weight);
   for (uint32_t f = 0; f < flows.size(); ++f) {
     if (pick < flows[f].weight) return f;
     pick -= flows[f].weight;

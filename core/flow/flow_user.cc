@@ -4,16 +4,13 @@
 #include <cstring>
 
 #include "net/base/check.h"
+#include "proto/seeded_random.h"
 
 namespace uringload::core {
 namespace {
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
-  return x ^ (x >> 31);
-}
+// Which random value of an iteration's step draws its think (proto::SeededRandom's salt).
+constexpr uint64_t kThinkSalt = 0x7468696e6b;  // "think"
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -262,8 +259,8 @@ FlowUser::Next FlowUser::Advance(int64_t now_ns) {
     int64_t think = absl::ToInt64Nanoseconds(step.think->low);
     int64_t span = absl::ToInt64Nanoseconds(step.think->high) - think;
     if (span > 0) {
-      think +=
-          static_cast<int64_t>(Mix(iteration_ * 0x10001 + step_) % static_cast<uint64_t>(span + 1));
+      think += static_cast<int64_t>(proto::Below(proto::SeededRandom(iteration_, step_, kThinkSalt),
+                                                 static_cast<uint64_t>(span) + 1));
     }
     if (think > 0) think_until_ns_ = now_ns + think;
   }

@@ -32,11 +32,10 @@ TEST(ReplayFileTest, CombinedLogLinesAreSortedByTheirTimes) {
 }
 
 TEST(ReplayFileTest, NdjsonLinesTakeTheirTimestampMethodAndPath) {
-  std::string log =
-      R"({"timestamp": "2026-12-05T10:00:00.5Z", "method": "PUT", "path": "/x"})"
-      "\n"
-      R"({"timestamp": 1796464800.0, "url": "https://h.test/y?z"})"
-      "\n";
+  std::string log = R"({"timestamp": "2026-12-05T10:00:00.5Z", "method": "PUT", "path": "/x"})"
+                    "\n"
+                    R"({"timestamp": 1796464800.0, "url": "https://h.test/y?z"})"
+                    "\n";
   absl::StatusOr<std::vector<ReplayLine>> lines = ParseReplayFile(log, "log.ndjson");
   ASSERT_TRUE(lines.ok()) << lines.status();
   ASSERT_EQ(lines->size(), 2u);
@@ -51,10 +50,9 @@ TEST(ReplayFileTest, BadLinesNameFileAndLine) {
             "a.log:1: no [time] (combined log format)");
   EXPECT_EQ(ParseReplayFile("x [05/Dec/2026:10:00:00 +0000] \"GET\"\n", "a.log").status().message(),
             "a.log:1: no \"METHOD PATH PROTOCOL\" request");
-  EXPECT_EQ(ParseReplayFile("{\"timestamp\": 1}\n{\"path\": \"/a\"}\n", "b.ndjson")
-                .status()
-                .message(),
-            "b.ndjson:1: no \"path\" or \"url\"");
+  EXPECT_EQ(
+      ParseReplayFile("{\"timestamp\": 1}\n{\"path\": \"/a\"}\n", "b.ndjson").status().message(),
+      "b.ndjson:1: no \"path\" or \"url\"");
   EXPECT_EQ(ParseReplayFile("\n\n", "c.log").status().message(), "c.log: no request to replay");
   EXPECT_EQ(*ParseReplaySpeed("2x"), 2.0);
   EXPECT_EQ(*ParseReplaySpeed("0.5"), 0.5);

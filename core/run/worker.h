@@ -73,6 +73,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void LeaveConnecting(Connection& c);
   bool Queued(const Connection& c) const;
   void Close(Connection& c);
+  void Retire(Connection& c);          // No request will come for it.
+  void ConnectForNext(Connection& c);  // Idle: its next request, the list, or done.
   void Fail(Connection& c, Outcome outcome, int error);
 
   // Requests (worker_requests.cc).
@@ -117,6 +119,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
               bool body_found = false);
 
   // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
+  void SetupUsers();
+  void AbortStepRetries();
   bool NextStep(Connection& c, PendingRequest* request);
   // The outcome of the step whose request ended `outcome` on `c` (a complete response with
   // `status` is judged by the step's checks; `error` becomes the missed one's CheckFailure).

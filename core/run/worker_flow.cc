@@ -3,10 +3,30 @@
 // iterations, not requests: a user takes one when it has none (closed model at once, open
 // model when one is due), then its steps follow its answers, pausing for thinks on the
 // connection's timer. A step that fails or misses a check aborts the iteration there.
+#include <algorithm>
+
 #include "core/run/worker.h"
 #include "net/base/check.h"
 
 namespace uringload::core {
+
+// A user per connection slot, reading its answers through the slot's parser.
+void Worker::SetupUsers() {
+  const RunPlan& plan = *config_.plan;
+  flow_ = plan.flow.get();
+  std::span<const size_t> data_sizes;
+  if (plan.data != nullptr) data_sizes = plan.data->max_sizes();
+  size_t path_bytes = 0;
+  for (const proto::RequestTemplate& t : config_.templates) {
+    path_bytes = std::max(path_bytes, t.path().max_size());
+  }
+  users_.reserve(connections_.size());
+  step_retries_.resize(connections_.size());
+  for (Connection& c : connections_) {
+    users_.emplace_back(flow_, data_sizes, path_bytes, &completions_at_ns_);
+    c.parser.SetInspector(&users_.back());
+  }
+}
 
 bool Worker::Resting(const Connection& c) const {
   return flow_ != nullptr && (users_[c.slot].in_iteration() || users_[c.slot].thinking());
@@ -85,18 +105,7 @@ void Worker::ResumeUser(Connection& c) {
     Refill(c);
     return;
   }
-  if (c.state != ConnState::kIdle) return;  // Closing: OnClosed goes on.
-  PendingRequest request;
-  if (NextRequest(c, &request)) {
-    request.waited = true;  // Sent once connected.
-    AddRequest(c, request);
-    RequestConnect(c);
-  } else if (MoreFor(c)) {
-    List(c);
-  } else {
-    c.state = ConnState::kDone;
-    --live_;
-  }
+  if (c.state == ConnState::kIdle) ConnectForNext(c);  // Closing: OnClosed goes on.
 }
 
 // No step starts any more: a user waiting out a think ends there (its iteration is cut).
@@ -106,12 +115,24 @@ void Worker::CutThinkingUsers() {
     if (!user.thinking() || c.count > 0) continue;
     user.Cut();
     loop_->timers().Cancel(&c.timer);
-    if (c.state == ConnState::kActive) {
-      Close(c);
-    } else if (c.state == ConnState::kIdle) {
-      c.state = ConnState::kDone;
-      --live_;
+    Retire(c);
+  }
+}
+
+// A step waiting to go out again when the run is aborted ends as the requests in flight do,
+// and its iteration there.
+void Worker::AbortStepRetries() {
+  for (Connection& c : connections_) {
+    if (!step_retries_[c.slot].in_use) continue;
+    PendingRequest r = step_retries_[c.slot];
+    step_retries_[c.slot].in_use = false;
+    --in_flight_;
+    if (r.warmup) {
+      stats_->WarmupCompleted();
+    } else {
+      stats_->RequestFailed(Outcome::kTimeout, ECANCELED, r.target);
     }
+    AfterStep(c, r, Outcome::kTimeout);
   }
 }
 

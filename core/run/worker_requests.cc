@@ -234,12 +234,7 @@ void Worker::RetireIdle() {
       users_[c.slot].Cut();
       loop_->timers().Cancel(&c.timer);
     }
-    if (c.state == ConnState::kActive) {
-      Close(c);
-    } else if (c.state == ConnState::kIdle) {
-      c.state = ConnState::kDone;
-      --live_;
-    }
+    Retire(c);
   }
   listed_.clear();
 }
