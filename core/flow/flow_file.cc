@@ -2,7 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -11,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "core/flow/text_pattern.h"
 #include "core/plan_limits.h"
 #include "core/run/target_file.h"
 #include "proto/text_template.h"
@@ -242,11 +242,10 @@ class Parser {
       e.from = ExtractFrom::kCookie;
     } else if (absl::ConsumePrefix(&rest, "regex:")) {
       e.from = ExtractFrom::kRegex;
-      try {
-        std::regex re{std::string(rest)};
-        if (re.mark_count() != 1) Fail(value, "a regex extracts exactly one group");
-      } catch (const std::regex_error& error) {
-        Fail(value, absl::StrCat("bad regex '", rest, "': ", error.what()));
+      absl::StatusOr<TextPattern> pattern =
+          TextPattern::Compile(std::string_view(rest.data(), rest.size()));
+      if (!pattern.ok()) {
+        Fail(value, absl::StrCat("bad regex '", rest, "': ", pattern.status().message()));
       }
     } else {
       Fail(value, "an extraction is json:/pointer, header:Name, cookie:name or regex:…");

@@ -105,7 +105,7 @@ TEST(FlowFileTest, MistakesNameTheFileAndLine) {
            Case{"flow:\n  - request: GET http://h/\n    extract: {t: 'regex:(a'}\n",
                 "f.yaml:3: bad regex '(a'"},
            Case{"flow:\n  - request: GET http://h/\n    extract: {t: 'regex:a(b)(c)'}\n",
-                "f.yaml:3: a regex extracts exactly one group"},
+                "f.yaml:3: bad regex 'a(b)(c)': a regex extracts exactly one group"},
            Case{"flow:\n  - request: GET http://h/\n    body: '{nope}'\n", "f.yaml:3: the body: "},
            Case{"flow:\n  - request: http://h/\n", "f.yaml:2: a request is `METHOD URL`"},
            Case{"flow:\n  - request: GET h/x\n", "f.yaml:2: the URL must start with"},

@@ -123,7 +123,9 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
             step.cookies.push_back({.name = e.what, .variable = *v});
             break;
           case ExtractFrom::kRegex:
-            step.regexes.push_back({.re = std::regex(e.what), .variable = *v});
+            absl::StatusOr<TextPattern> pattern = TextPattern::Compile(e.what);
+            if (!pattern.ok()) return fail(e.line, pattern.status().message());
+            step.regexes.push_back({.pattern = *std::move(pattern), .variable = *v});
             program.any_regex = true;
             break;
         }

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "core/flow/cookie_jar.h"
 #include "core/flow/flow_file.h"
+#include "core/flow/text_pattern.h"
 #include "core/run/response_checks.h"
 #include "proto/body_matcher.h"
 #include "proto/json_pointer_scanner.h"
@@ -56,7 +56,7 @@ struct FlowStepProgram {
   };
   std::vector<CookieUse> cookies;
   struct RegexUse {
-    std::regex re;
+    TextPattern pattern;
     uint32_t variable = 0;
   };
   std::vector<RegexUse> regexes;

@@ -17,8 +17,9 @@ char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 }  // namespace
 
 FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes,
-                   size_t path_bytes, const int64_t* clock)
-    : program_(program), clock_(clock), jar_(program->max_cookie_bytes) {
+                   size_t path_bytes, const int64_t* clock, PatternScratch* patterns)
+    : program_(program), clock_(clock), patterns_(patterns), jar_(program->max_cookie_bytes) {
+  URINGLOAD_CHECK(!program->any_regex || patterns != nullptr, "regexes without a scratch");
   variable_sizes_.resize(program->variables.size());
   size_t row_bytes = 0;
   for (size_t size : data_sizes) {
@@ -239,14 +240,10 @@ std::optional<CheckFailure> FlowUser::Judge(int status, int64_t now_ns) {
     if (!SetVariable(use.variable, *value)) return CheckFailure::kTooLong;
   }
   for (const FlowStepProgram::RegexUse& use : step.regexes) {
-    std::cmatch match;
-    const char* body = body_start_.data();
-    if (!std::regex_search(body, body + body_start_size_, match, use.re) || !match[1].matched) {
-      return CheckFailure::kNotExtracted;
-    }
-    if (!SetVariable(use.variable, std::string_view(match[1].first, match[1].length()))) {
-      return CheckFailure::kTooLong;
-    }
+    std::optional<std::string_view> group =
+        use.pattern.Search({body_start_.data(), body_start_size_}, *patterns_);
+    if (!group.has_value()) return CheckFailure::kNotExtracted;
+    if (!SetVariable(use.variable, *group)) return CheckFailure::kTooLong;
   }
   return std::nullopt;
 }

@@ -1,8 +1,8 @@
 // FlowUser: one virtual user of a flow run, bound to one connection slot of a worker: the
 // iteration it is in and the step it is at, its variables, its cookie jar and what it reads
 // from the answer to its current step (as a proto::ResponseInspector). All of its memory is
-// made with it; an iteration, a request and a response allocate nothing (a regex extraction
-// aside: std::regex_search may).
+// made with it (and a worker's PatternScratch for regexes); an iteration, a request and a
+// response allocate nothing.
 //
 //   idle --Begin--> step k --Judge ok, Advance--> step k+1 (after a think) ... --> idle
 //                          \--a failed request or check: Abort (aborted at step k)--> idle
@@ -26,9 +26,10 @@ namespace uringload::core {
 class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
  public:
   // `clock`: the worker's clock after its last wait, read when a cookie arrives;
-  // `path_bytes`: the longest path a step's request renders.
+  // `path_bytes`: the longest path a step's request renders; `patterns`: where regexes search
+  // (the worker's, shared by its users: one searches at a time), needed when the program has any.
   FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes, size_t path_bytes,
-           const int64_t* clock);
+           const int64_t* clock, PatternScratch* patterns);
   FlowUser(const FlowUser&) = delete;
   FlowUser& operator=(const FlowUser&) = delete;
   FlowUser(FlowUser&&) = default;
@@ -91,6 +92,7 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
 
   const FlowProgram* program_;
   const int64_t* clock_;
+  PatternScratch* patterns_;
   bool active_ = false;
   bool warmup_ = false;
   uint32_t flow_ = 0;

@@ -60,7 +60,7 @@ class FlowUserTest : public ::testing::Test {
     for (const proto::RequestTemplate& t : templates_) {
       path_bytes = std::max(path_bytes, t.path().max_size());
     }
-    user_.emplace(&program_, data_sizes, path_bytes, &clock_);
+    user_.emplace(&program_, data_sizes, path_bytes, &clock_, &patterns_);
   }
 
   // The current step's request, rendered.
@@ -96,6 +96,7 @@ class FlowUserTest : public ::testing::Test {
   std::vector<size_t> sizes_;
   std::vector<proto::RequestTemplate> templates_;
   int64_t clock_ = 1'000;
+  PatternScratch patterns_;
   std::optional<FlowUser> user_;
 };
 

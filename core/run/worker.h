@@ -171,6 +171,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   const FlowProgram* flow_ = nullptr;            // --flow.
   std::vector<FlowUser> users_;                  // --flow: by slot.
+  std::unique_ptr<PatternScratch> patterns_;     // --flow with regexes: where they search.
   // --flow over HTTP/2, by slot: a step the server refused unprocessed, sent again by its
   // user (in_use: one waits), not by whichever connection comes first.
   std::vector<PendingRequest> step_retries_;

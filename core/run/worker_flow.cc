@@ -20,10 +20,11 @@ void Worker::SetupUsers() {
   for (const proto::RequestTemplate& t : config_.templates) {
     path_bytes = std::max(path_bytes, t.path().max_size());
   }
+  if (flow_->any_regex) patterns_ = std::make_unique<PatternScratch>();
   users_.reserve(connections_.size());
   step_retries_.resize(connections_.size());
   for (Connection& c : connections_) {
-    users_.emplace_back(flow_, data_sizes, path_bytes, &completions_at_ns_);
+    users_.emplace_back(flow_, data_sizes, path_bytes, &completions_at_ns_, patterns_.get());
     c.parser.SetInspector(&users_.back());
   }
 }

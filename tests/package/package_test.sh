@@ -111,7 +111,7 @@ complete_words() {  # The completions bash offers after the words "$@" (the last
   bash -c 'source "$1"; shift; COMP_WORDS=(uringload "$@"); COMP_CWORD=$#; _uringload
            echo "${COMPREPLY[*]}"' _ "$root/usr/share/bash-completion/completions/uringload" "$@"
 }
-[ "$(complete_words "")" = "run serve merge compare search link report completion -h --help --version" ] ||
+[ "$(complete_words "")" = "run serve merge compare search link report har2flow completion -h --help --version" ] ||
   fail "subcommands: '$(complete_words "")'"
 [ "$(complete_words run --tls-max)" = "--tls-max-version" ] ||
   fail "run flags: '$(complete_words run --tls-max)'"
