@@ -51,6 +51,10 @@ struct ServerHttp2 {
   bool closing = false;
   bool close_notify = true;
   bool malformed_due = false;  // The malformed frame goes out last.
+  // After the malformed frame: the client closes on the protocol error. Closing first with
+  // its requests unread would send a RST that can overtake the frame (and turn the fault into
+  // a reset); the server closes itself only at this deadline.
+  int64_t malformed_close_at_ns = 0;
 };
 
 // A server connection's state. Allowed transitions:

@@ -10,6 +10,9 @@
 
 namespace uringload::core {
 
+// How long a connection that sent a malformed frame waits for the client to close it.
+constexpr int64_t kMalformedCloseWaitNs = 1'000'000'000;
+
 void ServerWorker::StartHttp2(uint32_t slot, ServerConnection& c) {
   if (!c.h2) c.h2 = std::make_unique<ServerHttp2>(&http2_memory_);
   c.h2->waiting.clear();
@@ -17,6 +20,7 @@ void ServerWorker::StartHttp2(uint32_t slot, ServerConnection& c) {
   c.h2->goaway_last_stream = 0;
   c.h2->closing = c.h2->malformed_due = false;
   c.h2->close_notify = true;
+  c.h2->malformed_close_at_ns = 0;
   absl::Status s = c.h2->session.Start(this, {.max_streams = plan_->http2_max_streams,
                                               .window = plan_->http2_window,
                                               .keep_text = log_.has_value()});
@@ -126,8 +130,12 @@ void ServerWorker::FlushHttp2(uint32_t slot, ServerConnection& c) {
     Send(slot, c, out, /*then_close=*/false);
   } else if (c.h2->malformed_due) {
     c.h2->malformed_due = false;
+    c.h2->malformed_close_at_ns = loop_->Now() + kMalformedCloseWaitNs;
+    loop_->timers().Schedule(&c.timer, c.h2->malformed_close_at_ns);
     c.h2->session.InjectMalformedFrame();
     FlushHttp2(slot, c);
+  } else if (c.h2->closing && loop_->Now() < c.h2->malformed_close_at_ns) {
+    return;  // The client closes; the timer closes a client that does not.
   } else if (c.h2->closing) {
     Close(slot, c.h2->close_notify);
   } else if (c.h2->session.finished()) {
