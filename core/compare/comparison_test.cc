@@ -83,7 +83,7 @@ double ShareSignificant(const std::vector<bool>& calls) {
 // Runs of one setting: compared run against run, the within-run test calls most pairs
 // different; over three runs a side, the p50 is called different in at most 5% of trials
 // (plus three standard deviations of that share over 200 trials).
-TEST(ComparisonTest, LongSeveralRunsASideKeepFalsePositivesAtTheConfidence) {
+TEST(ComparisonTest, SeveralRunsASideKeepFalsePositivesAtTheConfidence) {
   std::mt19937_64 random(11);
   std::vector<bool> single, several;
   for (int trial = 0; trial < 200; ++trial) {
@@ -134,7 +134,7 @@ TEST(ComparisonTest, RunSpreadParsesOverTheDefault) {
 // standard deviations of that share over 200 trials); assuming none, in most of them. What
 // Compare does per measure (the bootstrap within the runs, then WithRunSpread), with fewer
 // resamples and runs of 20,000 requests (resampled per bucket) so that 200 trials stay quick.
-TEST(ComparisonTest, LongOneRunASideJudgedAgainstTheSpreadKeepsFalsePositivesAtTheConfidence) {
+TEST(ComparisonTest, OneRunASideJudgedAgainstTheSpreadKeepsFalsePositivesAtTheConfidence) {
   std::mt19937_64 random(3);
   constexpr double kSpread = 0.03;  // RunAround's spread between runs.
   constexpr int kTrials = 200;

@@ -41,7 +41,7 @@ TEST(SignificanceTest, ATwentyPercentSlowerRunIsFoundSlower) {
 
 // Two samples of one distribution, many times: each test calls them different in at most
 // 1 - confidence of the trials (5%, with three standard deviations of slack for the count).
-TEST(SignificanceTest, LongTheFalsePositiveRateStaysWithinOneMinusTheConfidence) {
+TEST(SignificanceTest, TheFalsePositiveRateStaysWithinOneMinusTheConfidence) {
   std::mt19937_64 random(11);
   int rank_hits = 0, p50_hits = 0, welch_hits = 0, error_hits = 0;
   constexpr int kTrials = 300;

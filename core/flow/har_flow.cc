@@ -297,7 +297,7 @@ absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view nam
     }
     for (const auto& [value, where] : found) {
       bool known = std::any_of(values.begin(), values.end(),
-                               [&](const auto& v) { return v.first == value; });
+                               [&value = value](const auto& v) { return v.first == value; });
       if (known) continue;
       std::string variable = VariableName(where.second);
       std::string unique = variable;

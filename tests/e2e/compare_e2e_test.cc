@@ -10,6 +10,7 @@
 
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -32,7 +33,7 @@ class TempFile {
 // `uringload run -R 500 -d 2s <extra> URL --json PATH`.
 void RunInto(const std::string& path, const std::string& url, std::vector<std::string> extra = {}) {
   std::vector<std::string> argv = {
-      URINGLOAD_BINARY, "run", "-R", "500", "-d", "2s", "-c", "50", "-q", "--json", path};
+      UringloadBinary(), "run", "-R", "500", "-d", "2s", "-c", "50", "-q", "--json", path};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back(url);
   ProcessResult r = RunProcess(argv);
@@ -64,7 +65,7 @@ TEST(CompareE2ETest, ASlowerServerIsFoundSlowerAndFailsItsMargin) {
   double base_p50 = JsonNumber(compare.json, p50 + "base");
   double next_p50 = JsonNumber(compare.json, p50 + "new");
   EXPECT_NEAR(JsonNumber(compare.json, p50 + "shift"), next_p50 / base_p50 - 1, 1e-9);
-  if (kMeasuresPrecisely) {
+  if (MeasuresPrecisely()) {
     // The servers' 2 ms apart, in nanoseconds. Each p50 also carries serve's timer tick and
     // this VM's wake-up delay, which differ from run to run by up to several hundred
     // microseconds (10.13 against 12.29 ms measured; in one CI run the base's p50 was 0.56 ms
@@ -79,7 +80,7 @@ TEST(CompareE2ETest, ASlowerServerIsFoundSlowerAndFailsItsMargin) {
   // the rank test cannot see, so it is shown only; the table says what was assumed.
   EXPECT_EQ(compare.json["latency_rank_test.tested"], "false");
   EXPECT_NEAR(JsonNumber(compare.json, "run_spread.assumed.p50"), 0.005, 1e-12);
-  ProcessResult table = RunProcess({URINGLOAD_BINARY, "compare", base.path(), next.path()});
+  ProcessResult table = RunProcess({UringloadBinary(), "compare", base.path(), next.path()});
   EXPECT_NE(table.out.find("Note: one run a side"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("assumed (--run-spread): rps 2.0%"), std::string::npos) << table.out;
   // Assuming no spread between runs, the rank test judges the noise within the runs.
@@ -102,7 +103,7 @@ TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
   RunInto(shard0.path(), server.Url("/"), {"--shard", "0/2", "--run-id", "cmp"});
   RunInto(shard1.path(), server.Url("/"), {"--shard", "1/2", "--run-id", "cmp"});
   ProcessResult merge = RunProcess(
-      {URINGLOAD_BINARY, "merge", "-q", "--json", merged.path(), shard0.path(), shard1.path()});
+      {UringloadBinary(), "merge", "-q", "--json", merged.path(), shard0.path(), shard1.path()});
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
   RunOutput compare = RunUringloadCommand(
       "compare", {whole.path(), merged.path(), "--fail-if", "p50>+5%", "--fail-if", "rps<-5%"});
@@ -147,7 +148,7 @@ TEST(CompareE2ETest, LongSeveralRunsASideJudgeByTheSpreadBetweenRuns) {
   EXPECT_LT(JsonNumber(same.json, "run_spread.base.rps"), 0.05);
   EXPECT_GE(JsonNumber(same.json, "run_spread.new.p99"), 0);
   EXPECT_EQ(same.json[MeasureKey(same.json, "p50") + "tested"], "true");
-  std::vector<std::string> argv = {URINGLOAD_BINARY, "compare"};
+  std::vector<std::string> argv = {UringloadBinary(), "compare"};
   for (const std::string& arg : sides(again)) argv.push_back(arg);
   ProcessResult table = RunProcess(argv);
   EXPECT_EQ(table.out.find("Note: one run a side"), std::string::npos) << table.out;
@@ -158,7 +159,7 @@ TEST(CompareE2ETest, LongSeveralRunsASideJudgeByTheSpreadBetweenRuns) {
   EXPECT_EQ(slow_side.json[p50 + "significant"], "true");
   double shift_ns =
       JsonNumber(slow_side.json, p50 + "new") - JsonNumber(slow_side.json, p50 + "base");
-  if (kMeasuresPrecisely) {
+  if (MeasuresPrecisely()) {
     EXPECT_NEAR(shift_ns, 2e6, 1e6);  // As above: the servers' 2 ms, give or take wake-ups.
   } else {
     EXPECT_GT(JsonNumber(slow_side.json, p50 + "shift"), 0.10);

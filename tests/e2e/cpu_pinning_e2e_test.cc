@@ -17,6 +17,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/process.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -91,7 +92,7 @@ TEST(CpuPinningE2ETest, WorkersRunOnTheListedCpus) {
 
   char path[] = "/tmp/uringload-result-XXXXXX";
   close(mkstemp(path));
-  BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-t", "2", "--cpus", cpu, "-c", "4", "-d",
+  BackgroundProcess run({UringloadBinary(), "run", "-q", "-t", "2", "--cpus", cpu, "-c", "4", "-d",
                          "3s", "--json", path, server.Url("/")});
   int pinned = 0;
   for (int i = 0; i < 100 && pinned < 2; ++i) {
@@ -120,7 +121,7 @@ TEST(CpuPinningE2ETest, EachConnectionGoesToTheWorkerOnItsCpu) {
   ASSERT_EQ(idle.size(), 2u);
   std::vector<int> rings_used;
   for (const std::string& client_cpu : {a, b}) {
-    BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-t", "1", "--cpus", client_cpu, "-c",
+    BackgroundProcess run({UringloadBinary(), "run", "-q", "-t", "1", "--cpus", client_cpu, "-c",
                            "10", "-n", "30", server.Url("/")});
     std::map<int, int> held;
     for (int i = 0; i < 150; ++i) {  // Until all 10 connections are accepted.

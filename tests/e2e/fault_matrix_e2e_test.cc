@@ -14,6 +14,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/misbehaving_server.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -44,7 +45,7 @@ struct BackgroundRun {
   std::string json_path = "/tmp/uringload-bg-" + std::to_string(getpid()) + ".json";
   std::unique_ptr<BackgroundProcess> process;
   explicit BackgroundRun(std::vector<std::string> args) {
-    std::vector<std::string> argv = {URINGLOAD_BINARY, "run", "-q", "--json", json_path};
+    std::vector<std::string> argv = {UringloadBinary(), "run", "-q", "--json", json_path};
     argv.insert(argv.end(), args.begin(), args.end());
     process = std::make_unique<BackgroundProcess>(argv);
   }
@@ -62,7 +63,7 @@ TEST(FaultMatrixTest, ServerKilledThenRestartedMidRun) {
   usleep(500'000);
   std::unique_ptr<BackgroundProcess> second =
       std::make_unique<BackgroundProcess>(std::vector<std::string>{
-          URINGLOAD_BINARY, "serve", "-q", "--delay", "100ms", "--listen",
+          UringloadBinary(), "serve", "-q", "--delay", "100ms", "--listen",
           "127.0.0.1:" + std::to_string(port), "--json", run.json_path + ".server"});
   // The killed server's ring may hold the port a moment longer; the new one waits for it.
   bool listening = false;
@@ -136,7 +137,7 @@ TEST(FaultMatrixTest, PortExhaustionIsAConnectErrorWithItsCause) {
   // A private network namespace with only 8 ephemeral ports.
   char path[] = "/tmp/uringload-ports-XXXXXX";
   close(mkstemp(path));
-  std::string bin = URINGLOAD_BINARY;
+  std::string bin = UringloadBinary();
   std::string script =
       "set -e; ip link set lo up; echo '40000 40007' > /proc/sys/net/ipv4/ip_local_port_range; " +
       bin + " serve -q --listen 127.0.0.1:18999 --delay 300ms & s=$!; sleep 0.3; " + bin +
@@ -156,16 +157,14 @@ TEST(FaultMatrixTest, FullDescriptorTableIsAConnectErrorWithItsCause) {
   // RLIMIT_NOFILE 16 with fds 0-14 taken: the loader and then the ring get fd 15, and binding
   // a --source address needs one more normal socket. Inherited fds are closed first so the
   // count is exact wherever the test runs. (The JSON goes to stdout: no fd for a file.)
-#ifdef URINGLOAD_SANITIZER_BUILD
-  GTEST_SKIP() << "sanitizer runtimes need free descriptors of their own";
-#endif
+  if (BinaryIsChecked()) GTEST_SKIP() << "sanitizer runtimes need free descriptors of their own";
   UringloadServer server;
   ASSERT_TRUE(server.ok());
   std::string script =
       "for f in /proc/self/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\" "
       "2>/dev/null; done; ulimit -n 16; for n in 3 4 5 6 7 8 9 10 11 12 13 14; do "
       "eval \"exec $n</dev/null\"; done; exec " +
-      std::string(URINGLOAD_BINARY) + " run -n 50 -c 4 -t 1 --source 127.0.0.1 --json - " +
+      std::string(UringloadBinary()) + " run -n 50 -c 4 -t 1 --source 127.0.0.1 --json - " +
       server.Url("/");
   ProcessResult r = RunProcess({"bash", "-c", script});
   ASSERT_EQ(r.exit_code, 0) << r.err;

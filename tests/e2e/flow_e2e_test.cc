@@ -17,6 +17,7 @@
 #include "tests/support/shop.h"
 #include "tests/support/temp_folder.h"
 #include "tests/support/tls_certs.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -241,7 +242,7 @@ TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
   std::ifstream in(URINGLOAD_SOURCE_DIR "/tests/e2e/data/shop.har");
   std::string har((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string har_path = dir.Write("shop.har", ForPort(har, shop.port()));
-  ProcessResult converted = RunProcess({URINGLOAD_BINARY, "har2flow", har_path});
+  ProcessResult converted = RunProcess({UringloadBinary(), "har2flow", har_path});
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
   EXPECT_NE(converted.out.find("token: 'json:/token'"), std::string::npos) << converted.out;
   std::string flow = dir.Write("flow.yaml", converted.out);
@@ -256,7 +257,7 @@ TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
     EXPECT_EQ(JsonCount(counts, refused), 0u) << refused;
   }
   // Not a HAR: one line, exit 2.
-  ProcessResult bad = RunProcess({URINGLOAD_BINARY, "har2flow", flow});
+  ProcessResult bad = RunProcess({UringloadBinary(), "har2flow", flow});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("not JSON"), std::string::npos) << bad.err;
 }
@@ -284,7 +285,7 @@ TEST(FlowE2ETest, TheRunsEndCutsIterationsAndShardsMerge) {
   for (const char* shard : {"0/2", "1/2"}) {
     shards.push_back(dir.Path(std::string("shard") + shard[0] + ".json"));
     ProcessResult run =
-        RunProcess({URINGLOAD_BINARY, "run", "--flow", flow, "--data", users, "-n", "100", "-c",
+        RunProcess({UringloadBinary(), "run", "--flow", flow, "--data", users, "-n", "100", "-c",
                     "5", "--shard", shard, "--run-id", "flows", "--json", shards.back(), "-q"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
   }

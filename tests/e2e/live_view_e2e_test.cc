@@ -8,14 +8,15 @@
 
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/process.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
 
 std::string RunOnTerminal(const std::string& args) {
   ProcessResult r =
-      RunProcess({"script", "-qfec", std::string(URINGLOAD_BINARY) + " run " + args + " >/dev/null",
-                  "/dev/null"});
+      RunProcess({"script", "-qfec",
+                  std::string(UringloadBinary()) + " run " + args + " >/dev/null", "/dev/null"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.out;
 }
@@ -46,7 +47,8 @@ TEST(LiveViewE2ETest, ATerminalGetsTheLastSecondsRateAndProgress) {
 TEST(LiveViewE2ETest, NoStatusLineWhenStderrIsNotATerminal) {
   UringloadServer server;
   ASSERT_TRUE(server.ok());
-  ProcessResult r = RunProcess({URINGLOAD_BINARY, "run", "-R", "400", "-d", "1s", server.Url("/")});
+  ProcessResult r =
+      RunProcess({UringloadBinary(), "run", "-R", "400", "-d", "1s", server.Url("/")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Latency:"), std::string::npos) << r.out;

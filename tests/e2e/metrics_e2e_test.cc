@@ -12,6 +12,7 @@
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/ports.h"
 #include "tests/support/prometheus.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -103,7 +104,7 @@ TEST(MetricsE2ETest, ScrapeTextPassesPromtool) {
   uint16_t serve_metrics = FreePort();
   UringloadServer server({"--metrics-listen", LoopbackAddress(serve_metrics)});
   ASSERT_TRUE(server.ok());
-  BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-n", "5000", "-c", "10",
+  BackgroundProcess run({UringloadBinary(), "run", "-q", "-n", "5000", "-c", "10",
                          "--metrics-listen", LoopbackAddress(run_metrics), "--metrics-linger", "5s",
                          server.Url("/{i}")});
   ASSERT_TRUE(WaitForListener(run_metrics));

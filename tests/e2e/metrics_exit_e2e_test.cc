@@ -8,6 +8,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/ports.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -27,8 +28,8 @@ TEST(MetricsTrustTest, MetricsEndpointAddsNoExitDelay) {
   EXPECT_LT(took, absl::Seconds(1)) << "run with --metrics-listen";
 
   uint16_t port = FreePort();
-  BackgroundProcess serve({URINGLOAD_BINARY, "serve", "-q", "--listen", LoopbackAddress(FreePort()),
-                           "--metrics-listen", LoopbackAddress(port)});
+  BackgroundProcess serve({UringloadBinary(), "serve", "-q", "--listen",
+                           LoopbackAddress(FreePort()), "--metrics-listen", LoopbackAddress(port)});
   ASSERT_TRUE(WaitForListener(port));
   usleep(100'000);  // Serving: the stop below is the one under test.
   start = absl::Now();

@@ -21,6 +21,7 @@
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/ports.h"
 #include "tests/support/prometheus.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -53,7 +54,7 @@ struct FinalScrape {
 FinalScrape RunAndScrapeAtTheEnd(std::vector<std::string> args, uint64_t n) {
   uint16_t port = FreePort();
   std::string json_path = TempPath("result");
-  std::vector<std::string> argv = {URINGLOAD_BINARY,
+  std::vector<std::string> argv = {UringloadBinary(),
                                    "run",
                                    "-q",
                                    "--json",
@@ -133,7 +134,7 @@ TEST(MetricsTrustTest, EveryScrapeIsConsistentInItself) {
   UringloadServer server;
   ASSERT_TRUE(server.ok());
   uint16_t port = FreePort();
-  BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-d", "60s", "-c", "100",
+  BackgroundProcess run({UringloadBinary(), "run", "-q", "-d", "60s", "-c", "100",
                          "--metrics-listen", LoopbackAddress(port), server.Url("/{i}")});
   ASSERT_TRUE(WaitForListener(port));
   std::string url = "http://" + LoopbackAddress(port) + "/metrics";
@@ -183,7 +184,7 @@ TEST(MetricsTrustTest, APortAloneServesMetricsOnLoopbackOnly) {
   ASSERT_TRUE(server.ok());
   for (std::string form : {"", ":"}) {
     uint16_t port = FreePort();
-    BackgroundProcess run({URINGLOAD_BINARY, "run", "-q", "-n", "10", "--metrics-listen",
+    BackgroundProcess run({UringloadBinary(), "run", "-q", "-n", "10", "--metrics-listen",
                            form + std::to_string(port), "--metrics-linger", "30s",
                            server.Url("/")});
     ASSERT_TRUE(WaitForListener(port)) << form;
@@ -203,7 +204,7 @@ TEST(MetricsTrustTest, PushersWithTheSameJobCoexist) {
   ASSERT_TRUE(target.ok());
   auto push = [&](const char* run, const char* n) {
     return std::make_unique<BackgroundProcess>(std::vector<std::string>{
-        URINGLOAD_BINARY, "run", "-q", "-n", n, "-c", "20", "--pushgateway", gateway.Url(),
+        UringloadBinary(), "run", "-q", "-n", n, "-c", "20", "--pushgateway", gateway.Url(),
         "--push-job", "shared", "--push-interval", "100ms", "--metrics-label",
         std::string("run=") + run, target.Url("/{i}")});
   };
@@ -239,7 +240,7 @@ TEST(MetricsTrustTest, ShardsOfOneRunPushSeparatelyAndSumToN) {
   std::vector<std::unique_ptr<BackgroundProcess>> shards;
   for (const char* shard : {"0/2", "1/2"}) {
     shards.push_back(std::make_unique<BackgroundProcess>(std::vector<std::string>{
-        URINGLOAD_BINARY, "run", "-q", "-n", "30001", "-c", "20", "--shard", shard, "--run-id",
+        UringloadBinary(), "run", "-q", "-n", "30001", "-c", "20", "--shard", shard, "--run-id",
         "fleet-1", "--pushgateway", gateway.Url(), "--push-job", "fleet", target.Url("/{i}")}));
   }
   for (auto& shard : shards) EXPECT_EQ(shard->Wait(60), 0);
@@ -281,7 +282,7 @@ TEST(MetricsTrustTest, DashboardKeepsConcurrentRunsApart) {
   PrometheusServer prom({LoopbackAddress(port_a), LoopbackAddress(port_b)});
   ASSERT_TRUE(prom.ok());
   auto start = [&](const char* run, uint16_t port, std::vector<std::string> plan) {
-    std::vector<std::string> argv = {URINGLOAD_BINARY,
+    std::vector<std::string> argv = {UringloadBinary(),
                                      "run",
                                      "-q",
                                      "-c",

@@ -20,6 +20,7 @@
 #include "tests/e2e/netlab_lab.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/support/netlab.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -85,7 +86,7 @@ TEST(NetLabE2ETest, NetemGivesTheSameRoundTripOrSaysItIsMissing) {
   std::string name = "ul" + std::to_string(getpid()) + "-n";
   auto netlab = [&](std::vector<std::string> flags, const std::string& script) {
     std::vector<std::string> argv = {"env",
-                                     "URINGLOAD_BIN=" URINGLOAD_BINARY,
+                                     std::string("URINGLOAD_BIN=") + UringloadBinary(),
                                      URINGLOAD_SOURCE_DIR "/scripts/netlab",
                                      "--name",
                                      name,
@@ -107,7 +108,7 @@ TEST(NetLabE2ETest, NetemGivesTheSameRoundTripOrSaysItIsMissing) {
   }
   char path[] = "/tmp/uringload-netem-XXXXXX";
   close(mkstemp(path));
-  std::string bin = URINGLOAD_BINARY;
+  std::string bin = UringloadBinary();
   ProcessResult lab = netlab(
       {"--delay", "25ms"},
       "ip netns exec \"$NETLAB_B\" " + bin + " serve -q -t 1 --listen \"$NETLAB_B_IP:8080\" & " +

@@ -15,6 +15,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/support/netlab.h"
 #include "tests/support/ports.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 
@@ -28,7 +29,7 @@ class LabServer {
     close(mkstemp(path));
     json_ = path;
     std::vector<std::string> argv = {
-        URINGLOAD_BINARY,
+        UringloadBinary(),
         "serve",
         "--quiet",
         "-t",
@@ -68,7 +69,7 @@ class LabServer {
 inline RunOutput RunIn(const std::string& ns, std::vector<std::string> args) {
   char path[] = "/tmp/uringload-labrun-XXXXXX";
   close(mkstemp(path));
-  std::vector<std::string> argv = {URINGLOAD_BINARY, "run", "--quiet", "--json", path};
+  std::vector<std::string> argv = {UringloadBinary(), "run", "--quiet", "--json", path};
   argv.insert(argv.end(), args.begin(), args.end());
   RunOutput out;
   out.process = RunProcess(NetLab::In(ns, argv), 120);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tests/support/process.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 // sockets of /proc/net/tcp6 count like those of /proc/net/tcp.
 TEST(PreflightE2ETest, TimeWaitSocketsOfAnEarlierRunCountAgainstThePorts) {
   for (std::string host : {"127.0.0.1", "[::1]"}) {
-    std::string bin = URINGLOAD_BINARY;
+    std::string bin = UringloadBinary();
     // 1,000 ephemeral ports: half is 500. A run of 600 connections leaves 600 TIME_WAIT sockets
     // (the client closes first); another 200 connections to the same target then need 800.
     // The wait for the listener looks with ss: a probing connect would leave a TIME_WAIT too.

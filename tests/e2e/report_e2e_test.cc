@@ -15,6 +15,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -41,7 +42,7 @@ TEST(ReportE2ETest, ChromiumRendersEveryChartWithoutErrors) {
   const std::string& dir = folder.path();
   std::string html = dir + "/report.html";
   ProcessResult run =
-      RunProcess({URINGLOAD_BINARY, "run", "-q", "-d", "3s", "-c", "40", "-t", "1", "--interval",
+      RunProcess({UringloadBinary(), "run", "-q", "-d", "3s", "-c", "40", "-t", "1", "--interval",
                   "500ms", "--json", dir + "/r.json", "--timeline", dir + "/t.ndjson", "--report",
                   html, "http://127.0.0.1:" + std::to_string(server.port()) + "/{i}"},
                  60);
@@ -80,7 +81,7 @@ TEST(ReportE2ETest, ChromiumRendersEveryChartWithoutErrors) {
   // `uringload report` on the run's files writes the same page.
   std::string again = dir + "/again.html";
   ProcessResult report = RunProcess(
-      {URINGLOAD_BINARY, "report", "--timeline", dir + "/t.ndjson", "-o", again, dir + "/r.json"},
+      {UringloadBinary(), "report", "--timeline", dir + "/t.ndjson", "-o", again, dir + "/r.json"},
       30);
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_EQ(ReadFile(again), ReadFile(html));

@@ -8,6 +8,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -174,7 +175,7 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
     for (std::string& arg : c.args) {
       if (arg.starts_with("URL")) arg = url + arg.substr(3);  // "URL{x}": a path after it.
     }
-    std::vector<std::string> argv = {URINGLOAD_BINARY};
+    std::vector<std::string> argv = {UringloadBinary()};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     ProcessResult r = RunProcess(argv, 10);
     std::string shown = argv.size() > 1 ? argv.back() : "(none)";

@@ -148,8 +148,7 @@ TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
 
 // The error-rate objective, against a server that answers 0.5% of requests with garbage and
 // takes 0-2 ms each (4 slots): 5% is met at the start rate, 0.1% never (exit 3, saying why).
-// Long: timed steps, once in the plain build; the sanitizers run search in the shard test.
-TEST(SearchE2ETest, LongTheErrorRateObjectiveIsJudgedToo) {
+TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "4", "--delay",
                           "uniform:0ms-2ms", "--fault-malformed", "0.005"});
   ASSERT_TRUE(server.ok());

@@ -12,6 +12,7 @@
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/raw_client.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -22,7 +23,7 @@ TEST(ServeHttpTest, ASecondServerOnAHeldPortIsRefused) {
   UringloadServer first;
   ASSERT_TRUE(first.ok());
   std::string listen = "127.0.0.1:" + std::to_string(first.port());
-  ProcessResult second = RunProcess({URINGLOAD_BINARY, "serve", "--listen", listen, "-q"}, 10);
+  ProcessResult second = RunProcess({UringloadBinary(), "serve", "--listen", listen, "-q"}, 10);
   EXPECT_EQ(second.exit_code, 2) << second.err;
   EXPECT_NE(second.err.find("Address already in use"), std::string::npos) << second.err;
   // The first server answers every request alone.
@@ -101,9 +102,9 @@ TEST(ServeHttpTest, QuietPrintsNothingButErrors) {
     uint16_t port = FreePort();
     char err_path[] = "/tmp/uringload-serve-err-XXXXXX";
     close(mkstemp(err_path));
-    std::vector<std::string> argv = {URINGLOAD_BINARY, "serve",
-                                     "--listen",       "127.0.0.1:" + std::to_string(port),
-                                     "--backlog",      "1000000"};
+    std::vector<std::string> argv = {UringloadBinary(), "serve",
+                                     "--listen",        "127.0.0.1:" + std::to_string(port),
+                                     "--backlog",       "1000000"};
     if (quiet) argv.push_back("-q");
     BackgroundProcess server(argv, err_path);
     ASSERT_TRUE(WaitForListener(port));

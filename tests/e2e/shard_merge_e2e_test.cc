@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/support/nginx.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -35,7 +36,7 @@ FlatJson ReadJson(const std::string& path) {
 }
 
 ProcessResult Merge(std::vector<std::string> files, const std::string& json) {
-  std::vector<std::string> argv = {URINGLOAD_BINARY, "merge"};
+  std::vector<std::string> argv = {UringloadBinary(), "merge"};
   argv.insert(argv.end(), files.begin(), files.end());
   argv.insert(argv.end(), {"--json", json, "-q"});
   return RunProcess(argv, 60);
@@ -51,7 +52,7 @@ class ShardMergeTest : public ::testing::Test {
     std::vector<std::unique_ptr<BackgroundProcess>> processes;
     for (int k = 0; k < shards; ++k) {
       paths.push_back(TempPath());
-      std::vector<std::string> argv = {URINGLOAD_BINARY,
+      std::vector<std::string> argv = {UringloadBinary(),
                                        "run",
                                        "-n",
                                        std::to_string(n),
@@ -139,7 +140,7 @@ TEST_F(ShardMergeTest, Http2ShardsMergeTheirProtocolCounts) {
 
   std::string html = TempPath();
   files_.push_back(html);
-  ProcessResult report = RunProcess({URINGLOAD_BINARY, "report", "-o", html, merged_path}, 30);
+  ProcessResult report = RunProcess({UringloadBinary(), "report", "-o", html, merged_path}, 30);
   ASSERT_EQ(report.exit_code, 0) << report.err;
   std::ifstream in(html);
   std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -168,7 +169,7 @@ TEST_F(ShardMergeTest, ShardsStartTogetherAtStartAt) {
   ASSERT_EQ(Merge(shards, merged_path).exit_code, 0);
   EXPECT_EQ(JsonCount(ReadJson(merged_path), "outcomes.ok"), 3'000u);
   ProcessResult late =
-      RunProcess({URINGLOAD_BINARY, "run", "--start-at", "1000", nginx.Url("/")}, 30);
+      RunProcess({UringloadBinary(), "run", "--start-at", "1000", nginx.Url("/")}, 30);
   EXPECT_EQ(late.exit_code, 2);
   EXPECT_EQ(nginx.RequestsLogged(), 3'000u);  // The refused run sent nothing.
 }
@@ -194,7 +195,7 @@ TEST_F(ShardMergeTest, PreconnectOpensEveryShardsConnectionsBeforeTheStart) {
   ASSERT_EQ(Merge(shards, merged_path).exit_code, 0);
   EXPECT_EQ(JsonCount(ReadJson(merged_path), "connections.preconnected"), 30u);
   EXPECT_EQ(nginx.RequestsLogged(), 3'000u);
-  ProcessResult alone = RunProcess({URINGLOAD_BINARY, "run", "--preconnect", nginx.Url("/")}, 30);
+  ProcessResult alone = RunProcess({UringloadBinary(), "run", "--preconnect", nginx.Url("/")}, 30);
   EXPECT_EQ(alone.exit_code, 2);
   EXPECT_NE(alone.err.find("--preconnect needs --start-at"), std::string::npos) << alone.err;
   EXPECT_EQ(nginx.RequestsLogged(), 3'000u);  // The refused run sent nothing.

@@ -20,6 +20,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/temp_folder.h"
 #include "tests/support/tls_certs.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -127,7 +128,7 @@ TEST(UnixSocketE2ETest, BadPathsExitTwoBeforeAnyTraffic) {
   ASSERT_EQ(chmod(folder.path().c_str(), 0755), 0);
   ASSERT_EQ(chmod(socket.c_str(), 0600), 0);
   std::string binary = folder.Path("uringload");
-  std::filesystem::copy_file(URINGLOAD_BINARY, binary);
+  std::filesystem::copy_file(UringloadBinary(), binary);
   ASSERT_EQ(chmod(binary.c_str(), 0755), 0);
   ProcessResult denied =
       RunProcess({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, "run",
@@ -146,7 +147,7 @@ TEST(UnixSocketE2ETest, ServeRefusesAPathInUseOrNotASocketAndReplacesAStaleOne) 
   UringloadServer first({"--unix", live});
   ASSERT_TRUE(first.ok());
   auto serve = [](const std::string& path) {
-    return RunProcess({URINGLOAD_BINARY, "serve", "--quiet", "--unix", path, "--listen",
+    return RunProcess({UringloadBinary(), "serve", "--quiet", "--unix", path, "--listen",
                        "127.0.0.1:" + std::to_string(FreePort())},
                       10);
   };

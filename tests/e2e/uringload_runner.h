@@ -11,6 +11,7 @@
 
 #include "tests/support/flat_json.h"
 #include "tests/support/process.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 
@@ -19,13 +20,9 @@ struct RunOutput {
   FlatJson json;  // Empty when the run wrote none.
 };
 
-// Sanitizer builds run every request several times slower: there tests check counts, and
-// measured rates and latencies only in the build users run.
-#ifdef URINGLOAD_SANITIZER_BUILD
-inline constexpr bool kMeasuresPrecisely = false;
-#else
-inline constexpr bool kMeasuresPrecisely = true;
-#endif
+// A checked (sanitizer) binary runs every request several times slower: against it tests
+// check counts, and measured rates and latencies only against the build users run.
+inline bool MeasuresPrecisely() { return !BinaryIsChecked(); }
 
 // `<wrapper...> uringload <command> <args> --json <tmp> --quiet`, with the JSON parsed;
 // `wrapper` runs it (`nice -n 10 taskset -c 0`), or is empty.
@@ -35,7 +32,7 @@ inline RunOutput RunUringloadUnder(const std::vector<std::string>& wrapper,
   char path[] = "/tmp/uringload-result-XXXXXX";
   close(mkstemp(path));
   std::vector<std::string> argv = wrapper;
-  argv.insert(argv.end(), {URINGLOAD_BINARY, command});
+  argv.insert(argv.end(), {UringloadBinary(), command});
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--json", path, "--quiet"});
   RunOutput out;

@@ -14,6 +14,7 @@
 #include "tests/support/flat_json.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 
@@ -27,8 +28,8 @@ class UringloadServer {
     json_path_ = path;
     std::string listen = "127.0.0.1:" + std::to_string(port_);
     if (ports > 1) listen += "-" + std::to_string(port_ + ports - 1);
-    std::vector<std::string> argv = {URINGLOAD_BINARY, "serve",    "--listen", listen,
-                                     "--json",         json_path_, "--quiet"};
+    std::vector<std::string> argv = {UringloadBinary(), "serve",    "--listen", listen,
+                                     "--json",          json_path_, "--quiet"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     process_ = std::make_unique<BackgroundProcess>(argv);
     // Our process must hold every listener: a port that answers while someone else holds it

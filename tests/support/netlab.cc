@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "tests/support/uringload_binary.h"
+
 namespace uringload::testing {
 
 NetLab::NetLab(std::vector<std::string> link_flags) {
@@ -22,7 +24,7 @@ NetLab::NetLab(std::vector<std::string> link_flags) {
   link_json_ = folder_ + "/link.json";
   std::string ready = folder_ + "/ready";
   std::vector<std::string> argv = {"env",
-                                   "URINGLOAD_BIN=" URINGLOAD_BINARY,
+                                   std::string("URINGLOAD_BIN=") + UringloadBinary(),
                                    URINGLOAD_SOURCE_DIR "/scripts/netlab",
                                    "--name",
                                    name_,
