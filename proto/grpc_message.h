@@ -1,0 +1,48 @@
+// gRPC's Length-Prefixed-Message framing (grpc/doc/PROTOCOL-HTTP2.md): each message on a
+// stream is a flag byte (1: compressed), a 4-byte big-endian length, then the message. The
+// writer prefixes a request once; the counter follows a response's DATA in pieces of any
+// size, counting whole messages without keeping them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace uringload::proto {
+
+inline constexpr size_t kGrpcPrefixBytes = 5;
+
+// The prefix of an uncompressed message of `size` bytes, into out[0, 5).
+void WriteGrpcPrefix(uint32_t size, char* out);
+
+// Counts the messages of one stream's DATA. Malformed: a flag other than 0 or 1, a compressed
+// message when the call asked for none, or a length above `max_message_bytes` (gRPC's own
+// default limit is 4 MiB).
+class GrpcMessageCounter {
+ public:
+  explicit GrpcMessageCounter(uint32_t max_message_bytes = 4 << 20)
+      : max_message_bytes_(max_message_bytes) {}
+
+  // Reads the next piece of the stream's DATA; false once the framing is malformed (and from
+  // then on).
+  bool Feed(std::string_view data);
+
+  // Messages read whole so far.
+  uint64_t messages() const { return messages_; }
+  // No message is cut off here: the stream may end (a trailer after half a message is
+  // malformed).
+  bool AtBoundary() const { return !malformed_ && prefix_seen_ == 0 && left_ == 0; }
+  bool malformed() const { return malformed_; }
+
+  void Reset() { *this = GrpcMessageCounter(max_message_bytes_); }
+
+ private:
+  uint32_t max_message_bytes_;
+  uint64_t messages_ = 0;
+  uint32_t left_ = 0;        // Bytes of the current message still to come.
+  uint8_t prefix_seen_ = 0;  // Bytes of the current prefix read (0 to 4; 5 starts the body).
+  char prefix_[kGrpcPrefixBytes] = {};
+  bool malformed_ = false;
+};
+
+}  // namespace uringload::proto
