@@ -13,7 +13,7 @@
 namespace uringload::core {
 namespace {
 
-constexpr char kShop[] = R"(flow:
+constexpr char kShopWithEveryCheck[] = R"(flow:
   - name: login
     request: POST http://shop.test/login
     body: '{"user":"{user}"}'
@@ -35,7 +35,7 @@ class FlowUserTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::vector<std::string> columns = {"user"};
-    absl::StatusOr<FlowFile> file = ParseFlowFile(kShop, "shop.yaml", columns);
+    absl::StatusOr<FlowFile> file = ParseFlowFile(kShopWithEveryCheck, "shop.yaml", columns);
     ASSERT_TRUE(file.ok()) << file.status();
     absl::StatusOr<FlowProgram> program = CompileFlows(*file, "shop.yaml", columns, 64, 512);
     ASSERT_TRUE(program.ok()) << program.status();
