@@ -103,8 +103,7 @@ TEST_F(GrpcSchemaTest, JsonThatDoesNotMatchTheMessageNamesTheFieldAndItsLine) {
   absl::StatusOr<std::string> wrong_type =
       schema->EncodeJson("shop.GetRequest", "{\"user\": \"u1\",\n\"count\": \"many\"}");
   ASSERT_FALSE(wrong_type.ok());
-  EXPECT_NE(wrong_type.status().message().find("line 2"), std::string::npos)
-      << wrong_type.status();
+  EXPECT_NE(wrong_type.status().message().find("line 2"), std::string::npos) << wrong_type.status();
   EXPECT_FALSE(schema->EncodeJson("shop.Nothing", "{}").ok());
 }
 

