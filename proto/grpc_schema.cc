@@ -55,6 +55,17 @@ int LineOf(std::string_view json, std::string_view field) {
   return 1 + static_cast<int>(std::count(json.begin(), json.begin() + at, '\n'));
 }
 
+// An empty message of `type` from the pool's prototypes.
+absl::StatusOr<std::unique_ptr<pb::Message>> NewMessage(const pb::DescriptorPool& pool,
+                                                        pb::DynamicMessageFactory& factory,
+                                                        const std::string& type) {
+  const pb::Descriptor* descriptor = pool.FindMessageTypeByName(type);
+  if (descriptor == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("no message type ", type, " in the schema"));
+  }
+  return std::unique_ptr<pb::Message>(factory.GetPrototype(descriptor)->New());
+}
+
 }  // namespace
 
 absl::StatusOr<GrpcSchema> GrpcSchema::FromProtoFile(std::string_view proto_file,
@@ -147,11 +158,10 @@ absl::StatusOr<GrpcMethod> GrpcSchema::FindMethod(std::string_view method_path) 
 absl::StatusOr<std::string> GrpcSchema::EncodeJson(std::string_view type_name,
                                                    std::string_view json) const {
   const std::string type(type_name);
-  const pb::Descriptor* descriptor = pool_->pool->FindMessageTypeByName(type);
-  if (descriptor == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("no message type ", type, " in the schema"));
-  }
-  std::unique_ptr<pb::Message> message(pool_->factory->GetPrototype(descriptor)->New());
+  absl::StatusOr<std::unique_ptr<pb::Message>> made =
+      NewMessage(*pool_->pool, *pool_->factory, type);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<pb::Message> message = *std::move(made);
   pb::util::JsonParseOptions options;  // Unknown fields are errors: a typo is not ignored.
   auto status = pb::util::JsonStringToMessage(pb::StringPiece(json.data(), json.size()),
                                               message.get(), options);
@@ -176,11 +186,10 @@ absl::StatusOr<std::string> GrpcSchema::EncodeJson(std::string_view type_name,
 absl::StatusOr<std::string> GrpcSchema::DecodeToJson(std::string_view type_name,
                                                      std::string_view wire) const {
   const std::string type(type_name);
-  const pb::Descriptor* descriptor = pool_->pool->FindMessageTypeByName(type);
-  if (descriptor == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("no message type ", type, " in the schema"));
-  }
-  std::unique_ptr<pb::Message> message(pool_->factory->GetPrototype(descriptor)->New());
+  absl::StatusOr<std::unique_ptr<pb::Message>> made =
+      NewMessage(*pool_->pool, *pool_->factory, type);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<pb::Message> message = *std::move(made);
   if (!message->ParseFromArray(wire.data(), static_cast<int>(wire.size()))) {
     return absl::InvalidArgumentError(absl::StrCat("not a ", type, " in the wire format"));
   }
