@@ -88,7 +88,9 @@ TEST(TextPatternTest, WhatIsNotSupportedOrNotAPatternIsAnError) {
             "at 1: a repeat with nothing before it");
   EXPECT_EQ(TextPattern::Compile("(?=a)").status().message(),
             "at 2: only (…) and (?:…) groups are supported");
-  EXPECT_EQ(TextPattern::Compile(std::string(600, 'a') + "(b)").status().message(),
+  std::string too_long(600, 'a');
+  too_long += "(b)";  // Not `std::string(600, 'a') + "(b)"`: GCC 12's false -Warray-bounds.
+  EXPECT_EQ(TextPattern::Compile(too_long).status().message(),
             "too long: more than 512 instructions once compiled");
 }
 

@@ -177,7 +177,13 @@ TEST(Http2E2ETest, TheOpenModelHoldsItsScheduleOverStreams) {
   RunOutput run =
       RunUringload({"--http2", "-R", "500", "-d", "2s", "-c", "2", "-p", "8", nginx.Url("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-  EXPECT_NEAR(static_cast<double>(JsonCount(run.json, "requests.started")), 1000, 2);
+  double started = static_cast<double>(JsonCount(run.json, "requests.started"));
+  if (MeasuresPrecisely()) {
+    EXPECT_NEAR(started, 1000, 2);
+  } else {  // A TSan binary fell 18 ms behind the schedule by the deadline (991 started).
+    EXPECT_GE(started, 950);
+    EXPECT_LE(started, 1002);
+  }
   EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), JsonCount(run.json, "requests.started"));
   EXPECT_EQ(nginx.RequestsLoggedWith("HTTP/2.0"), JsonCount(run.json, "outcomes.ok"));
 }
