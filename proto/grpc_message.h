@@ -20,8 +20,8 @@ void WriteGrpcPrefix(uint32_t size, char* out);
 // default limit is 4 MiB).
 class GrpcMessageCounter {
  public:
-  explicit GrpcMessageCounter(uint32_t max_message_bytes = 4 << 20)
-      : max_message_bytes_(max_message_bytes) {}
+  GrpcMessageCounter() = default;
+  explicit GrpcMessageCounter(uint32_t max_message_bytes) : max_message_bytes_(max_message_bytes) {}
 
   // Reads the next piece of the stream's DATA; false once the framing is malformed (and from
   // then on).
@@ -37,7 +37,7 @@ class GrpcMessageCounter {
   void Reset() { *this = GrpcMessageCounter(max_message_bytes_); }
 
  private:
-  uint32_t max_message_bytes_;
+  uint32_t max_message_bytes_ = 4 << 20;
   uint64_t messages_ = 0;
   uint32_t left_ = 0;        // Bytes of the current message still to come.
   uint8_t prefix_seen_ = 0;  // Bytes of the current prefix read (0 to 4; 5 starts the body).

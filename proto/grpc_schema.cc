@@ -80,6 +80,9 @@ absl::StatusOr<GrpcSchema> GrpcSchema::FromProtoFile(std::string_view proto_file
   for (const std::string& path : import_paths) pool->source_tree->MapPath("", path);
   std::string beside = std::filesystem::path(file).parent_path().string();
   pool->source_tree->MapPath("", beside.empty() ? "." : beside);
+  // Last, protobuf's well-known types (google/protobuf/timestamp.proto, ...), as protoc finds
+  // them: libprotobuf-dev installs them beside its headers.
+  pool->source_tree->MapPath("google/protobuf", URINGLOAD_PROTOBUF_INCLUDE "/google/protobuf");
   std::string virtual_file, shadowing;
   if (pool->source_tree->DiskFileToVirtualFile(file, &virtual_file, &shadowing) !=
       pb::compiler::DiskSourceTree::SUCCESS) {
@@ -181,6 +184,10 @@ absl::StatusOr<std::string> GrpcSchema::EncodeJson(std::string_view type_name,
   std::string wire;
   message->SerializeToString(&wire);
   return wire;
+}
+
+const pb::Descriptor* GrpcSchema::MessageType(std::string_view type) const {
+  return pool_->pool->FindMessageTypeByName(std::string(type));
 }
 
 absl::StatusOr<std::string> GrpcSchema::DecodeToJson(std::string_view type_name,

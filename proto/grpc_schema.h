@@ -2,7 +2,8 @@
 // imports found on the import paths) or a FileDescriptorSet (`protoc --descriptor_set_out
 // --include_imports`). It finds a method by name and turns JSON (proto3's JSON mapping) into
 // the method's request message in protobuf's wire format, with libprotobuf's DynamicMessage:
-// no generated code. Protobuf's types stay behind this header.
+// no generated code. Protobuf's types stay behind this header, but for the descriptor of a
+// message type, which grpc_body_template.cc lays a template's wire format out from.
 #pragma once
 
 #include <memory>
@@ -11,6 +12,10 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+
+namespace google::protobuf {
+class Descriptor;
+}  // namespace google::protobuf
 
 namespace uringload::proto {
 
@@ -24,7 +29,8 @@ struct GrpcMethod {
 
 class GrpcSchema {
  public:
-  // Parses `proto_file`; its imports are looked up in `import_paths`, then beside it. A file
+  // Parses `proto_file`; its imports are looked up in `import_paths`, then beside it, then
+  // among protobuf's well-known types (google/protobuf/*.proto). A file
   // that does not parse is an error with the parser's file, line and message.
   static absl::StatusOr<GrpcSchema> FromProtoFile(std::string_view proto_file,
                                                   std::span<const std::string> import_paths);
@@ -38,6 +44,8 @@ class GrpcSchema {
   // `json` as a message of `type` (a full name), in the wire format. An error names the field
   // and the line of `json` it is on, when the parser names one.
   absl::StatusOr<std::string> EncodeJson(std::string_view type, std::string_view json) const;
+  // The message type `type` (a full name), or null when the schema has none.
+  const google::protobuf::Descriptor* MessageType(std::string_view type) const;
   // Wire bytes of a message of `type` as JSON (for tests and for reading answers back).
   absl::StatusOr<std::string> DecodeToJson(std::string_view type, std::string_view wire) const;
 

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::proto {
 namespace {
@@ -60,9 +61,9 @@ const nghttp2_option* Http2ClientSession::Options() {
 absl::Status Http2ClientSession::Start(Events* events) {
   Stop();
   events_ = events;
-  int rv = nghttp2_session_client_new3(&session_,
-                                       Callbacks(matcher_ != nullptr || inspector_ != nullptr),
-                                       this, Options(), allocator_.mem());
+  int rv = nghttp2_session_client_new3(
+      &session_, Callbacks(matcher_ != nullptr || inspector_ != nullptr || grpc_), this, Options(),
+      allocator_.mem());
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   // The client never sends a priority (RFC 9218 2.1): nghttp2 then keeps no dependency tree,
   // whose upkeep was 1.6% of the client's CPU samples over TLS (docs/performance.md).
@@ -141,12 +142,11 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   }
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
   if (request.has_body()) {
-    const TextTemplate& t = request.body();
-    if (t.is_static()) {
-      stream.body = t.fixed();
+    if (request.body_is_static()) {
+      stream.body = request.static_body();
     } else {
-      stream.rendered_body.resize(t.max_size());
-      stream.body = t.RenderInto(context, stream.rendered_body);
+      stream.rendered_body.resize(request.body_max_size());
+      stream.body = request.RenderBody(context, stream.rendered_body);
     }
     char* digits = rendered.data() + used;
     size_t size =
@@ -213,9 +213,20 @@ int Http2ClientSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, c
                                  size_t namelen, const uint8_t* value, size_t valuelen, uint8_t,
                                  void* user_data) {
   auto* self = static_cast<Http2ClientSession*>(user_data);
-  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_RESPONSE) return 0;
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
   // The field first: the stream is looked up once per response, not once per field.
   std::string_view field(reinterpret_cast<const char*>(name), namelen);
+  // gRPC's status: in the trailers, or in the response of a call that has only trailers.
+  if (self->grpc_ && field == "grpc-status" &&
+      (frame->headers.cat == NGHTTP2_HCAT_HEADERS || frame->headers.cat == NGHTTP2_HCAT_RESPONSE)) {
+    if (Stream* stream = self->StreamOf(frame->hd.stream_id)) {
+      stream->grpc_status =
+          ParseGrpcStatus(std::string_view(reinterpret_cast<const char*>(value), valuelen))
+              .value_or(-1);
+    }
+    return 0;
+  }
+  if (frame->headers.cat != NGHTTP2_HCAT_RESPONSE) return 0;
   if (self->inspector_ != nullptr && field != ":status") {  // One stream at a time: its own.
     self->inspector_->OnHeaderName(field);
     self->inspector_->OnHeaderValue(
@@ -296,7 +307,13 @@ int Http2ClientSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id
   auto* self = static_cast<Http2ClientSession*>(user_data);
   if (Stream* stream = self->StreamOf(stream_id); stream != nullptr) {
     std::string_view piece(reinterpret_cast<const char*>(data), length);
-    if (self->inspector_ != nullptr) {
+    if (self->grpc_) {
+      bool first = stream->grpc_messages.messages() == 0;
+      stream->grpc_messages.Feed(piece);
+      if (first && stream->grpc_messages.messages() > 0) {
+        self->events_->OnGrpcFirstMessage(static_cast<uint32_t>(stream - self->streams_.data()));
+      }
+    } else if (self->inspector_ != nullptr) {
       self->inspector_->OnBody(piece);
     } else {
       stream->body_state = self->matcher_->Feed(stream->body_state, piece);
@@ -315,7 +332,10 @@ void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
                         .error_code = error_code,
                         .complete = stream.complete,
                         .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM,
-                        .body_found = stream.body_state == BodyMatcher::kFound});
+                        .body_found = stream.body_state == BodyMatcher::kFound,
+                        .grpc_status = stream.grpc_status,
+                        .grpc_messages = stream.grpc_messages.messages(),
+                        .grpc_malformed = grpc_ && !stream.grpc_messages.AtBoundary()});
 }
 
 ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf,

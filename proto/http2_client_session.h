@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "proto/body_matcher.h"
+#include "proto/grpc_message.h"
 #include "proto/http2_memory.h"
 #include "proto/http2_output.h"
 #include "proto/request_template.h"
@@ -47,6 +48,12 @@ struct Http2StreamEnd {
   bool unprocessed = false;
   // The body contains the text of the session's body matcher (none set: false).
   bool body_found = false;
+  // gRPC (SetGrpc): the call's grpc-status from its trailers, or from a trailers-only
+  // response (-1: none came, or a value that is no code); the whole messages of its DATA; its
+  // DATA broke gRPC's message framing, or ended within a message.
+  int grpc_status = -1;
+  uint64_t grpc_messages = 0;
+  bool grpc_malformed = false;
 };
 
 class Http2ClientSession {
@@ -55,6 +62,9 @@ class Http2ClientSession {
    public:
     virtual ~Events() = default;
     virtual void OnStreamEnd(const Http2StreamEnd& end) = 0;
+    // gRPC (SetGrpc): the first whole message of stream `tag`'s response came, during
+    // Receive() (a server-streaming call's time to its first message).
+    virtual void OnGrpcFirstMessage(uint32_t /*tag*/) {}
   };
 
   // `streams`: the most streams the caller will have open (tags are below it); `memory`: the
@@ -73,6 +83,9 @@ class Http2ClientSession {
   // From the next Start() on, `inspector` sees each response's header fields (:status as its
   // beginning) and its DATA instead of the matcher: a flow's user, one stream at a time.
   void SetInspector(ResponseInspector* inspector) { inspector_ = inspector; }
+  // From the next Start() on, each stream is a gRPC call: its DATA is read as gRPC messages
+  // (counted, never kept) and its grpc-status kept (Http2StreamEnd).
+  void SetGrpc(bool grpc) { grpc_ = grpc; }
   // The connection ended: frees the nghttp2 session (streams still open are not reported).
   void Stop();
   bool started() const { return session_ != nullptr; }
@@ -128,6 +141,8 @@ class Http2ClientSession {
     int status = 0;
     bool complete = false;
     uint32_t body_state = 0;  // BodyMatcher's, over the DATA received so far.
+    GrpcMessageCounter grpc_messages = {};
+    int grpc_status = -1;
   };
 
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
@@ -159,6 +174,7 @@ class Http2ClientSession {
   Events* events_ = nullptr;
   const BodyMatcher* matcher_ = nullptr;
   ResponseInspector* inspector_ = nullptr;
+  bool grpc_ = false;
   Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
   Http2Output output_;

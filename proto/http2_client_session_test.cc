@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/http2_server_session.h"
 #include "proto/testing/http2_test_server.h"
 
 namespace uringload::proto {
@@ -356,6 +357,66 @@ TEST(Http2ClientSessionTest, AnInspectorSeesResponsesAndAWriterSendsTheCookieFie
   EXPECT_EQ(inspector.body, "{\"token\":\"t\"}{\"token\":\"t\"}");
   ASSERT_EQ(events.ends.size(), 2u);
   EXPECT_EQ(events.ends[1].status, 200);
+}
+
+// A gRPC call's end as serve answers it (Http2ServerSession::RespondGrpc): an OK call's one
+// message and its trailer; a trailers-only status; half a message and a reset (never OK).
+TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
+  class Answers : public Http2ServerSession::Events {
+   public:
+    void OnRequest(const Http2ServerSession::Request& request) override {
+      ids.push_back(request.stream_id);
+    }
+    std::vector<int32_t> ids;
+  } requests;
+  Http2ServerSession server;
+  ASSERT_TRUE(server.Start(&requests, {}).ok());
+  Http2ClientSession client(4);
+  client.SetGrpc(true);
+  Recorder events;
+  ASSERT_TRUE(client.Start(&events).ok());
+  RequestTemplate t = Template("POST", "/shop.Carts/Get", std::string("\0\0\0\0\0", 5));
+  for (uint32_t tag = 0; tag < 3; ++tag) ASSERT_TRUE(client.Submit(t, {.index = tag}, tag).ok());
+  auto pump = [&] {
+    for (int round = 0; round < 100; ++round) {
+      std::string to_server;
+      for (std::string_view out; !(out = client.Output()).empty();) {
+        to_server.append(out);
+        client.Sent(static_cast<uint32_t>(out.size()));
+      }
+      ASSERT_TRUE(server.Receive(to_server).ok());
+      std::string to_client;
+      for (std::string_view out; !(out = server.Output()).empty();) {
+        to_client.append(out);
+        server.Sent(static_cast<uint32_t>(out.size()));
+      }
+      if (to_server.empty() && to_client.empty()) return;
+      ASSERT_TRUE(client.Receive(to_client).ok());
+    }
+  };
+  pump();
+  ASSERT_EQ(requests.ids.size(), 3u);
+  server.RespondGrpc(requests.ids[0], 0);
+  server.RespondGrpc(requests.ids[1], 14);
+  server.RespondGrpc(requests.ids[2], 0, /*partial=*/true);
+  pump();
+  ASSERT_EQ(events.ends.size(), 3u);
+  for (const Http2StreamEnd& end : events.ends) {
+    if (end.tag == 0) {
+      EXPECT_TRUE(end.complete);
+      EXPECT_EQ(end.grpc_status, 0);
+      EXPECT_EQ(end.grpc_messages, 1u);
+      EXPECT_FALSE(end.grpc_malformed);
+    } else if (end.tag == 1) {
+      EXPECT_TRUE(end.complete);
+      EXPECT_EQ(end.grpc_status, 14);
+      EXPECT_EQ(end.grpc_messages, 0u);
+    } else {
+      EXPECT_FALSE(end.complete);
+      EXPECT_EQ(end.error_code, static_cast<uint32_t>(NGHTTP2_INTERNAL_ERROR));
+      EXPECT_EQ(end.grpc_status, -1);
+    }
+  }
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "proto/grpc_message.h"
 
 namespace uringload::proto {
 namespace {
@@ -99,11 +102,39 @@ void Http2ServerSession::Respond(int32_t stream_id, int status, std::string_view
   stream->body = body;
   stream->sent = 0;
   stream->stop_at = partial ? body.size() / 2 : body.size();
+  stream->grpc_trailers = false;
   std::string code = std::to_string(status);
   std::string length = std::to_string(body.size());
   // The names are literals in lower case: nghttp2 need not copy them.
   nghttp2_nv fields[] = {Http2Field(":status", code, NGHTTP2_NV_FLAG_NO_COPY_NAME),
                          Http2Field("content-length", length, NGHTTP2_NV_FLAG_NO_COPY_NAME)};
+  nghttp2_data_provider provider{.source = {.ptr = stream}, .read_callback = &ReadBody};
+  nghttp2_submit_response(session_, stream_id, fields, std::size(fields), &provider);
+}
+
+void Http2ServerSession::RespondGrpc(int32_t stream_id, int grpc_status, bool partial) {
+  Stream* stream = StreamOf(stream_id);
+  if (stream == nullptr) return;  // The client reset it meanwhile.
+  if (grpc_status != 0) {  // Trailers-only (PROTOCOL-HTTP2.md): one HEADERS that ends the call.
+    std::string code = std::to_string(grpc_status);
+    nghttp2_nv fields[] = {
+        Http2Field(":status", "200", NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE),
+        Http2Field("content-type", "application/grpc",
+                   NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE),
+        Http2Field("grpc-status", code, NGHTTP2_NV_FLAG_NO_COPY_NAME)};
+    nghttp2_submit_response(session_, stream_id, fields, std::size(fields), nullptr);
+    return;
+  }
+  // One empty message: its prefix, a zero flag and a zero length.
+  std::fill(stream->copy, stream->copy + kGrpcPrefixBytes, '\0');
+  stream->body = std::string_view(stream->copy, kGrpcPrefixBytes);
+  stream->sent = 0;
+  stream->stop_at = partial ? kGrpcPrefixBytes / 2 : kGrpcPrefixBytes;
+  stream->grpc_trailers = true;
+  nghttp2_nv fields[] = {
+      Http2Field(":status", "200", NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE),
+      Http2Field("content-type", "application/grpc",
+                 NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)};
   nghttp2_data_provider provider{.source = {.ptr = stream}, .read_callback = &ReadBody};
   nghttp2_submit_response(session_, stream_id, fields, std::size(fields), &provider);
 }
@@ -223,8 +254,9 @@ int Http2ServerSession::OnStreamClose(nghttp2_session* session, int32_t stream_i
   return 0;
 }
 
-ssize_t Http2ServerSession::ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
-                                     uint32_t* data_flags, nghttp2_data_source* source, void*) {
+ssize_t Http2ServerSession::ReadBody(nghttp2_session* session, int32_t stream_id, uint8_t* buf,
+                                     size_t length, uint32_t* data_flags,
+                                     nghttp2_data_source* source, void*) {
   auto* stream = static_cast<Stream*>(source->ptr);
   if (stream->sent == stream->stop_at && stream->stop_at < stream->body.size()) {
     return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // Partial: the stream is reset here.
@@ -232,7 +264,15 @@ ssize_t Http2ServerSession::ReadBody(nghttp2_session*, int32_t, uint8_t* buf, si
   size_t n = std::min(length, stream->stop_at - stream->sent);
   std::memcpy(buf, stream->body.data() + stream->sent, n);
   stream->sent += n;
-  if (stream->sent == stream->body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+  if (stream->sent == stream->body.size()) {
+    *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    if (stream->grpc_trailers) {  // The call's status follows in trailers, which end it.
+      *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+      nghttp2_nv ok[] = {Http2Field("grpc-status", "0",
+                                    NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)};
+      nghttp2_submit_trailer(session, stream_id, ok, std::size(ok));
+    }
+  }
   return static_cast<ssize_t>(n);
 }
 

@@ -60,6 +60,11 @@ class Http2ServerSession {
   // ends unless it is at most kMaxCopiedBody bytes (copied). `partial`: half of the body, then
   // RST_STREAM(INTERNAL_ERROR).
   void Respond(int32_t stream_id, int status, std::string_view body, bool partial = false);
+  // The end of gRPC call `stream_id` (serve --grpc): with `grpc_status` 0 (OK), 200 with
+  // content-type application/grpc, one empty message and the trailer grpc-status: 0; with any
+  // other status a trailers-only response carrying it. `partial`: half of the message, then
+  // RST_STREAM(INTERNAL_ERROR), as for Respond.
+  void RespondGrpc(int32_t stream_id, int grpc_status, bool partial = false);
   // RST_STREAM with `error_code` instead of a response.
   void Reset(int32_t stream_id, uint32_t error_code);
   // GOAWAY (NO_ERROR) naming the last stream received: no stream above it will be processed.
@@ -82,7 +87,8 @@ class Http2ServerSession {
     std::string_view body;
     char copy[kMaxCopiedBody];
     size_t sent = 0;
-    size_t stop_at = 0;  // Partial: the DATA stops here and the stream is reset.
+    size_t stop_at = 0;          // Partial: the DATA stops here and the stream is reset.
+    bool grpc_trailers = false;  // A gRPC call: its DATA ends with the trailer grpc-status: 0.
     // keep_text: the request line's parts, the other fields and the body (their capacity stays
     // with the pool entry).
     std::string method;
@@ -99,7 +105,7 @@ class Http2ServerSession {
                          size_t len, void* user_data);
   static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
                            void* user_data);
-  static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
+  static ssize_t ReadBody(nghttp2_session* session, int32_t stream_id, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
   // The same for every session (nghttp2 copies them into each): made once.

@@ -112,9 +112,12 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
   } else {
     tmpl.body_ = TextTemplate::Literal(spec.body);
   }
-  tmpl.has_body_ = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT";
+  tmpl.grpc_body_ = spec.grpc_body;
+  tmpl.has_body_ = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT" ||
+                   tmpl.grpc_body_ != nullptr;
   tmpl.is_head_ = spec.method == "HEAD";
-  tmpl.uses_fields_ = tmpl.path_.uses_fields() || tmpl.body_.uses_fields();
+  tmpl.uses_fields_ = tmpl.path_.uses_fields() || tmpl.body_.uses_fields() ||
+                      (tmpl.grpc_body_ != nullptr && tmpl.grpc_body_->uses_fields());
 
   TextTemplate& head = tmpl.head_;
   head.AppendLiteral(absl::StrCat(spec.method, " "));
@@ -141,8 +144,10 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
   std::string tail = spec.keep_alive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n";
   if (!tmpl.has_body_) {
     head.AppendLiteral(tail.substr(2));
-  } else if (tmpl.body_.is_static()) {
-    head.AppendLiteral(absl::StrCat("Content-Length: ", spec.body.size(), tail, spec.body));
+  } else if (tmpl.body_is_static()) {
+    std::string_view body = tmpl.static_body();
+    head.AppendLiteral(absl::StrCat("Content-Length: ", body.size(), tail,
+                                    absl::string_view(body.data(), body.size())));
   } else {
     head.AppendLiteral("Content-Length: ");
     tmpl.tail_ = tail;
@@ -174,8 +179,8 @@ std::string_view RequestTemplate::RenderInto(const TemplateContext& context,
   if (body_in_head_) return head_.RenderInto(context, out);
   // The body first, at the end of the room a request can need; then the head before it, the
   // body's size, and the body moved up behind them.
-  size_t body_at = max_size() - body_.max_size();
-  std::string_view body = body_.RenderInto(context, out.subspan(body_at));
+  size_t body_at = max_size() - body_max_size();
+  std::string_view body = RenderBody(context, out.subspan(body_at));
   size_t size = head_.RenderInto(context, out).size();
   char* p = std::to_chars(out.data() + size, out.data() + body_at, body.size()).ptr;
   std::memcpy(p, tail_.data(), tail_.size());

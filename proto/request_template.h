@@ -6,12 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/grpc_body_template.h"
 #include "proto/text_template.h"
 
 namespace uringload::proto {
@@ -27,6 +29,8 @@ struct RequestSpec {
   // A body from a file is sent byte for byte unless asked to be a template: a binary file
   // may hold any brace, and a file that holds "{i}" must not change silently.
   bool body_is_template = true;
+  // gRPC: the body is this message template's rendering, and `body` is not used.
+  std::shared_ptr<const GrpcBodyTemplate> grpc_body;
   bool keep_alive = true;
   // HTTP/1.1: a template rendered as it is after `headers`, whole lines each ending in CRLF or
   // nothing (a flow's Cookie line, absent while its jar is empty). HTTP/2 leaves it out.
@@ -54,7 +58,7 @@ class RequestTemplate {
   // Bytes of a rendered HTTP/1.1 request can never exceed this.
   size_t max_size() const {
     if (body_in_head_) return head_.max_size();
-    return head_.max_size() + TextTemplate::kMaxIntegerDigits + tail_.size() + body_.max_size();
+    return head_.max_size() + TextTemplate::kMaxIntegerDigits + tail_.size() + body_max_size();
   }
   // The complete request when is_static().
   std::string_view static_bytes() const { return head_.fixed(); }
@@ -66,8 +70,16 @@ class RequestTemplate {
   // rendered size is the content-length, when has_body()).
   std::span<const Field> http2_fields() const { return http2_fields_; }
   const TextTemplate& path() const { return path_; }
-  const TextTemplate& body() const { return body_; }
   bool has_body() const { return has_body_; }
+
+  // The body, from its text template or its gRPC message template: fixed bytes when
+  // body_is_static(), else rendered per request into max_size() bytes.
+  bool body_is_static() const { return grpc_body_ ? grpc_body_->is_static() : body_.is_static(); }
+  std::string_view static_body() const { return grpc_body_ ? grpc_body_->fixed() : body_.fixed(); }
+  size_t body_max_size() const { return grpc_body_ ? grpc_body_->max_size() : body_.max_size(); }
+  std::string_view RenderBody(const TemplateContext& context, std::span<char> out) const {
+    return grpc_body_ ? grpc_body_->RenderInto(context, out) : body_.RenderInto(context, out);
+  }
 
  private:
   // HTTP/1.1: with a static body (body_in_head_), the whole request; else everything up to
@@ -75,6 +87,7 @@ class RequestTemplate {
   TextTemplate head_;
   std::string tail_;
   TextTemplate body_;
+  std::shared_ptr<const GrpcBodyTemplate> grpc_body_;
   bool body_in_head_ = true;
   TextTemplate path_;
   std::vector<Field> http2_fields_;

@@ -175,6 +175,11 @@ absl::StatusOr<TextTemplate> TextTemplate::Compile(std::string_view whole, Templ
   return t;
 }
 
+bool TextTemplate::OpensPlaceholder(std::string_view text, size_t at) {
+  return at < text.size() && text[at] == '{' &&
+         LooksLikePlaceholder(absl::string_view(text.data(), text.size()), at);
+}
+
 std::string TextTemplate::Escape(std::string_view text) {
   std::string out;
   absl::string_view view(text.data(), text.size());

@@ -69,6 +69,10 @@ class TextTemplate {
   // placeholder ({name} or {name:) doubled.
   static std::string Escape(std::string_view text);
 
+  // Whether the '{' at text[at] opens a placeholder (a name, then '}' or ':'), as Compile()
+  // reads it: for readers of texts that hold templates (a gRPC body's JSON).
+  static bool OpensPlaceholder(std::string_view text, size_t at);
+
   void Append(const TextTemplate& other);
   void AppendLiteral(std::string_view text);
 
