@@ -103,6 +103,22 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                                "it; at most ",
                                core::kMaxHttp2HeaderTable, "; 0 keeps none)"));
   cmd->add_flag("--http1.1", o.http1, "HTTP/1.1 only (https:// offers only http/1.1 by ALPN)");
+  cmd->add_option("--grpc", o.grpc_method,
+                  "Call this gRPC method (package.Service/Method) on the URL's server "
+                  "(http[s]://host:port, over HTTP/2); the request message is the JSON of --body "
+                  "or --body-file, placeholders and all; calls are counted by grpc-status")
+      ->type_name("METHOD");
+  cmd->add_option("--proto", o.proto_file,
+                  "gRPC: the service's .proto file, its imports looked up on --import-path, then "
+                  "beside it")
+      ->type_name(kFileValue);
+  cmd->add_option("--import-path", o.import_paths,
+                  "gRPC: a folder --proto's imports are looked up in (repeatable)")
+      ->type_name("DIR");
+  cmd->add_option("--protoset", o.protoset_file,
+                  "gRPC: the service's FileDescriptorSet (protoc --descriptor_set_out "
+                  "--include_imports), instead of --proto")
+      ->type_name(kFileValue);
   cmd->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
                   "all on the first line's host and port; instead of a URL")

@@ -176,7 +176,8 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .open_model = plan.rate.has_value(),
                           .schedule_lag_bound = plan.schedule_lag_bound,
                           .busy_poll = plan.busy_poll,
-                          .flow = plan.flow != nullptr};
+                          .flow = plan.flow != nullptr,
+                          .grpc = plan.grpc};
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(options.metrics, "client",

@@ -76,6 +76,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_flag("--http2", o.http2,
                   "HTTP/2: h2c with prior knowledge on plain listeners (instead of HTTP/1.1); "
                   "over TLS, h2 or HTTP/1.1 as the client's ALPN allows");
+  serve->add_flag("--grpc", o.grpc,
+                  "gRPC over HTTP/2 (implies --http2): every call, whatever its method, is "
+                  "answered with an empty message and grpc-status OK; --fault-status is then a "
+                  "gRPC status (14: UNAVAILABLE)");
   serve
       ->add_option("--http2-max-streams", o.http2_max_streams,
                    "HTTP/2: the SETTINGS_MAX_CONCURRENT_STREAMS it announces")

@@ -38,6 +38,8 @@ enum class ParseFailure : int {
   kHttp2Protocol,     // nghttp2 found a frame or protocol error on the connection.
   kHttp2Compression,  // An HPACK block that does not decode.
   kHttp2Incomplete,   // A stream closed without error before its response ended.
+  kGrpcNoStatus,      // A gRPC call's response ended without a valid grpc-status.
+  kGrpcMalformed,     // A gRPC call's DATA broke the message framing, or ended mid-message.
 };
 inline constexpr const char* ParseFailureText(int code) {
   switch (static_cast<ParseFailure>(code)) {
@@ -53,6 +55,10 @@ inline constexpr const char* ParseFailureText(int code) {
       return "HTTP/2 header compression error";
     case ParseFailure::kHttp2Incomplete:
       return "HTTP/2 stream closed before its response ended";
+    case ParseFailure::kGrpcNoStatus:
+      return "gRPC call ended without a grpc-status";
+    case ParseFailure::kGrpcMalformed:
+      return "gRPC message framing broken";
     default:
       return "malformed or truncated response";
   }

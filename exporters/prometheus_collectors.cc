@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "exporters/prometheus_metrics.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::exporters {
 namespace {
@@ -160,6 +161,22 @@ std::vector<MetricFamily> RunCollector::Collect() const {
   for (size_t code = 0; code < s.status_codes.size(); ++code) {
     if (s.status_codes[code] == 0) continue;
     b.Metric(responses, {{"code", std::to_string(code)}}).counter.value = s.status_codes[code];
+  }
+  if (info_.grpc) {
+    MetricFamily& calls = b.Family("uringload_grpc_calls_total",
+                                   "gRPC calls that ended ok, by grpc-status", MetricType::Counter);
+    for (int code = 0; code < proto::kGrpcStatusCount; ++code) {
+      // OK always, so a rate of errors over calls has its denominator from the start.
+      if (s.grpc_status[code] == 0 && code != 0) continue;
+      b.Metric(calls, {{"code", std::string(proto::GrpcStatusName(code))}}).counter.value =
+          s.grpc_status[code];
+    }
+    b.Counter("uringload_grpc_messages_total", "Messages of the ok gRPC calls' responses",
+              s.grpc_messages);
+    AddDurationHistogram(b, "uringload_grpc_first_message_duration_seconds",
+                         "gRPC calls, from their start (as the request duration) to their "
+                         "response's first message",
+                         s.grpc_first_message);
   }
   AddDurationHistogram(b, "uringload_request_duration_seconds",
                        "Ok requests, to the end of the parsed response: from the intended start "

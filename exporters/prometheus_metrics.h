@@ -46,6 +46,8 @@ struct RunInfo {
   bool busy_poll = false;
   // --flow: the targets are a flow's steps (label step=), and iterations are counted.
   bool flow = false;
+  // --grpc: the ok calls are counted by grpc-status.
+  bool grpc = false;
 };
 
 class RunCollector : public prometheus::Collectable {

@@ -4,6 +4,7 @@
 #include "exporters/report_format.h"
 #include "exporters/run_json_keys.h"
 #include "exporters/run_report.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::exporters {
 namespace {
@@ -257,6 +258,19 @@ std::string RunResultToJson(const RunReport& report) {
         {"cut", s.iterations_started - s.iterations_completed - s.iterations_aborted},
         {"duration_seconds", LatencyJson(s.iteration_duration)},
         {"duration_histogram", HistogramJson(s.iteration_duration)}};
+  }
+  if (plan != nullptr && plan->grpc) {
+    Json status = Json::object();
+    for (int code = 0; code < proto::kGrpcStatusCount; ++code) {
+      if (s.grpc_status[code] > 0)
+        status[std::string(proto::GrpcStatusName(code))] = s.grpc_status[code];
+    }
+    doc[run_key::kGrpc] = {{run_key::kCalls, s.grpc_calls()},
+                           {run_key::kErrors, s.grpc_errors()},
+                           {run_key::kMessages, s.grpc_messages},
+                           {"first_message_seconds", LatencyJson(s.grpc_first_message)},
+                           {run_key::kFirstMessageHistogram, HistogramJson(s.grpc_first_message)},
+                           {run_key::kStatus, status}};
   }
   return DumpJson(doc);
 }

@@ -5,6 +5,7 @@
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
 #include "exporters/run_json_keys.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::exporters {
 namespace {
@@ -224,6 +225,18 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     s.iterations_aborted = Count(iterations, "aborted");
     s.iteration_duration = Histogram(iterations, "duration_histogram");
     r.flow = true;
+  }
+  if (doc.contains(run_key::kGrpc)) {  // --grpc.
+    for (const auto& [name, count] : At(At(doc, run_key::kGrpc), run_key::kStatus).items()) {
+      std::optional<int> code = proto::GrpcStatusByName(name);
+      if (!code || !count.is_number_unsigned()) {
+        throw BadField{absl::StrCat("bad gRPC status entry '", name, "'")};
+      }
+      s.grpc_status[*code] = count.get<uint64_t>();
+    }
+    s.grpc_messages = Count(At(doc, run_key::kGrpc), run_key::kMessages);
+    s.grpc_first_message = Histogram(At(doc, run_key::kGrpc), run_key::kFirstMessageHistogram);
+    r.grpc = true;
   }
 }
 

@@ -48,6 +48,7 @@ struct RunResultFile {
   std::vector<TargetResult> targets;
   std::vector<std::string> target_names;  // Of stats.by_target.
   bool flow = false;                      // A --flow run's (stats has its iterations).
+  bool grpc = false;                      // A --grpc run's (stats has its grpc_status).
   core::RunStats stats;
   std::vector<uint64_t> ok_per_interval;  // Empty in results from before it was recorded.
   double interval_seconds = 1;

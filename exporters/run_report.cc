@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "exporters/report_format.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::exporters {
 namespace {
@@ -90,6 +91,29 @@ void AppendStatus(const RunReport& report, const RunStats& s, std::string* out) 
     absl::StrAppend(out, "Warning:     ", not_2xx, " of ",
                     s.outcome(Outcome::kOk) + s.outcome(Outcome::kCheckFailed),
                     " responses were not 2xx\n");
+  }
+}
+
+// --grpc: the ok calls by grpc-status name, as the statuses above (OK first).
+void AppendGrpcStatus(const RunStats& s, std::string* out) {
+  absl::StrAppend(out, "gRPC status:");
+  for (int code = 0; code < proto::kGrpcStatusCount; ++code) {
+    if (s.grpc_status[code] > 0) {
+      absl::StrAppend(out, " ", std::string(proto::GrpcStatusName(code)), " ", s.grpc_status[code]);
+    }
+  }
+  if (s.grpc_calls() == 0) absl::StrAppend(out, " none");
+  if (s.grpc_errors() > 0) {
+    absl::StrAppend(out,
+                    absl::StrFormat("  (%.2f%% not OK)", 100.0 * s.grpc_errors() / s.grpc_calls()));
+  }
+  if (s.grpc_calls() > 0) {
+    absl::StrAppend(out, absl::StrFormat("; %d messages received (%.2f a call)", s.grpc_messages,
+                                         static_cast<double>(s.grpc_messages) / s.grpc_calls()));
+  }
+  absl::StrAppend(out, "\n");
+  if (s.grpc_first_message.count > 0) {
+    absl::StrAppend(out, "First message: ", LatencyLine(s.grpc_first_message), "\n");
   }
 }
 
@@ -328,6 +352,7 @@ std::string FormatRunSummary(const RunReport& report) {
   }
   absl::StrAppend(&out, "\n");
   AppendStatus(report, s, &out);
+  if (report.plan != nullptr && report.plan->grpc) AppendGrpcStatus(s, &out);
   absl::StrAppend(&out, "Transfer:    sent ", FormatBytes(s.bytes_sent), " (",
                   FormatBytes(static_cast<uint64_t>(Rate(s.bytes_sent, d))), "/s), received ",
                   FormatBytes(s.bytes_received), " (",

@@ -14,6 +14,7 @@
 #include "core/flow/flow_file.h"
 #include "core/flow/flow_program.h"
 #include "core/plan_limits.h"
+#include "core/run/plan_grpc.h"
 #include "core/run/replay_file.h"
 #include "core/run/target_file.h"
 
@@ -55,37 +56,6 @@ absl::Status PlanData(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
-// The body of every line without its own: --body (a template), or --body-file's bytes (a
-// template only with --body-file-placeholders).
-struct CommonBody {
-  std::string text;
-  std::string name;  // Names it in errors.
-  bool is_template = true;
-};
-absl::StatusOr<std::optional<CommonBody>> ReadCommonBody(const RunOptions& options) {
-  if (options.body.has_value()) return CommonBody{*options.body, "--body", true};
-  if (!options.body_file.has_value()) return std::nullopt;
-  absl::StatusOr<std::string> bytes = ReadRegularFile("--body-file", *options.body_file);
-  if (!bytes.ok()) return bytes.status();
-  return CommonBody{*std::move(bytes), absl::StrCat("--body-file ", *options.body_file),
-                    options.body_file_placeholders};
-}
-
-// `text` parsed; it must have the first target's scheme, host and port (range), which the
-// first one sets: connections are pooled per address, and any connection may send any target.
-absl::StatusOr<proto::Url> SharedConnectionUrl(const std::string& text, RunPlan& plan) {
-  absl::StatusOr<proto::Url> url = proto::ParseUrl(text);
-  if (!url.ok()) return url.status();
-  if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
-                                url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "every target must have the first one's scheme, host and port (",
-        plan.url.tls ? "https://" : "http://", plan.url.HostHeader(), "): connections are shared"));
-  }
-  if (plan.targets.empty()) plan.url = *url;
-  return url;
-}
-
 // One line's request. All lines share the first one's scheme, host and port (range):
 // connections are pooled per address, and any connection may send any target.
 // `file` names where lines come from in errors ("--targets FILE").
@@ -99,19 +69,8 @@ absl::Status PlanTargetRequest(const RunOptions& options, const TargetLine& line
   };
   absl::StatusOr<proto::Url> url = SharedConnectionUrl(line.url, plan);
   if (!url.ok()) return fail(url.status().message());
-  TargetRequest target{.line = line.line,
-                       .name = line.name,
-                       .method = line.method,
-                       .url = line.url,
-                       .parsed = *url,
-                       .spec = {}};
+  TargetRequest target = NewTarget(options, line.line, line.name, line.method, line.url, *url);
   proto::RequestSpec& spec = target.spec;
-  spec.method = line.method;
-  spec.target = url->target;
-  spec.host_header = url->HostHeader();
-  spec.scheme = url->tls ? "https" : "http";
-  spec.headers = options.headers;
-  spec.keep_alive = !options.no_keepalive;
   if (line.body.has_value()) {
     spec.body = *line.body;
     spec.body_name = absl::StrCat("body @", line.body_path);
@@ -204,25 +163,15 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       };
       absl::StatusOr<proto::Url> url = SharedConnectionUrl(step.url, plan);
       if (!url.ok()) return fail(url.status().message());
-      TargetRequest target{.line = step.line,
-                           .name = program->steps[k].name,
-                           .method = step.method,
-                           .url = step.url,
-                           .parsed = *url,
-                           .spec = {}};
+      TargetRequest target =
+          NewTarget(options, step.line, program->steps[k].name, step.method, step.url, *url);
       proto::RequestSpec& spec = target.spec;
-      spec.method = step.method;
-      spec.target = url->target;
-      spec.host_header = url->HostHeader();
-      spec.scheme = url->tls ? "https" : "http";
-      spec.headers = options.headers;
       for (const auto& [name, value] : step.headers) {
         if (absl::EqualsIgnoreCase(name, "cookie")) continue;  // Into the jar (FlowStepProgram).
         spec.headers.push_back(absl::StrCat(name, ": ", value));
       }
       spec.body = step.body.value_or("");
       spec.body_name = "the body";
-      spec.keep_alive = !options.no_keepalive;
       spec.extra_lines = "{" + std::string(kCookieColumn) + "}";
       if (absl::Status s =
               proto::RequestTemplate::Build(spec, {plan.flow_columns, plan.flow_column_sizes})
@@ -242,6 +191,46 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::optional<CommonBody>> ReadCommonBody(const RunOptions& options) {
+  if (options.body.has_value()) return CommonBody{*options.body, "--body", true};
+  if (!options.body_file.has_value()) return std::nullopt;
+  absl::StatusOr<std::string> bytes = ReadRegularFile("--body-file", *options.body_file);
+  if (!bytes.ok()) return bytes.status();
+  return CommonBody{*std::move(bytes), absl::StrCat("--body-file ", *options.body_file),
+                    options.body_file_placeholders};
+}
+
+absl::StatusOr<proto::Url> SharedConnectionUrl(const std::string& text, RunPlan& plan) {
+  absl::StatusOr<proto::Url> url = proto::ParseUrl(text);
+  if (!url.ok()) return url.status();
+  if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
+                                url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "every target must have the first one's scheme, host and port (",
+        plan.url.tls ? "https://" : "http://", plan.url.HostHeader(), "): connections are shared"));
+  }
+  if (plan.targets.empty()) plan.url = *url;
+  return url;
+}
+
+TargetRequest NewTarget(const RunOptions& options, int line, std::string name, std::string method,
+                        std::string url_text, const proto::Url& url) {
+  TargetRequest target{.line = line,
+                       .name = std::move(name),
+                       .method = method,
+                       .url = std::move(url_text),
+                       .parsed = url,
+                       .spec = {}};
+  proto::RequestSpec& spec = target.spec;
+  spec.method = std::move(method);
+  spec.target = url.target;
+  spec.host_header = url.HostHeader();
+  spec.scheme = url.tls ? "https" : "http";
+  spec.headers = options.headers;
+  spec.keep_alive = !options.no_keepalive;
+  return target;
+}
 
 // --replay: each line of the log is a target sent once, in order, at its recorded offset
 // (over --replay-speed); the URL gives the scheme, host and port.
@@ -288,6 +277,14 @@ absl::Status PlanReplay(const RunOptions& options, RunPlan& plan) {
 }
 
 absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
+  if (options.grpc_method || options.proto_file || options.protoset_file ||
+      !options.import_paths.empty()) {
+    if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
+    if (absl::Status s = PlanGrpc(options, plan); !s.ok()) return s;
+    plan.seed = static_cast<uint64_t>(options.seed);
+    plan.keep_alive = !options.no_keepalive;
+    return absl::OkStatus();
+  }
   if (options.replay_file.has_value()) {
     if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
     if (absl::Status s = PlanReplay(options, plan); !s.ok()) return s;

@@ -92,9 +92,13 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   if (options.http1 && options.http2) {
     return absl::InvalidArgumentError("--http1.1 and --http2 exclude each other");
   }
-  plan.http = options.http2   ? HttpVersion::kHttp2
-              : options.http1 ? HttpVersion::kHttp1
-                              : HttpVersion::kAuto;
+  if (options.http1 && options.grpc_method.has_value()) {
+    return absl::InvalidArgumentError("--grpc speaks HTTP/2: no --http1.1");
+  }
+  // gRPC is HTTP/2: h2c with prior knowledge over http://, h2 by ALPN over https://.
+  plan.http = options.http2 || options.grpc_method ? HttpVersion::kHttp2
+              : options.http1                      ? HttpVersion::kHttp1
+                                                   : HttpVersion::kAuto;
   if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
                                         plan, plan.http2_window);
       !s.ok()) {
@@ -293,6 +297,11 @@ proto::TemplateColumns RunPlan::columns() const {
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (absl::Status s = CheckCounts(options); !s.ok()) return s;
   RunPlan plan;
+  // The timeout first: a gRPC call's grpc-timeout header carries it.
+  absl::StatusOr<absl::Duration> timeout = ParseDurationFlag(
+      "--timeout", options.timeout, absl::ZeroDuration(), kMaxTimeout, /*min_exclusive=*/true);
+  if (!timeout.ok()) return timeout.status();
+  plan.timeout = *timeout;
   if (absl::Status s = PlanTargets(options, plan); !s.ok()) return s;
   if (absl::Status s = PlanTls(options, plan); !s.ok()) return s;
   if (options.duration.has_value()) {
@@ -326,10 +335,6 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
           ? static_cast<uint32_t>(std::min<uint64_t>(plan.requested_concurrency, *plan.requests))
           : plan.requested_concurrency;
   if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
-  absl::StatusOr<absl::Duration> timeout = ParseDurationFlag(
-      "--timeout", options.timeout, absl::ZeroDuration(), kMaxTimeout, /*min_exclusive=*/true);
-  if (!timeout.ok()) return timeout.status();
-  plan.timeout = *timeout;
   absl::StatusOr<absl::Duration> connect_timeout =
       ParseDurationFlag("--connect-timeout", options.connect_timeout, absl::ZeroDuration(),
                         kMaxTimeout, /*min_exclusive=*/true);

@@ -86,6 +86,12 @@ struct RunOptions {
   bool http2 = false;                         // --http2
   std::optional<int64_t> http2_window;        // --http2-window
   std::optional<int64_t> http2_header_table;  // --http2-header-table
+  // gRPC: --grpc package.Service/Method, its schema from --proto (with --import-path) or
+  // --protoset; the request message from --body or --body-file as JSON.
+  std::optional<std::string> grpc_method;
+  std::optional<std::string> proto_file;
+  std::vector<std::string> import_paths;
+  std::optional<std::string> protoset_file;
 };
 
 // Which HTTP the connections speak: kAuto is HTTP/1.1 over http://, and over https:// what
@@ -170,6 +176,9 @@ struct RunPlan {
   HttpVersion http = HttpVersion::kAuto;
   // Requests in flight per connection: pipelined over HTTP/1.1, concurrent streams over HTTP/2.
   uint32_t pipeline = 1;
+  // --grpc: every request is a gRPC call over HTTP/2; a call that ends with a grpc-status is
+  // ok, counted by that status (RunStats::grpc_status).
+  bool grpc = false;
   // HTTP/2: the receive window announced per stream and for the connection (--http2-window).
   uint32_t http2_window = proto::kHttp2DefaultWindow;
   // HTTP/2: SETTINGS_HEADER_TABLE_SIZE, the client's HPACK table (--http2-header-table).

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -11,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "core/run/target_file.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::core {
 namespace {
@@ -19,6 +23,16 @@ constexpr std::array<std::pair<const char*, double>, 6> kQuantiles = {
     {{"p50", 0.5}, {"p75", 0.75}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}}};
 
 enum class Kind { kLatency, kRate, kCount, kUnknown };
+
+// grpc_status{code=NAME}: the ok gRPC calls with that status.
+constexpr std::string_view kGrpcStatusMeasure = "grpc_status{code=";
+
+// The code a grpc_status{code=NAME} measure names, or nullopt.
+std::optional<int> GrpcCodeOf(const std::string& measure) {
+  if (!measure.starts_with(kGrpcStatusMeasure) || !measure.ends_with('}')) return std::nullopt;
+  return proto::GrpcStatusByName(std::string_view(measure).substr(
+      kGrpcStatusMeasure.size(), measure.size() - kGrpcStatusMeasure.size() - 1));
+}
 
 MeasureKind ToMeasureKind(Kind kind) {
   if (kind == Kind::kLatency) return MeasureKind::kLatency;
@@ -30,7 +44,10 @@ Kind KindOf(const std::string& measure) {
     if (measure == name) return Kind::kLatency;
   }
   if (measure == "min" || measure == "mean" || measure == "max") return Kind::kLatency;
-  if (measure == "error_rate" || measure == "success_rate") return Kind::kRate;
+  if (measure == "error_rate" || measure == "success_rate" || measure == "grpc_error_rate") {
+    return Kind::kRate;
+  }
+  if (measure.starts_with(kGrpcStatusMeasure)) return Kind::kCount;
   if (measure == "rps" || measure == "errors" || measure == "late_starts") return Kind::kCount;
   for (const char* name : kOutcomeNames) {
     if (measure == name) return Kind::kCount;
@@ -50,7 +67,16 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
   Threshold t;
   t.expr = text;
   t.measure = std::string(absl::StripAsciiWhitespace(text.substr(0, at)));
-  if (size_t open = t.measure.find('{'); open != std::string::npos) {
+  if (t.measure.starts_with(kGrpcStatusMeasure)) {
+    if (!GrpcCodeOf(t.measure)) {
+      std::vector<std::string> names;  // Debian's absl joins no std::string_view.
+      for (int code = 0; code < proto::kGrpcStatusCount; ++code) {
+        names.emplace_back(proto::GrpcStatusName(code));
+      }
+      return fail(absl::StrCat("a gRPC status is named as grpc_status{code=NAME}, NAME one of ",
+                               absl::StrJoin(names, " ")));
+    }
+  } else if (size_t open = t.measure.find('{'); open != std::string::npos) {
     // {step=NAME} says the same of a flow's step (each step is a target).
     std::string_view key = t.measure.compare(open, 6, "{step=") == 0 ? "{step=" : "{target=";
     if (t.measure.compare(open, key.size(), key) != 0 || t.measure.back() != '}' ||
@@ -75,7 +101,8 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
     return fail(absl::StrCat(
         "unknown measure '", t.measure,
         "' (p50 p75 p90 p95 p99 p999 min mean max error_rate success_rate "
-        "rps errors late_starts ok timeout connect_error reset parse_error check_failed)"));
+        "rps errors late_starts ok timeout connect_error reset parse_error check_failed "
+        "grpc_status{code=NAME} grpc_error_rate)"));
   }
   if (value.empty()) return fail("no value");
   t.kind = ToMeasureKind(kind);
@@ -121,6 +148,13 @@ std::optional<double> MeasureOf(const std::string& measure, const RunStats& s,
     if (completed == 0) return std::nullopt;
     double error_rate = static_cast<double>(errors) / completed;
     return measure == "error_rate" ? error_rate : 1 - error_rate;
+  }
+  if (measure == "grpc_error_rate") {  // Failed calls and calls that ended other than OK.
+    if (completed == 0) return std::nullopt;
+    return static_cast<double>(errors + s.grpc_errors()) / completed;
+  }
+  if (std::optional<int> code = GrpcCodeOf(measure)) {
+    return static_cast<double>(s.grpc_status[static_cast<size_t>(*code)]);
   }
   if (measure == "rps") {
     double seconds = absl::ToDoubleSeconds(duration);

@@ -4,6 +4,8 @@
 // a duration bound with its unit), error_rate and success_rate (0.01 or 1%), rps, late_starts,
 // errors (every outcome but ok), and each outcome by name (ok, timeout, …). `{target=NAME}`
 // after the measure (`p99{target=login}<200ms`) takes it from one target of --targets.
+// gRPC runs add grpc_status{code=NAME} (the ok calls with that status, for the run) and
+// grpc_error_rate (failed calls and calls with a status other than OK, of all calls).
 #pragma once
 
 #include <optional>

@@ -114,9 +114,10 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void DrainCompletions();
   // Records the outcome of request `r` (its stats; the connection's bookkeeping is the
   // caller's). A complete response (ok) with `status`, whose body contained the checked text
-  // or not, ends check_failed if it misses the plan's checks.
+  // or not, ends check_failed if it misses the plan's checks. An ok gRPC call's
+  // `grpc_status` is counted by code (-1: not a gRPC call) with its `grpc_messages`.
   void Record(const PendingRequest& r, Outcome outcome, int error, int status,
-              bool body_found = false);
+              bool body_found = false, int grpc_status = -1, uint64_t grpc_messages = 0);
 
   // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
   void SetupUsers();
@@ -140,8 +141,9 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void FlushStreams(Connection& c);
   void FlushQueuedStreams();
   void RefillStreams(Connection& c);
+  // `grpc_status`, `grpc_messages`: an ok gRPC call's (-1: not a gRPC call).
   void FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status,
-                    bool body_found = false);
+                    bool body_found = false, int grpc_status = -1, uint64_t grpc_messages = 0);
   void RetryStream(Connection& c, uint32_t k);
   void LoseConnection(Connection& c, int error);
   void ScheduleStreamTimeout(Connection& c);
@@ -150,6 +152,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void OnStreamsSent(Connection& c, uint32_t bytes);
   void OnStreamData(Connection& c, std::string_view data);
   void OnStreamEnd(const proto::Http2StreamEnd& end) override;
+  void OnGrpcFirstMessage(uint32_t tag) override;
 
   const WorkerConfig config_;
   RequestPacer pacer_;

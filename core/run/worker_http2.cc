@@ -42,6 +42,7 @@ absl::Status Worker::StartSession(Connection& c) {
                                    .header_table = config_.plan->http2_header_table},
         &http2_memory_);
     sessions_[c.slot]->SetBodyMatcher(config_.plan->checks.body.get());
+    sessions_[c.slot]->SetGrpc(config_.plan->grpc);
     if (flow_ != nullptr) sessions_[c.slot]->SetInspector(&users_[c.slot]);
   }
   if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
@@ -153,12 +154,12 @@ void Worker::RefillStreams(Connection& c) {
 // Ends the request in entry `k`. The caller moves the connection's timeout after (once for
 // all the streams that end together: it looks at every entry).
 void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status,
-                          bool body_found) {
+                          bool body_found, int grpc_status, uint64_t grpc_messages) {
   PendingRequest& r = c.pending[k];
   URINGLOAD_CHECK(r.in_use && c.count > 0 && in_flight_ > 0, "slot %u entry %u count %u", c.slot, k,
                   c.count);
   if (flow_ != nullptr) outcome = JudgeStep(c, outcome, status, &error);
-  Record(r, outcome, error, status, body_found);
+  Record(r, outcome, error, status, body_found, grpc_status, grpc_messages);
   r.in_use = false;
   --c.count;
   if (flow_ != nullptr) AfterStep(c, r, outcome);
@@ -264,11 +265,24 @@ void Worker::OnStreamData(Connection& c, std::string_view data) {
   RefillStreams(c);
 }
 
+// A gRPC call's first message: its latency, measured as the call's own (Record).
+void Worker::OnGrpcFirstMessage(uint32_t tag) {
+  const PendingRequest& r = session_connection_->pending[tag];
+  if (r.warmup) return;
+  stats_->GrpcFirstMessage(completions_at_ns_ - (pacer_.open() ? r.intended_ns : r.sent_ns));
+}
+
 void Worker::OnStreamEnd(const proto::Http2StreamEnd& end) {
   Connection& c = *session_connection_;
-  if (end.complete) {
+  if (end.complete && config_.plan->grpc && (end.grpc_status < 0 || end.grpc_malformed)) {
+    ++responses_parsed_;  // A response, but no gRPC call's end.
+    ParseFailure why =
+        end.grpc_malformed ? ParseFailure::kGrpcMalformed : ParseFailure::kGrpcNoStatus;
+    FinishStream(c, end.tag, Outcome::kParseError, static_cast<int>(why), end.status);
+  } else if (end.complete) {
     ++responses_parsed_;
-    FinishStream(c, end.tag, Outcome::kOk, 0, end.status, end.body_found);
+    FinishStream(c, end.tag, Outcome::kOk, 0, end.status, end.body_found, end.grpc_status,
+                 end.grpc_messages);
   } else if (end.unprocessed && c.pending[end.tag].retries < kMaxRetries) {
     RetryStream(c, end.tag);
   } else if (end.error_code != 0) {

@@ -136,7 +136,7 @@ void Worker::Refill(Connection& c) {
 }
 
 void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int status,
-                    bool body_found) {
+                    bool body_found, int grpc_status, uint64_t grpc_messages) {
   --in_flight_;
   if (outcome == Outcome::kOk) {
     batch_.CountLatency(completions_at_ns_ - r.sent_ns);
@@ -151,6 +151,7 @@ void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int sta
     uint64_t uncorrected = completions_at_ns_ - r.sent_ns;
     uint64_t latency = pacer_.open() ? completions_at_ns_ - r.intended_ns : uncorrected;
     stats_->RequestSucceeded(status, latency, uncorrected, r.target);
+    if (grpc_status >= 0) stats_->GrpcCallEnded(grpc_status, grpc_messages);
   } else {
     stats_->RequestFailed(outcome, error, r.target, outcome == Outcome::kCheckFailed ? status : 0);
   }

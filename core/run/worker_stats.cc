@@ -108,6 +108,14 @@ void WorkerStats::SnapshotCpuWait(GeneratorStats& g) const {
   }
 }
 
+uint64_t RunStats::grpc_calls() const {
+  uint64_t total = 0;
+  for (uint64_t n : grpc_status) total += n;
+  return total;
+}
+
+uint64_t RunStats::grpc_errors() const { return grpc_calls() - grpc_status[0]; }
+
 void RunStats::Merge(const RunStats& other) {
   started += other.started;
   for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
@@ -122,6 +130,9 @@ void RunStats::Merge(const RunStats& other) {
   preconnected += other.preconnected;
   connections_http2 += other.connections_http2;
   retried += other.retried;
+  for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
+  grpc_messages += other.grpc_messages;
+  grpc_first_message.Merge(other.grpc_first_message);
   if (other.streams_capped_at != 0 &&
       (streams_capped_at == 0 || other.streams_capped_at < streams_capped_at)) {
     streams_capped_at = other.streams_capped_at;
@@ -211,6 +222,9 @@ RunStats WorkerStats::Snapshot() const {
   s.preconnected = Read(preconnected_);
   s.connections_http2 = Read(connections_http2_);
   s.retried = Read(retried_);
+  for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
+  s.grpc_messages = Read(grpc_messages_);
+  s.grpc_first_message = grpc_first_message_.Snapshot();
   s.streams_capped_at = Read(streams_capped_at_);
   s.late_starts = Read(late_starts_);
   if (open_model_) s.generator.schedule_lag = schedule_lag_.Snapshot();

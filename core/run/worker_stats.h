@@ -18,6 +18,7 @@
 #include "core/single_writer.h"
 #include "net/event_loop.h"
 #include "net/tls_errors.h"
+#include "proto/grpc_status.h"
 
 namespace uringload::core {
 
@@ -119,6 +120,13 @@ struct RunStats {
   // HTTP/2: the fewest concurrent streams a server's SETTINGS allowed when below -p (0: -p
   // was never capped).
   uint64_t streams_capped_at = 0;
+  // gRPC (--grpc): the ok calls by grpc-status code (OK 0 to UNAUTHENTICATED 16).
+  std::array<uint64_t, proto::kGrpcStatusCount> grpc_status{};
+  uint64_t grpc_messages = 0;  // The messages of the ok calls' responses.
+  // From each call's start (as `latency`) to its response's first whole message.
+  HistogramSnapshot grpc_first_message;
+  uint64_t grpc_calls() const;   // Ok calls: the sum of grpc_status.
+  uint64_t grpc_errors() const;  // Of them, those with a status other than OK.
   GeneratorStats generator;
   std::vector<uint64_t> target_ok;      // Per target request (--targets line).
   std::vector<uint64_t> target_failed;  // Ended with any outcome but ok.
@@ -217,6 +225,12 @@ class WorkerStats {
   void ConnectionOpened();
   void Http2Connected() { Add(connections_http2_); }
   void RequestRetried() { Add(retried_); }
+  // An ok gRPC call ended with grpc-status `code` (0-16) after `messages` response messages.
+  void GrpcFirstMessage(uint64_t latency_ns) { grpc_first_message_.Record(latency_ns); }
+  void GrpcCallEnded(int code, uint64_t messages) {
+    Add(grpc_status_[static_cast<size_t>(code)]);
+    Add(grpc_messages_, messages);
+  }
   void StreamsCapped(uint32_t cap) {
     if (Read(streams_capped_at_) == 0 || cap < Read(streams_capped_at_)) {
       Write(streams_capped_at_, cap);
@@ -247,6 +261,9 @@ class WorkerStats {
   SingleWriterCounter connections_http2_{0};
   SingleWriterCounter retried_{0};
   SingleWriterCounter streams_capped_at_{0};
+  std::array<SingleWriterCounter, proto::kGrpcStatusCount> grpc_status_{};
+  SingleWriterCounter grpc_messages_{0};
+  LatencyHistogram grpc_first_message_;
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   SingleWriterCounter late_starts_{0};
   SingleWriterCounter unsent_{0};

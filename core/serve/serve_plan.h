@@ -76,6 +76,7 @@ struct ServeOptions {
   double fault_no_close_notify = 0;
   double fault_rst_stream = 0;
   bool http2 = false;  // --http2
+  bool grpc = false;   // --grpc
   int64_t http2_max_streams = 128;
   int64_t http2_window = 65535;
   int64_t http2_goaway_after = 0;  // 0: never
@@ -107,6 +108,9 @@ struct ServePlan {
   uint32_t http2_max_streams = 128;  // SETTINGS_MAX_CONCURRENT_STREAMS
   uint32_t http2_window = 65535;     // SETTINGS_INITIAL_WINDOW_SIZE
   uint32_t http2_goaway_after = 0;   // GOAWAY after this many streams of a connection (0: never)
+  // --grpc (HTTP/2): every stream is a gRPC call, answered with an empty message and
+  // grpc-status OK, or its fault: faults.status_code is then a gRPC status (1-16).
+  bool grpc = false;
   std::shared_ptr<RequestLog> request_log;  // --log-requests: every request received.
 };
 

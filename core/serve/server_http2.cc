@@ -111,13 +111,21 @@ void ServerWorker::AnswerStream(ServerConnection& c, const Http2Response& r) {
       session.Reset(r.stream_id, NGHTTP2_INTERNAL_ERROR);
       return;
     case Fault::kPartial:
-      session.Respond(r.stream_id, 200, body, /*partial=*/true);
+      if (plan_->grpc) {
+        session.RespondGrpc(r.stream_id, 0, /*partial=*/true);
+      } else {
+        session.Respond(r.stream_id, 200, body, /*partial=*/true);
+      }
       return;
     default:
       break;
   }
-  int status = r.fault == Fault::kStatus ? plan_->faults.status_code : 200;
-  session.Respond(r.stream_id, status, body);
+  if (plan_->grpc) {
+    session.RespondGrpc(r.stream_id, r.fault == Fault::kStatus ? plan_->faults.status_code : 0);
+  } else {
+    int status = r.fault == Fault::kStatus ? plan_->faults.status_code : 200;
+    session.Respond(r.stream_id, status, body);
+  }
   stats_->RequestAnswered();
 }
 

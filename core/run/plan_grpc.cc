@@ -1,0 +1,102 @@
+#include "core/run/plan_grpc.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/run/plan_targets.h"
+#include "proto/grpc_body_template.h"
+#include "proto/grpc_schema.h"
+#include "proto/grpc_status.h"
+
+namespace uringload::core {
+namespace {
+
+// What a gRPC run cannot be combined with, checked before the schema is read.
+absl::Status CheckGrpcOptions(const RunOptions& options) {
+  if (!options.grpc_method.has_value()) {
+    if (options.proto_file || options.protoset_file || !options.import_paths.empty()) {
+      return absl::InvalidArgumentError("--proto, --protoset and --import-path need --grpc");
+    }
+    return absl::OkStatus();
+  }
+  if (options.proto_file.has_value() == options.protoset_file.has_value()) {
+    return absl::InvalidArgumentError(
+        "--grpc needs the service's schema: --proto FILE or --protoset FILE (one of them)");
+  }
+  if (!options.import_paths.empty() && !options.proto_file.has_value()) {
+    return absl::InvalidArgumentError("--import-path goes with --proto");
+  }
+  if (options.targets_file || options.flow_file || options.replay_file) {
+    return absl::InvalidArgumentError("--grpc calls one method: no --targets, --flow or --replay");
+  }
+  if (options.method != "GET") {
+    return absl::InvalidArgumentError("--grpc calls are POSTs: no -m");
+  }
+  if (options.expect_body_contains.has_value()) {
+    return absl::InvalidArgumentError(
+        "--grpc: answers are protobuf messages, not text: no --expect-body-contains");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
+  if (absl::Status s = CheckGrpcOptions(options); !s.ok()) return s;
+  if (options.url.empty()) {
+    return absl::InvalidArgumentError("--grpc needs the server's URL: http[s]://host:port");
+  }
+  absl::StatusOr<proto::GrpcSchema> schema =
+      options.proto_file
+          ? proto::GrpcSchema::FromProtoFile(*options.proto_file, options.import_paths)
+          : proto::GrpcSchema::FromProtoset(*options.protoset_file);
+  if (!schema.ok()) return schema.status();
+  absl::StatusOr<proto::GrpcMethod> method = schema->FindMethod(*options.grpc_method);
+  if (!method.ok()) return method.status();
+  if (method->client_streaming) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--grpc ", *options.grpc_method,
+        ": client-streaming and bidirectional methods are not supported yet (unary and "
+        "server-streaming are)"));
+  }
+  absl::StatusOr<proto::Url> url = SharedConnectionUrl(options.url, plan);
+  if (!url.ok()) return url.status();
+  if (url->target != "/") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grpc: the method gives the path (", method->path,
+                     "): the URL is only http[s]://host:port, got ", options.url));
+  }
+  proto::Url call = *url;
+  call.target = method->path;
+  TargetRequest target = NewTarget(options, 0, "", "POST", options.url, call);
+  proto::RequestSpec& spec = target.spec;
+  char timeout[10];
+  size_t timeout_size = 0;
+  proto::FormatGrpcTimeout(plan.timeout, timeout, &timeout_size);
+  // gRPC's own headers before -H's metadata (PROTOCOL-HTTP2.md: Call-Definition).
+  std::vector<std::string> grpc_headers = {"Content-Type: application/grpc", "TE: trailers",
+                                           "grpc-timeout: " + std::string(timeout, timeout_size)};
+  spec.headers.insert(spec.headers.begin(), grpc_headers.begin(), grpc_headers.end());
+  absl::StatusOr<std::optional<CommonBody>> body = ReadCommonBody(options);
+  if (!body.ok()) return body.status();
+  CommonBody json = body->value_or(CommonBody{.text = "{}", .name = "--body", .is_template = true});
+  // A body given as it is (a file without --body-file-placeholders) has its braces escaped,
+  // so the template renders it unchanged.
+  std::string text = json.is_template ? json.text : proto::TextTemplate::Escape(json.text);
+  absl::StatusOr<proto::GrpcBodyTemplate> message = proto::GrpcBodyTemplate::Build(
+      *schema, method->request_type, text, json.name, plan.columns());
+  if (!message.ok()) return message.status();
+  spec.grpc_body = std::make_shared<const proto::GrpcBodyTemplate>(*std::move(message));
+  spec.body_name = json.name;
+  if (absl::Status s = proto::RequestTemplate::Build(spec, plan.columns()).status(); !s.ok()) {
+    return s;
+  }
+  plan.targets.push_back(std::move(target));
+  plan.grpc = true;
+  return absl::OkStatus();
+}
+
+}  // namespace uringload::core
