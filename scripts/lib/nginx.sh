@@ -40,6 +40,18 @@ http {
 CONF
 }
 
+# A gRPC method nginx answers without a gRPC server, in the nginx config $1/nginx.conf (written
+# by write_nginx_conf with http2): POST /shop.Carts/Get gets 200, content-type
+# application/grpc, one empty message (5 bytes) and the trailer grpc-status 0. nginx refuses a
+# POST to a file (405); error_page turns that into the file's 200 (as a GET). Beside it:
+# $1/get.bin, a shop.GetRequest {user: "user0001", count: 7} with its gRPC prefix.
+write_grpc() {
+  printf '\x00\x00\x00\x00\x00' >"$1/grpc-empty"
+  printf '\x00\x00\x00\x00\x0c\x0a\x08user0001\x10\x07' >"$1/get.bin"
+  sed -i "/^    location \/ {/i\\
+    location = /shop.Carts/Get { alias $1/grpc-empty; default_type application/grpc; add_trailer grpc-status 0; error_page 405 =200 \$uri; }" "$1/nginx.conf"
+}
+
 # The shop of the flows benchmark in the nginx config $1/nginx.conf (written by
 # write_nginx_conf): /login answers a token and sets a session cookie, /cart an item, /order
 # 201. Beside it: $1/shop.yaml (the flow), $1/shop.targets with its bodies (the same three
