@@ -4,7 +4,9 @@
 // message's wire format renders each request: the fields without placeholders as bytes encoded
 // at start, the fields with them written from their text (a string from its template, an
 // integer or float from a whole {i}, {rand:LO-HI}, {shard} or {worker}), each nested message's
-// length after its contents. No protobuf object and no allocation per request.
+// length after its contents. No protobuf object and no allocation per request. The layout
+// (Build, with libprotobuf's descriptors) is grpc_body_layout.cc; the rendering is
+// grpc_body_template.cc.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +45,7 @@ class GrpcBodyTemplate {
   std::string_view RenderInto(const TemplateContext& context, std::span<char> out) const;
 
  private:
-  class Planner;
+  class Planner;  // grpc_body_layout.cc
   enum class Kind : uint8_t {
     kBytes,    // Fields without placeholders, encoded at start.
     kMessage,  // A nested message: its children follow it, up to children_end.

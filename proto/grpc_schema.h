@@ -3,7 +3,7 @@
 // --include_imports`). It finds a method by name and turns JSON (proto3's JSON mapping) into
 // the method's request message in protobuf's wire format, with libprotobuf's DynamicMessage:
 // no generated code. Protobuf's types stay behind this header, but for the descriptor of a
-// message type, which grpc_body_template.cc lays a template's wire format out from.
+// message type, which grpc_body_layout.cc lays a template's wire format out from.
 #pragma once
 
 #include <memory>

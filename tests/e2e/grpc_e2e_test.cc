@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -144,14 +142,11 @@ TEST(GrpcE2ETest, ShardsOverTlsMergeToTheServersCount) {
   ProcessResult merged =
       RunProcess({UringloadBinary(), "merge", files[0], files[1], "--json", merged_json, "-q"}, 60);
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  std::ifstream in(merged_json);
-  absl::StatusOr<FlatJson> j = FlattenJson(
-      std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
-  ASSERT_TRUE(j.ok());
-  EXPECT_EQ(JsonCount(*j, "outcomes.ok"), 700u);
-  EXPECT_EQ(JsonCount(*j, "grpc.status.OK"), 600u);
-  EXPECT_EQ(JsonCount(*j, "grpc.status.UNAVAILABLE"), 100u);
-  EXPECT_EQ(JsonCount(*j, "connections.protocols.h2"), JsonCount(*j, "connections.opened"));
+  FlatJson j = ReadFlatJson(merged_json);
+  EXPECT_EQ(JsonCount(j, "outcomes.ok"), 700u);
+  EXPECT_EQ(JsonCount(j, "grpc.status.OK"), 600u);
+  EXPECT_EQ(JsonCount(j, "grpc.status.UNAVAILABLE"), 100u);
+  EXPECT_EQ(JsonCount(j, "connections.protocols.h2"), JsonCount(j, "connections.opened"));
   FlatJson seen = server.Stop();
   EXPECT_EQ(JsonCount(seen, "calls"), 700u);
   EXPECT_EQ(JsonCount(seen, "distinct_users"), 700u);

@@ -3,11 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "absl/strings/str_replace.h"
 #include "nlohmann/json.hpp"
 
 namespace uringload::testing {
+
+FlatJson ReadFlatJson(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<FlatJson> json = FlattenJson(text);
+  return json.ok() ? *json : FlatJson{};
+}
 
 // Parsed with nlohmann::json, the library uringload writes its JSON with: a document it
 // rejects (invalid UTF-8, trailing garbage) fails here as it would in any strict reader.

@@ -14,6 +14,9 @@ namespace uringload::testing {
 using FlatJson = std::map<std::string, std::string>;
 
 absl::StatusOr<FlatJson> FlattenJson(std::string_view text);
+// The JSON document in the file at `path`, flattened; empty when there is none or it does
+// not parse (a server's counts it writes as it exits).
+FlatJson ReadFlatJson(const std::string& path);
 
 // The value at `path` as an integer; fails the calling test when missing or not a number.
 uint64_t JsonCount(const FlatJson& json, const std::string& path);

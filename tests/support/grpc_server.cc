@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 #include "tests/support/ports.h"
 
@@ -37,10 +35,7 @@ FlatJson GrpcServer::Stop() {
   if (process_ == nullptr) return {};
   process_->Stop(SIGTERM);
   process_.reset();
-  std::ifstream in(folder_.Path("counts.json"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  absl::StatusOr<FlatJson> counts = FlattenJson(text);
-  return counts.ok() ? *counts : FlatJson{};
+  return ReadFlatJson(folder_.Path("counts.json"));
 }
 
 std::string ShopProto() { return URINGLOAD_SOURCE_DIR "/tests/e2e/data/shop.proto"; }

@@ -3,9 +3,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <iterator>
-
 #include "tests/support/ports.h"
 
 namespace uringload::testing {
@@ -32,10 +29,7 @@ FlatJson ShopServer::Stop() {
   if (process_ == nullptr) return {};
   process_->Stop(SIGTERM);
   process_.reset();
-  std::ifstream in(folder_.Path("counts.json"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  absl::StatusOr<FlatJson> counts = FlattenJson(text);
-  return counts.ok() ? *counts : FlatJson{};
+  return ReadFlatJson(folder_.Path("counts.json"));
 }
 
 }  // namespace uringload::testing
