@@ -119,6 +119,12 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "gRPC: the service's FileDescriptorSet (protoc --descriptor_set_out "
                   "--include_imports), instead of --proto")
       ->type_name(kFileValue);
+  cmd->add_option("--stream-messages", o.stream_messages,
+                  absl::StrCat("gRPC, a client-streaming or bidirectional method: the request "
+                               "messages each call sends, one after the other, before it "
+                               "half-closes (default 1, at most ",
+                               proto::GrpcBodyTemplate::kMaxMessages, ")"))
+      ->type_name("N");
   cmd->add_option("--targets", o.targets_file,
                   "Requests from a file, one per line: METHOD URL [@bodyfile] (# comments); "
                   "all on the first line's host and port; instead of a URL")

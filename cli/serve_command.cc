@@ -80,6 +80,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                   "gRPC over HTTP/2 (implies --http2): every call, whatever its method, is "
                   "answered with an empty message and grpc-status OK; --fault-status is then a "
                   "gRPC status (14: UNAVAILABLE)");
+  serve->add_flag("--grpc-echo", o.grpc_echo,
+                  "As --grpc, but every call is answered with the messages it sent, in order, "
+                  "once it has half-closed (up to 4 MiB; more: RESOURCE_EXHAUSTED)");
   serve
       ->add_option("--http2-max-streams", o.http2_max_streams,
                    "HTTP/2: the SETTINGS_MAX_CONCURRENT_STREAMS it announces")

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "net/base/check.h"
 #include "proto/grpc_message.h"
 #include "proto/protobuf_wire.h"
 
@@ -55,6 +56,16 @@ size_t GrpcBodyTemplate::MaxSize(size_t begin, size_t end) const {
   return size;
 }
 
+void GrpcBodyTemplate::SetMessages(uint32_t count) {
+  URINGLOAD_CHECK(count >= 1 && count <= kMaxMessages, "%u messages", count);
+  if (is_static()) {
+    std::string one = fixed_.substr(0, fixed_.size() / messages_);
+    fixed_.clear();
+    for (uint32_t k = 0; k < count; ++k) fixed_ += one;
+  }
+  messages_ = count;
+}
+
 std::string_view GrpcBodyTemplate::RenderInto(const TemplateContext& context,
                                               std::span<char> out) const {
   if (is_static()) {
@@ -62,9 +73,10 @@ std::string_view GrpcBodyTemplate::RenderInto(const TemplateContext& context,
     return std::string_view(out.data(), fixed_.size());
   }
   char* end = Write(0, nodes_.size(), context, out.data() + kGrpcPrefixBytes);
-  size_t size = end - out.data() - kGrpcPrefixBytes;
-  WriteGrpcPrefix(static_cast<uint32_t>(size), out.data());
-  return std::string_view(out.data(), kGrpcPrefixBytes + size);
+  size_t size = end - out.data();
+  WriteGrpcPrefix(static_cast<uint32_t>(size - kGrpcPrefixBytes), out.data());
+  for (uint32_t k = 1; k < messages_; ++k) std::memcpy(out.data() + k * size, out.data(), size);
+  return std::string_view(out.data(), size * messages_);
 }
 
 char* GrpcBodyTemplate::Write(size_t begin, size_t end, const TemplateContext& context,

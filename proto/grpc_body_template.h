@@ -33,6 +33,12 @@ class GrpcBodyTemplate {
                                                 std::string_view json, std::string_view source,
                                                 TemplateColumns columns = {});
 
+  // Each body carries `count` messages (1 to kMaxMessages), as a client-streaming or
+  // bidirectional call sends them; each is the call's one rendering, sent again.
+  static constexpr uint32_t kMaxMessages = 1'000'000;
+  void SetMessages(uint32_t count);
+  uint32_t messages() const { return messages_; }
+
   // No placeholder: every body is fixed().
   bool is_static() const { return nodes_.empty(); }
   // The body (prefix and message), when is_static().
@@ -40,7 +46,7 @@ class GrpcBodyTemplate {
   // A data column's placeholder is used.
   bool uses_fields() const { return uses_fields_; }
   // A rendering never needs more bytes than this.
-  size_t max_size() const { return max_size_; }
+  size_t max_size() const { return max_size_ * messages_; }
   // The body for `context`, written at the start of `out` (max_size() bytes suffice).
   std::string_view RenderInto(const TemplateContext& context, std::span<char> out) const;
 
@@ -87,9 +93,10 @@ class GrpcBodyTemplate {
 
   std::vector<Node> nodes_;  // In order: a message's descendants right after it.
   std::vector<TextTemplate> texts_;
-  std::string bytes_;  // Keys and fields encoded at start.
-  std::string fixed_;  // The whole body when static.
-  size_t max_size_ = 0;
+  std::string bytes_;    // Keys and fields encoded at start.
+  std::string fixed_;    // The whole body when static (every message).
+  size_t max_size_ = 0;  // Of one message.
+  uint32_t messages_ = 1;
   bool uses_fields_ = false;
 };
 

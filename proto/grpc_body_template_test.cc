@@ -169,6 +169,27 @@ TEST_F(GrpcBodyTemplateTest, RandomValuesAndDataColumnsFollowTheContext) {
   EXPECT_GT(differ, 40);
 }
 
+// A streaming call's body: the one rendering, prefix and all, once per message.
+TEST_F(GrpcBodyTemplateTest, AStreamingCallSendsItsMessageAgainForEachMessage) {
+  absl::StatusOr<GrpcBodyTemplate> fixed = Build(R"({"user": "ann"})");
+  absl::StatusOr<GrpcBodyTemplate> rendered = Build(R"({"user": "u{i}", "count": "{i}"})");
+  ASSERT_TRUE(fixed.ok() && rendered.ok());
+  std::string one(fixed->fixed());
+  fixed->SetMessages(3);
+  EXPECT_EQ(fixed->messages(), 3u);
+  EXPECT_EQ(fixed->fixed(), one + one + one);
+  EXPECT_EQ(fixed->max_size(), 3 * one.size());
+  std::string storage(rendered->max_size(), '\0');
+  std::string single(rendered->RenderInto({.index = 1234}, storage));
+  size_t one_max = rendered->max_size();
+  rendered->SetMessages(4);
+  EXPECT_EQ(rendered->max_size(), 4 * one_max);
+  storage.assign(rendered->max_size(), '\0');
+  std::string_view all = rendered->RenderInto({.index = 1234}, storage);
+  EXPECT_EQ(all, single + single + single + single);
+  EXPECT_EQ(Decoded(all.substr(0, single.size())), Expected(R"({"user": "u1234", "count": 1234})"));
+}
+
 TEST_F(GrpcBodyTemplateTest, BadTemplatesSayWhereAndWhy) {
   auto error = [&](std::string_view json) { return std::string(Build(json).status().message()); };
   EXPECT_EQ(error(R"({"gift": "{i}"})"),

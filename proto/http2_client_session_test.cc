@@ -359,25 +359,19 @@ TEST(Http2ClientSessionTest, AnInspectorSeesResponsesAndAWriterSendsTheCookieFie
   EXPECT_EQ(events.ends[1].status, 200);
 }
 
-// A gRPC call's end as serve answers it (Http2ServerSession::RespondGrpc): an OK call's one
-// message and its trailer; a trailers-only status; half a message and a reset (never OK).
-TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
-  class Answers : public Http2ServerSession::Events {
-   public:
-    void OnRequest(const Http2ServerSession::Request& request) override {
-      ids.push_back(request.stream_id);
-    }
-    std::vector<int32_t> ids;
-  } requests;
-  Http2ServerSession server;
-  ASSERT_TRUE(server.Start(&requests, {}).ok());
-  Http2ClientSession client(4);
-  client.SetGrpc(true);
-  Recorder events;
-  ASSERT_TRUE(client.Start(&events).ok());
-  RequestTemplate t = Template("POST", "/shop.Carts/Get", std::string("\0\0\0\0\0", 5));
-  for (uint32_t tag = 0; tag < 3; ++tag) ASSERT_TRUE(client.Submit(t, {.index = tag}, tag).ok());
-  auto pump = [&] {
+// A gRPC client session talking to a server session in memory (serve's side of a call).
+class GrpcPair : public Http2ServerSession::Events {
+ public:
+  explicit GrpcPair(const Http2ServerSession::Settings& settings) : client(4) {
+    EXPECT_TRUE(server.Start(this, settings).ok());
+    client.SetGrpc(true);
+    EXPECT_TRUE(client.Start(&events).ok());
+  }
+  void OnRequest(const Http2ServerSession::Request& request) override {
+    ids.push_back(request.stream_id);
+  }
+  // Moves bytes both ways until neither side has any to send.
+  void Pump() {
     for (int round = 0; round < 100; ++round) {
       std::string to_server;
       for (std::string_view out; !(out = client.Output()).empty();) {
@@ -393,15 +387,30 @@ TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
       if (to_server.empty() && to_client.empty()) return;
       ASSERT_TRUE(client.Receive(to_client).ok());
     }
-  };
-  pump();
-  ASSERT_EQ(requests.ids.size(), 3u);
-  server.RespondGrpc(requests.ids[0], 0);
-  server.RespondGrpc(requests.ids[1], 14);
-  server.RespondGrpc(requests.ids[2], 0, /*partial=*/true);
-  pump();
-  ASSERT_EQ(events.ends.size(), 3u);
-  for (const Http2StreamEnd& end : events.ends) {
+  }
+
+  Http2ServerSession server;
+  Http2ClientSession client;
+  Recorder events;
+  std::vector<int32_t> ids;  // The calls the server received, in order.
+};
+
+// A gRPC call's end as serve answers it (Http2ServerSession::RespondGrpc): an OK call's one
+// message and its trailer; a trailers-only status; half a message and a reset (never OK).
+TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
+  GrpcPair pair({});
+  RequestTemplate t = Template("POST", "/shop.Carts/Get", std::string("\0\0\0\0\0", 5));
+  for (uint32_t tag = 0; tag < 3; ++tag) {
+    ASSERT_TRUE(pair.client.Submit(t, {.index = tag}, tag).ok());
+  }
+  pair.Pump();
+  ASSERT_EQ(pair.ids.size(), 3u);
+  pair.server.RespondGrpc(pair.ids[0], 0);
+  pair.server.RespondGrpc(pair.ids[1], 14);
+  pair.server.RespondGrpc(pair.ids[2], 0, /*partial=*/true);
+  pair.Pump();
+  ASSERT_EQ(pair.events.ends.size(), 3u);
+  for (const Http2StreamEnd& end : pair.events.ends) {
     if (end.tag == 0) {
       EXPECT_TRUE(end.complete);
       EXPECT_EQ(end.grpc_status, 0);
@@ -417,6 +426,24 @@ TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
       EXPECT_EQ(end.grpc_status, -1);
     }
   }
+}
+
+// serve --grpc-echo: a call of three messages gets the three back, then its OK.
+TEST(Http2ClientSessionTest, AnEchoedGrpcCallGetsItsOwnMessages) {
+  GrpcPair pair({.keep_body = true});
+  std::string message("\0\0\0\0\2ab", 7);
+  RequestTemplate t = Template("POST", "/shop.Carts/Chat", message + message + message);
+  ASSERT_TRUE(pair.client.Submit(t, {.index = 0}, 0).ok());
+  pair.Pump();
+  ASSERT_EQ(pair.ids.size(), 1u);
+  pair.server.RespondGrpc(pair.ids[0], 0, /*partial=*/false, /*echo=*/true);
+  pair.Pump();
+  ASSERT_EQ(pair.events.ends.size(), 1u);
+  const Http2StreamEnd& end = pair.events.ends[0];
+  EXPECT_TRUE(end.complete);
+  EXPECT_EQ(end.grpc_status, 0);
+  EXPECT_EQ(end.grpc_messages, 3u);
+  EXPECT_FALSE(end.grpc_malformed);
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ absl::Status Http2ServerSession::Start(Events* events, const Settings& settings)
   Stop();
   events_ = events;
   keep_text_ = settings.keep_text;
+  keep_body_ = settings.keep_body;
   // Room for every stream the client may open, and a few it opens before our SETTINGS reach it
   // (those above get REFUSED_STREAM).
   streams_.resize(settings.max_streams + 16);
@@ -112,9 +113,11 @@ void Http2ServerSession::Respond(int32_t stream_id, int status, std::string_view
   nghttp2_submit_response(session_, stream_id, fields, std::size(fields), &provider);
 }
 
-void Http2ServerSession::RespondGrpc(int32_t stream_id, int grpc_status, bool partial) {
+void Http2ServerSession::RespondGrpc(int32_t stream_id, int grpc_status, bool partial, bool echo) {
   Stream* stream = StreamOf(stream_id);
   if (stream == nullptr) return;  // The client reset it meanwhile.
+  constexpr int kResourceExhausted = 8;
+  if (echo && grpc_status == 0 && stream->body_overflow) grpc_status = kResourceExhausted;
   if (grpc_status != 0) {  // Trailers-only (PROTOCOL-HTTP2.md): one HEADERS that ends the call.
     std::string code = std::to_string(grpc_status);
     nghttp2_nv fields[] = {
@@ -125,11 +128,14 @@ void Http2ServerSession::RespondGrpc(int32_t stream_id, int grpc_status, bool pa
     nghttp2_submit_response(session_, stream_id, fields, std::size(fields), nullptr);
     return;
   }
-  // One empty message: its prefix, a zero flag and a zero length.
-  std::fill(stream->copy, stream->copy + kGrpcPrefixBytes, '\0');
-  stream->body = std::string_view(stream->copy, kGrpcPrefixBytes);
+  if (echo) {  // The request's messages, prefixes and all (the stream keeps them to its end).
+    stream->body = stream->received_body;
+  } else {  // One empty message: its prefix, a zero flag and a zero length.
+    std::fill(stream->copy, stream->copy + kGrpcPrefixBytes, '\0');
+    stream->body = std::string_view(stream->copy, kGrpcPrefixBytes);
+  }
   stream->sent = 0;
-  stream->stop_at = partial ? kGrpcPrefixBytes / 2 : kGrpcPrefixBytes;
+  stream->stop_at = partial ? stream->body.size() / 2 : stream->body.size();
   stream->grpc_trailers = true;
   nghttp2_nv fields[] = {
       Http2Field(":status", "200", NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE),
@@ -183,6 +189,7 @@ int Http2ServerSession::OnBeginHeaders(nghttp2_session* session, const nghttp2_f
   stream.path.clear();
   stream.fields.clear();
   stream.received_body.clear();
+  stream.body_overflow = false;
   nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, IndexData(index));
   return 0;
 }
@@ -240,9 +247,14 @@ int Http2ServerSession::OnDataChunk(nghttp2_session* session, uint8_t, int32_t s
   if (nghttp2_is_fatal(nghttp2_session_consume(session, stream_id, len))) {
     return NGHTTP2_ERR_CALLBACK_FAILURE;
   }
-  if (!self->keep_text_) return 0;
+  if (!self->keep_text_ && !self->keep_body_) return 0;
   Stream* stream = self->StreamOf(stream_id);
-  if (stream != nullptr) stream->received_body.append(reinterpret_cast<const char*>(data), len);
+  if (stream == nullptr) return 0;
+  if (self->keep_body_ && stream->received_body.size() + len > kMaxKeptBody) {
+    stream->body_overflow = true;
+  }
+  if (stream->body_overflow && !self->keep_text_) return 0;
+  stream->received_body.append(reinterpret_cast<const char*>(data), len);
   return 0;
 }
 

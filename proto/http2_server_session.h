@@ -27,6 +27,8 @@ class Http2ServerSession {
     // Keep each request's text (serve --log-requests): its header fields and body, copied as
     // they arrive (memory per open stream; off, nothing is copied).
     bool keep_text = false;
+    // Keep each request's body, up to kMaxKeptBody bytes, for RespondGrpc's echo.
+    bool keep_body = false;
   };
   struct Request {
     int32_t stream_id = 0;
@@ -42,6 +44,8 @@ class Http2ServerSession {
     virtual void OnRequest(const Request& request) = 0;
   };
   static constexpr size_t kMaxCopiedBody = 64;  // Respond copies a body up to this size.
+  // keep_body keeps this much of a request's body: gRPC's default largest message, 4 MiB.
+  static constexpr size_t kMaxKeptBody = 4 << 20;
 
   // `memory`: the worker's, shared by its sessions (none: one of its own).
   explicit Http2ServerSession(Http2Memory* memory = nullptr);
@@ -63,8 +67,9 @@ class Http2ServerSession {
   // The end of gRPC call `stream_id` (serve --grpc): with `grpc_status` 0 (OK), 200 with
   // content-type application/grpc, one empty message and the trailer grpc-status: 0; with any
   // other status a trailers-only response carrying it. `partial`: half of the message, then
-  // RST_STREAM(INTERNAL_ERROR), as for Respond.
-  void RespondGrpc(int32_t stream_id, int grpc_status, bool partial = false);
+  // RST_STREAM(INTERNAL_ERROR), as for Respond. `echo` (with keep_body): the request's
+  // messages instead of the empty one, or RESOURCE_EXHAUSTED for more than kMaxKeptBody bytes.
+  void RespondGrpc(int32_t stream_id, int grpc_status, bool partial = false, bool echo = false);
   // RST_STREAM with `error_code` instead of a response.
   void Reset(int32_t stream_id, uint32_t error_code);
   // GOAWAY (NO_ERROR) naming the last stream received: no stream above it will be processed.
@@ -89,6 +94,7 @@ class Http2ServerSession {
     size_t sent = 0;
     size_t stop_at = 0;          // Partial: the DATA stops here and the stream is reset.
     bool grpc_trailers = false;  // A gRPC call: its DATA ends with the trailer grpc-status: 0.
+    bool body_overflow = false;  // keep_body: the body was over kMaxKeptBody.
     // keep_text: the request line's parts, the other fields and the body (their capacity stays
     // with the pool entry).
     std::string method;
@@ -119,6 +125,7 @@ class Http2ServerSession {
   std::vector<Stream> streams_;
   std::vector<uint32_t> free_streams_;
   bool keep_text_ = false;
+  bool keep_body_ = false;
   std::string text_;  // The request text handed to OnRequest (keep_text).
 };
 

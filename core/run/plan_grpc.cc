@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/plan_limits.h"
 #include "core/run/plan_targets.h"
 #include "proto/grpc_body_template.h"
 #include "proto/grpc_schema.h"
@@ -13,6 +14,9 @@
 
 namespace uringload::core {
 namespace {
+
+// A call's request messages together: each stream in flight holds its own rendering.
+constexpr size_t kMaxCallBody = 64 << 20;
 
 // What a gRPC run cannot be combined with, checked before the schema is read.
 absl::Status CheckGrpcOptions(const RunOptions& options) {
@@ -56,11 +60,17 @@ absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
   if (!schema.ok()) return schema.status();
   absl::StatusOr<proto::GrpcMethod> method = schema->FindMethod(*options.grpc_method);
   if (!method.ok()) return method.status();
-  if (method->client_streaming) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--grpc ", *options.grpc_method,
-        ": client-streaming and bidirectional methods are not supported yet (unary and "
-        "server-streaming are)"));
+  if (options.stream_messages.has_value()) {
+    if (!method->client_streaming) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--stream-messages: ", *options.grpc_method,
+                       " takes one request message (it is not client-streaming)"));
+    }
+    if (absl::Status s = CheckRange("--stream-messages", *options.stream_messages, 1,
+                                    proto::GrpcBodyTemplate::kMaxMessages);
+        !s.ok()) {
+      return s;
+    }
   }
   absl::StatusOr<proto::Url> url = SharedConnectionUrl(options.url, plan);
   if (!url.ok()) return url.status();
@@ -89,6 +99,13 @@ absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
   absl::StatusOr<proto::GrpcBodyTemplate> message = proto::GrpcBodyTemplate::Build(
       *schema, method->request_type, text, json.name, plan.columns());
   if (!message.ok()) return message.status();
+  auto messages = static_cast<uint32_t>(options.stream_messages.value_or(1));
+  if (message->max_size() > kMaxCallBody / messages) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--stream-messages ", messages, ": the call's messages would take up to ",
+                     message->max_size() * messages, " bytes; at most ", kMaxCallBody));
+  }
+  message->SetMessages(messages);
   spec.grpc_body = std::make_shared<const proto::GrpcBodyTemplate>(*std::move(message));
   spec.body_name = json.name;
   if (absl::Status s = proto::RequestTemplate::Build(spec, plan.columns()).status(); !s.ok()) {

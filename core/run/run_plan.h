@@ -92,6 +92,8 @@ struct RunOptions {
   std::optional<std::string> proto_file;
   std::vector<std::string> import_paths;
   std::optional<std::string> protoset_file;
+  // --stream-messages: the request messages of each client-streaming or bidirectional call.
+  std::optional<int64_t> stream_messages;
 };
 
 // Which HTTP the connections speak: kAuto is HTTP/1.1 over http://, and over https:// what

@@ -16,6 +16,8 @@ namespace {
 
 constexpr int64_t kMaxBodySize = 64 << 20;
 
+bool IsGrpc(const ServeOptions& o) { return o.grpc || o.grpc_echo; }
+
 absl::StatusOr<int64_t> ParseNonNegativeDuration(absl::string_view text, const std::string& whole) {
   absl::StatusOr<absl::Duration> d =
       ParseDurationFlag(absl::StrCat("--delay '", whole, "'"), std::string(text),
@@ -49,12 +51,13 @@ absl::StatusOr<FaultPlan> MakeFaultPlan(const ServeOptions& o) {
       1.0 + 1e-9) {
     return absl::InvalidArgumentError("fault probabilities add up to more than 1");
   }
-  if (o.grpc && o.fault_status.has_value() && (*o.fault_status < 1 || *o.fault_status > 16)) {
+  if (IsGrpc(o) && o.fault_status.has_value() && (*o.fault_status < 1 || *o.fault_status > 16)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--grpc: --fault-status must be a gRPC status 1-16 (14: UNAVAILABLE), got ",
                      *o.fault_status));
   }
-  if (!o.grpc && o.fault_status.has_value() && (*o.fault_status < 100 || *o.fault_status > 999)) {
+  if (!IsGrpc(o) && o.fault_status.has_value() &&
+      (*o.fault_status < 100 || *o.fault_status > 999)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--fault-status must be a status code 100-999, got ", *o.fault_status));
   }
@@ -65,8 +68,9 @@ absl::StatusOr<FaultPlan> MakeFaultPlan(const ServeOptions& o) {
 }
 
 absl::Status ChooseBody(const ServeOptions& o, ServePlan& plan) {
-  if (o.grpc && (o.body.has_value() || o.body_size.has_value())) {
-    return absl::InvalidArgumentError("--grpc answers each call with an empty message: no --body");
+  if (IsGrpc(o) && (o.body.has_value() || o.body_size.has_value())) {
+    return absl::InvalidArgumentError(
+        "--grpc answers each call with an empty message or its own: no --body");
   }
   if (o.body.has_value() && o.body_size.has_value()) {
     return absl::InvalidArgumentError("--body and --body-size cannot be used together");
@@ -114,7 +118,7 @@ absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
 absl::Status PlanHttp2(const ServeOptions& o, ServePlan& plan) {
   bool h2_flags = o.fault_rst_stream > 0 || o.http2_max_streams != 128 || o.http2_window != 65535 ||
                   o.http2_goaway_after != 0;
-  if (h2_flags && !o.http2 && !o.grpc) {
+  if (h2_flags && !o.http2 && !IsGrpc(o)) {
     return absl::InvalidArgumentError(
         "--fault-rst-stream, --http2-max-streams, --http2-window and --http2-goaway-after need "
         "--http2");
@@ -134,8 +138,9 @@ absl::Status PlanHttp2(const ServeOptions& o, ServePlan& plan) {
     return s;
   }
   // gRPC is HTTP/2 (h2c, or h2 by ALPN over TLS).
-  plan.http2 = o.http2 || o.grpc;
-  plan.grpc = o.grpc;
+  plan.http2 = o.http2 || IsGrpc(o);
+  plan.grpc = IsGrpc(o);
+  plan.grpc_echo = o.grpc_echo;
   plan.http2_max_streams = static_cast<uint32_t>(o.http2_max_streams);
   plan.http2_window = static_cast<uint32_t>(o.http2_window);
   plan.http2_goaway_after = static_cast<uint32_t>(o.http2_goaway_after);

@@ -75,8 +75,9 @@ struct ServeOptions {
   double fault_status_rate = 0;
   double fault_no_close_notify = 0;
   double fault_rst_stream = 0;
-  bool http2 = false;  // --http2
-  bool grpc = false;   // --grpc
+  bool http2 = false;      // --http2
+  bool grpc = false;       // --grpc
+  bool grpc_echo = false;  // --grpc-echo
   int64_t http2_max_streams = 128;
   int64_t http2_window = 65535;
   int64_t http2_goaway_after = 0;  // 0: never
@@ -111,6 +112,7 @@ struct ServePlan {
   // --grpc (HTTP/2): every stream is a gRPC call, answered with an empty message and
   // grpc-status OK, or its fault: faults.status_code is then a gRPC status (1-16).
   bool grpc = false;
+  bool grpc_echo = false;  // --grpc-echo: the call's own messages instead of the empty one.
   std::shared_ptr<RequestLog> request_log;  // --log-requests: every request received.
 };
 

@@ -23,7 +23,8 @@ void ServerWorker::StartHttp2(uint32_t slot, ServerConnection& c) {
   c.h2->malformed_close_at_ns = 0;
   absl::Status s = c.h2->session.Start(this, {.max_streams = plan_->http2_max_streams,
                                               .window = plan_->http2_window,
-                                              .keep_text = log_.has_value()});
+                                              .keep_text = log_.has_value(),
+                                              .keep_body = plan_->grpc_echo});
   if (!s.ok()) {  // nghttp2 fails only when out of memory.
     Close(slot);
     return;
@@ -112,7 +113,7 @@ void ServerWorker::AnswerStream(ServerConnection& c, const Http2Response& r) {
       return;
     case Fault::kPartial:
       if (plan_->grpc) {
-        session.RespondGrpc(r.stream_id, 0, /*partial=*/true);
+        session.RespondGrpc(r.stream_id, 0, /*partial=*/true, plan_->grpc_echo);
       } else {
         session.Respond(r.stream_id, 200, body, /*partial=*/true);
       }
@@ -121,7 +122,8 @@ void ServerWorker::AnswerStream(ServerConnection& c, const Http2Response& r) {
       break;
   }
   if (plan_->grpc) {
-    session.RespondGrpc(r.stream_id, r.fault == Fault::kStatus ? plan_->faults.status_code : 0);
+    session.RespondGrpc(r.stream_id, r.fault == Fault::kStatus ? plan_->faults.status_code : 0,
+                        /*partial=*/false, plan_->grpc_echo);
   } else {
     int status = r.fault == Fault::kStatus ? plan_->faults.status_code : 200;
     session.Respond(r.stream_id, status, body);

@@ -1,7 +1,8 @@
 // gRPC end to end: `run --grpc` against a server nobody here wrote (Debian's python3-grpcio,
 // tests/support/grpc_server.py), which parses every request message and counts what it saw:
 // exact counts by grpc-status, every message well formed, a distinct value per {i}, deadlines,
-// server streaming, TLS, shards and merge, and bad input that exits 2 before any call.
+// server, client and bidirectional streaming, TLS, shards and merge, serve's echo, and bad input
+// that exits 2 before any call.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,6 +83,57 @@ TEST(GrpcE2ETest, ServerStreamingCallsCountTheirMessages) {
   FlatJson seen = server.Stop();
   EXPECT_EQ(JsonCount(seen, "well_formed"), 200u);
   EXPECT_EQ(JsonCount(seen, "distinct_users"), 200u);
+}
+
+// Client streaming and bidirectional calls send --stream-messages messages each, every one
+// parsed by the server: a client-streaming call gets one answer, a bidirectional one an answer
+// for each message, written while the client may still be sending.
+TEST(GrpcE2ETest, StreamingCallsSendEveryMessage) {
+  GrpcServer server;
+  ASSERT_TRUE(server.ok());
+  RunOutput upload = RunUringload(Call("shop.Carts/Upload", server,
+                                       {"--body", R"({"user": "u{i}"})", "--stream-messages", "10",
+                                        "-n", "100", "-c", "2", "-p", "4"}));
+  ASSERT_EQ(upload.process.exit_code, 0) << upload.process.err;
+  EXPECT_EQ(JsonCount(upload.json, "grpc.status.OK"), 100u) << ErrorsOf(upload.json);
+  EXPECT_EQ(JsonCount(upload.json, "grpc.messages"), 100u);
+  RunOutput chat =
+      RunUringload(Call("shop.Carts/Chat", server,
+                        {"--body", R"({"user": "c{i}", "count": "{i}"})", "--stream-messages", "7",
+                         "-n", "100", "-c", "2", "-p", "4"}));
+  ASSERT_EQ(chat.process.exit_code, 0) << chat.process.err;
+  EXPECT_EQ(JsonCount(chat.json, "grpc.status.OK"), 100u) << ErrorsOf(chat.json);
+  EXPECT_EQ(JsonCount(chat.json, "grpc.messages"), 700u);
+  FlatJson seen = server.Stop();
+  EXPECT_EQ(JsonCount(seen, "calls"), 200u);
+  EXPECT_EQ(JsonCount(seen, "well_formed"), 1000u + 700u);
+  EXPECT_EQ(JsonCount(seen, "malformed"), 0u);
+  EXPECT_EQ(JsonCount(seen, "most_messages"), 10u);
+  EXPECT_EQ(JsonCount(seen, "distinct_users"), 200u);  // Each call's messages are its own {i}.
+}
+
+// serve --grpc-echo answers each call with the messages it sent; more than 4 MiB of them is
+// RESOURCE_EXHAUSTED, as a gRPC server's default largest message.
+TEST(GrpcE2ETest, ServeEchoesEveryMessageOfACall) {
+  UringloadServer server({"--grpc-echo"});
+  ASSERT_TRUE(server.ok());
+  std::string url = server.Url("/");
+  url.pop_back();  // http://127.0.0.1:PORT
+  RunOutput run = RunUringload({"--grpc", "shop.Carts/Chat", "--proto", ShopProto(), "--body",
+                                R"({"user": "u{i}"})", "--stream-messages", "4", "-n", "500", "-c",
+                                "4", "-p", "8", url});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "grpc.status.OK"), 500u) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "grpc.messages"), 2000u);
+  // 5,000 messages of about 1 KiB: over 4 MiB.
+  std::string big = R"({"user": ")" + std::string(1000, 'x') + R"("})";
+  RunOutput over = RunUringload({"--grpc", "shop.Carts/Upload", "--proto", ShopProto(), "--body",
+                                 big, "--stream-messages", "5000", "-n", "3", "-c", "1", url});
+  ASSERT_EQ(over.process.exit_code, 0) << over.process.err;
+  EXPECT_EQ(JsonCount(over.json, "grpc.status.RESOURCE_EXHAUSTED"), 3u) << ErrorsOf(over.json);
+  FlatJson summary;
+  ASSERT_EQ(server.Stop(&summary), 0);
+  EXPECT_EQ(JsonCount(summary, "requests.received"), 503u);
 }
 
 // --timeout is the call's deadline (grpc-timeout): a server slower than it ends each call
@@ -201,6 +253,14 @@ TEST(GrpcE2ETest, BadInputExitsTwoBeforeAnyCall) {
       {{"--proto", ShopProto()}, "need --grpc"},
       {{"--grpc", "shop.Carts/Get", "--proto", ShopProto(), "--http1.1"}, "no --http1.1"},
       {{"--grpc", "shop.Carts/Get", "--proto", ShopProto(), "-m", "PUT"}, "no -m"},
+      {{"--grpc", "shop.Carts/Get", "--proto", ShopProto(), "--stream-messages", "2"},
+       "takes one request message"},
+      {{"--grpc", "shop.Carts/Chat", "--proto", ShopProto(), "--stream-messages", "0"},
+       "--stream-messages"},
+      {{"--grpc", "shop.Carts/Chat", "--proto", ShopProto(), "--body",
+        R"({"user": "u{i}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})",
+        "--stream-messages", "1000000"},
+       "at most 67108864"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {UringloadBinary(), "run"};

@@ -4,13 +4,16 @@ handler (no generated code) for the service of tests/e2e/data/shop.proto:
 
   shop.Carts/Get    (unary)             a GetRequest in, a Cart out: items ["<user>"]
   shop.Carts/Watch  (server streaming)  a GetRequest in, --stream Carts out
+  shop.Carts/Upload (client streaming)  GetRequests in, one Cart out: every request's user
+  shop.Carts/Chat   (bidirectional)     a Cart out for each GetRequest in: items ["<user>"]
 
 Each request is parsed with python3-protobuf (the descriptor built here, field for field as in
 shop.proto): a call whose message does not parse is counted as malformed and answered
 INVALID_ARGUMENT. Every --abort-every-th call (in order of arrival) ends UNAVAILABLE instead;
 --delay-ms waits before answering. On SIGTERM it writes its counts to --counts as JSON:
 calls, well_formed, malformed, aborted, distinct_users, deadlines (calls that carried a
-grpc-timeout), cancelled (calls the client gave up on).
+grpc-timeout), cancelled (calls the client gave up on) and most_messages (the most request
+messages in one call); well_formed and malformed count request messages.
 """
 import argparse
 import json
@@ -54,16 +57,11 @@ def main():
     get_request, cart = shop_messages()
     lock = threading.Lock()
     counts = {"calls": 0, "well_formed": 0, "malformed": 0, "aborted": 0, "deadlines": 0,
-              "cancelled": 0}
+              "cancelled": 0, "most_messages": 0}
     users = set()
 
-    def begin(raw, context):
-        """Counts the call; its request, or None once the call has been ended."""
-        with lock:
-            counts["calls"] += 1
-            number = counts["calls"]
-            if context.time_remaining() is not None:
-                counts["deadlines"] += 1
+    def parse(raw, context):
+        """One request message, counted; a malformed one ends the call."""
         try:
             request = get_request.FromString(raw)
         except Exception:  # pylint: disable=broad-except
@@ -73,6 +71,19 @@ def main():
         with lock:
             counts["well_formed"] += 1
             users.add(request.user)
+        return request
+
+    def begin(raws, context):
+        """Counts the call and parses its messages (one, or a stream's); a list of them, or
+        None once the call has been ended."""
+        with lock:
+            counts["calls"] += 1
+            number = counts["calls"]
+            if context.time_remaining() is not None:
+                counts["deadlines"] += 1
+        requests = [parse(raw, context) for raw in raws]
+        with lock:
+            counts["most_messages"] = max(counts["most_messages"], len(requests))
         if args.delay_ms:
             time.sleep(args.delay_ms / 1000)
             if not context.is_active():
@@ -83,23 +94,41 @@ def main():
             with lock:
                 counts["aborted"] += 1
             context.abort(grpc.StatusCode.UNAVAILABLE, "every --abort-every-th call")
-        return request
+        return requests
 
     def get(raw, context):
-        request = begin(raw, context)
-        return b"" if request is None else cart(items=[request.user]).SerializeToString()
+        requests = begin([raw], context)
+        return b"" if requests is None else cart(items=[requests[0].user]).SerializeToString()
 
     def watch(raw, context):
-        request = begin(raw, context)
-        if request is None:
+        requests = begin([raw], context)
+        if requests is None:
             return
         for k in range(args.stream):
-            yield cart(items=[request.user, str(k)]).SerializeToString()
+            yield cart(items=[requests[0].user, str(k)]).SerializeToString()
+
+    def upload(raws, context):
+        requests = begin(raws, context)
+        return b"" if requests is None else cart(
+            items=[r.user for r in requests]).SerializeToString()
+
+    def chat(raws, context):
+        """Answers each message as it comes, while the client may still be sending."""
+        if begin([], context) is None:
+            return
+        n = 0
+        for raw in raws:
+            n += 1
+            yield cart(items=[parse(raw, context).user]).SerializeToString()
+        with lock:
+            counts["most_messages"] = max(counts["most_messages"], n)
 
     identity = lambda b: b  # noqa: E731  The bytes go through as they are.
     handler = grpc.method_handlers_generic_handler("shop.Carts", {
         "Get": grpc.unary_unary_rpc_method_handler(get, identity, identity),
         "Watch": grpc.unary_stream_rpc_method_handler(watch, identity, identity),
+        "Upload": grpc.stream_unary_rpc_method_handler(upload, identity, identity),
+        "Chat": grpc.stream_stream_rpc_method_handler(chat, identity, identity),
     })
     # No SO_REUSEPORT (grpcio's default): a port someone else holds is refused, not shared.
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), handlers=[handler],
