@@ -76,8 +76,9 @@ enum class CheckFailure : int {
   kNotExtracted,   // An extraction found nothing (json, header, cookie or regex).
   kTooLong,        // An extracted value is longer than --max-var-bytes.
   kCookieRefused,  // A Set-Cookie did not fit the jar (--max-cookie-bytes, or 16 cookies).
+  kGrpcStatus,     // A gRPC call's grpc-status is not one its step's expect lists.
 };
-inline constexpr int kCheckFailureCount = 8;
+inline constexpr int kCheckFailureCount = 9;
 inline constexpr const char* CheckFailureText(int code) {
   switch (static_cast<CheckFailure>(code)) {
     case CheckFailure::kStatus:
@@ -94,6 +95,8 @@ inline constexpr const char* CheckFailureText(int code) {
       return "extracted value longer than --max-var-bytes";
     case CheckFailure::kCookieRefused:
       return "cookie did not fit the jar (--max-cookie-bytes)";
+    case CheckFailure::kGrpcStatus:
+      return "grpc-status not expected";
     default:
       return "an expectation failed";
   }

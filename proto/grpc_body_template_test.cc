@@ -1,15 +1,14 @@
 #include "proto/grpc_body_template.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_replace.h"
 #include "proto/grpc_message.h"
+#include "proto/testing/schema_from_text.h"
 
 namespace uringload::proto {
 namespace {
@@ -44,15 +43,10 @@ message Order {
 class GrpcBodyTemplateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char folder[] = "/tmp/uringload-grpc-body-XXXXXX";
-    folder_ = mkdtemp(folder);
-    std::ofstream(folder_ + "/t.proto") << kProto;
-    std::vector<std::string> imports;
-    absl::StatusOr<GrpcSchema> schema = GrpcSchema::FromProtoFile(folder_ + "/t.proto", imports);
+    absl::StatusOr<GrpcSchema> schema = testing::SchemaFromText(kProto);
     ASSERT_TRUE(schema.ok()) << schema.status();
     schema_.emplace(*std::move(schema));
   }
-  void TearDown() override { std::filesystem::remove_all(folder_); }
 
   absl::StatusOr<GrpcBodyTemplate> Build(std::string_view json, TemplateColumns columns = {}) {
     return GrpcBodyTemplate::Build(*schema_, "t.Order", json, "--body", columns);
@@ -78,7 +72,6 @@ class GrpcBodyTemplateTest : public ::testing::Test {
     return back.ok() ? *back : "";
   }
 
-  std::string folder_;
   std::optional<GrpcSchema> schema_;
 };
 

@@ -100,7 +100,7 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
                                         const TemplateContext& context, uint32_t tag) {
   Stream& stream = streams_.at(tag);
   std::string rendered_body = std::move(stream.rendered_body);  // Its capacity stays.
-  stream = Stream{.request = &request};
+  stream = Stream{.request = &request, .grpc = grpc_ && request.is_grpc()};
   stream.rendered_body = std::move(rendered_body);
   // Every rendered value in the worker's one buffer, grown to the largest need once: nghttp2
   // copies them. Names and fixed values live in the request template for the whole run, in
@@ -219,7 +219,7 @@ int Http2ClientSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, c
   // gRPC's status: in the trailers, or in the response of a call that has only trailers.
   if (self->grpc_ && field == "grpc-status" &&
       (frame->headers.cat == NGHTTP2_HCAT_HEADERS || frame->headers.cat == NGHTTP2_HCAT_RESPONSE)) {
-    if (Stream* stream = self->StreamOf(frame->hd.stream_id)) {
+    if (Stream* stream = self->StreamOf(frame->hd.stream_id); stream != nullptr && stream->grpc) {
       stream->grpc_status =
           ParseGrpcStatus(std::string_view(reinterpret_cast<const char*>(value), valuelen))
               .value_or(-1);
@@ -307,15 +307,16 @@ int Http2ClientSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id
   auto* self = static_cast<Http2ClientSession*>(user_data);
   if (Stream* stream = self->StreamOf(stream_id); stream != nullptr) {
     std::string_view piece(reinterpret_cast<const char*>(data), length);
-    if (self->grpc_) {
+    if (stream->grpc) {
       bool first = stream->grpc_messages.messages() == 0;
       stream->grpc_messages.Feed(piece);
       if (first && stream->grpc_messages.messages() > 0) {
         self->events_->OnGrpcFirstMessage(static_cast<uint32_t>(stream - self->streams_.data()));
       }
-    } else if (self->inspector_ != nullptr) {
+    }
+    if (self->inspector_ != nullptr) {
       self->inspector_->OnBody(piece);
-    } else {
+    } else if (self->matcher_ != nullptr && !stream->grpc) {
       stream->body_state = self->matcher_->Feed(stream->body_state, piece);
     }
   }
@@ -333,9 +334,10 @@ void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
                         .complete = stream.complete,
                         .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM,
                         .body_found = stream.body_state == BodyMatcher::kFound,
+                        .grpc = stream.grpc,
                         .grpc_status = stream.grpc_status,
                         .grpc_messages = stream.grpc_messages.messages(),
-                        .grpc_malformed = grpc_ && !stream.grpc_messages.AtBoundary()});
+                        .grpc_malformed = stream.grpc && !stream.grpc_messages.AtBoundary()});
 }
 
 ssize_t Http2ClientSession::ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf,

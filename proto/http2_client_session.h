@@ -48,7 +48,9 @@ struct Http2StreamEnd {
   bool unprocessed = false;
   // The body contains the text of the session's body matcher (none set: false).
   bool body_found = false;
-  // gRPC (SetGrpc): the call's grpc-status from its trailers, or from a trailers-only
+  // A gRPC call (its request a gRPC template).
+  bool grpc = false;
+  // gRPC: the call's grpc-status from its trailers, or from a trailers-only
   // response (-1: none came, or a value that is no code); the whole messages of its DATA; its
   // DATA broke gRPC's message framing, or ended within a message.
   int grpc_status = -1;
@@ -83,8 +85,9 @@ class Http2ClientSession {
   // From the next Start() on, `inspector` sees each response's header fields (:status as its
   // beginning) and its DATA instead of the matcher: a flow's user, one stream at a time.
   void SetInspector(ResponseInspector* inspector) { inspector_ = inspector; }
-  // From the next Start() on, each stream is a gRPC call: its DATA is read as gRPC messages
-  // (counted, never kept) and its grpc-status kept (Http2StreamEnd).
+  // From the next Start() on, streams may be gRPC calls (their request templates say which):
+  // a call's DATA is read as gRPC messages (counted, and shown to the inspector, never kept)
+  // and its grpc-status kept (Http2StreamEnd).
   void SetGrpc(bool grpc) { grpc_ = grpc; }
   // The connection ended: frees the nghttp2 session (streams still open are not reported).
   void Stop();
@@ -141,6 +144,7 @@ class Http2ClientSession {
     int status = 0;
     bool complete = false;
     uint32_t body_state = 0;  // BodyMatcher's, over the DATA received so far.
+    bool grpc = false;
     GrpcMessageCounter grpc_messages = {};
     int grpc_status = -1;
   };

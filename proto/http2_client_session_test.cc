@@ -22,8 +22,9 @@ class Recorder : public Http2ClientSession::Events {
 };
 
 RequestTemplate Template(const std::string& method, const std::string& target,
-                         const std::string& body = "") {
+                         const std::string& body = "", bool grpc = false) {
   RequestSpec spec;
+  spec.grpc = grpc;
   spec.method = method;
   spec.target = target;
   spec.host_header = "example.test:8080";
@@ -399,7 +400,8 @@ class GrpcPair : public Http2ServerSession::Events {
 // message and its trailer; a trailers-only status; half a message and a reset (never OK).
 TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
   GrpcPair pair({});
-  RequestTemplate t = Template("POST", "/shop.Carts/Get", std::string("\0\0\0\0\0", 5));
+  RequestTemplate t =
+      Template("POST", "/shop.Carts/Get", std::string("\0\0\0\0\0", 5), /*grpc=*/true);
   for (uint32_t tag = 0; tag < 3; ++tag) {
     ASSERT_TRUE(pair.client.Submit(t, {.index = tag}, tag).ok());
   }
@@ -432,7 +434,8 @@ TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
 TEST(Http2ClientSessionTest, AnEchoedGrpcCallGetsItsOwnMessages) {
   GrpcPair pair({.keep_body = true});
   std::string message("\0\0\0\0\2ab", 7);
-  RequestTemplate t = Template("POST", "/shop.Carts/Chat", message + message + message);
+  RequestTemplate t =
+      Template("POST", "/shop.Carts/Chat", message + message + message, /*grpc=*/true);
   ASSERT_TRUE(pair.client.Submit(t, {.index = 0}, 0).ok());
   pair.Pump();
   ASSERT_EQ(pair.ids.size(), 1u);

@@ -113,6 +113,7 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
     tmpl.body_ = TextTemplate::Literal(spec.body);
   }
   tmpl.grpc_body_ = spec.grpc_body;
+  tmpl.grpc_ = spec.grpc || spec.grpc_body != nullptr;
   tmpl.has_body_ = !spec.body.empty() || spec.method == "POST" || spec.method == "PUT" ||
                    tmpl.grpc_body_ != nullptr;
   tmpl.is_head_ = spec.method == "HEAD";

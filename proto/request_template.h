@@ -31,6 +31,9 @@ struct RequestSpec {
   bool body_is_template = true;
   // gRPC: the body is this message template's rendering, and `body` is not used.
   std::shared_ptr<const GrpcBodyTemplate> grpc_body;
+  // A gRPC call: its answer is read as gRPC's (messages, grpc-status). Implied by grpc_body;
+  // alone, `body` is the call's messages as they are.
+  bool grpc = false;
   bool keep_alive = true;
   // HTTP/1.1: a template rendered as it is after `headers`, whole lines each ending in CRLF or
   // nothing (a flow's Cookie line, absent while its jar is empty). HTTP/2 leaves it out.
@@ -71,6 +74,8 @@ class RequestTemplate {
   std::span<const Field> http2_fields() const { return http2_fields_; }
   const TextTemplate& path() const { return path_; }
   bool has_body() const { return has_body_; }
+  // A gRPC call (its body a GrpcBodyTemplate).
+  bool is_grpc() const { return grpc_; }
 
   // The body, from its text template or its gRPC message template: fixed bytes when
   // body_is_static(), else rendered per request into max_size() bytes.
@@ -88,6 +93,7 @@ class RequestTemplate {
   std::string tail_;
   TextTemplate body_;
   std::shared_ptr<const GrpcBodyTemplate> grpc_body_;
+  bool grpc_ = false;
   bool body_in_head_ = true;
   TextTemplate path_;
   std::vector<Field> http2_fields_;

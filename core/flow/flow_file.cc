@@ -13,6 +13,7 @@
 #include "core/flow/text_pattern.h"
 #include "core/plan_limits.h"
 #include "core/run/target_file.h"
+#include "proto/grpc_status.h"
 #include "proto/text_template.h"
 
 namespace uringload::core {
@@ -115,25 +116,34 @@ class Parser {
 
   FlowStep Step(const YAML::Node& s, size_t index) {
     if (!s.IsMap())
-      Fail(s, "a step is a map (name, request, headers, body, expect, extract, think)");
-    CheckKeys(s, {"name", "request", "headers", "body", "expect", "extract", "think"}, "a step");
+      Fail(s, "a step is a map (name, request or grpc, headers, body, expect, extract, think)");
+    CheckKeys(s, {"name", "request", "grpc", "headers", "body", "expect", "extract", "think"},
+              "a step");
     FlowStep step;
     step.line = s.Mark().line + 1;
     step.name = s["name"] ? Text(s["name"]) : absl::StrCat("step", index + 1);
     if (!IsTargetName(step.name)) {
       Fail(s["name"], "a step's name is letters, digits, '_', '-' and '.' (it names results)");
     }
-    std::string request = Scalar(s, "request");
+    if (s["request"] && s["grpc"]) Fail(s, "a step has a request or a grpc call, not both");
+    const char* kind = s["grpc"] ? "grpc" : "request";
+    std::string request = Scalar(s, kind);
     size_t space = request.find(' ');
     if (space == std::string::npos || request.find_first_not_of(' ', space) == std::string::npos) {
-      Fail(s["request"], "a request is `METHOD URL`, e.g. `GET http://host/path`");
+      Fail(s[kind], s["grpc"] ? "a grpc call is `package.Service/Method URL`, e.g. "
+                                "`shop.Carts/Get http://host:50051`"
+                              : "a request is `METHOD URL`, e.g. `GET http://host/path`");
     }
     step.method = request.substr(0, space);
     step.url = std::string(absl::StripLeadingAsciiWhitespace(request.substr(space)));
     if (!absl::StartsWith(step.url, "http://") && !absl::StartsWith(step.url, "https://")) {
-      Fail(s["request"], "the URL must start with http:// or https://");
+      Fail(s[kind], "the URL must start with http:// or https://");
     }
-    CheckTemplate(s["request"], step.url, "the URL");
+    CheckTemplate(s[kind], step.url, "the URL");
+    if (s["grpc"]) {
+      step.grpc = step.method;
+      step.method = "POST";
+    }
     if (const YAML::Node headers = s["headers"]) {
       if (!headers.IsMap()) Fail(headers, "headers are a map of Name: value");
       for (const auto& h : headers) {
@@ -148,12 +158,22 @@ class Parser {
       CheckTemplate(body, *step.body, "the body");
     }
     if (const YAML::Node expect = s["expect"]) step.expect = Expect(expect);
+    if (!step.grpc.has_value() && step.expect.grpc_statuses != 0) {
+      Fail(s["expect"]["grpc_status"], "grpc_status is for grpc calls");
+    }
+    if (step.grpc.has_value() && step.expect.body_contains.has_value()) {
+      Fail(s["expect"]["body_contains"],
+           "a grpc call's answer is protobuf, not text: check its fields with json");
+    }
     if (const YAML::Node think = s["think"]) step.think = ThinkOf(think);
     // Extractions come last: a step's own request cannot use what its answer gives.
     if (const YAML::Node extract = s["extract"]) {
       if (!extract.IsMap()) Fail(extract, "extract is a map of variable: 'json:/pointer' ...");
       for (const auto& e : extract) {
         step.extract.push_back(ExtractionOf(e.first, e.second));
+        if (step.grpc.has_value() && step.extract.back().from == ExtractFrom::kRegex) {
+          Fail(e.second, "a grpc call's answer is protobuf, not text: take its fields with json:");
+        }
         extracted_.insert(step.extract.back().variable);
       }
     }
@@ -161,8 +181,8 @@ class Parser {
   }
 
   FlowExpect Expect(const YAML::Node& e) const {
-    if (!e.IsMap()) Fail(e, "expect is a map (status, body_contains, json, header)");
-    CheckKeys(e, {"status", "body_contains", "json", "header"}, "expect");
+    if (!e.IsMap()) Fail(e, "expect is a map (status, grpc_status, body_contains, json, header)");
+    CheckKeys(e, {"status", "grpc_status", "body_contains", "json", "header"}, "expect");
     FlowExpect expect;
     if (const YAML::Node status = e["status"]) {
       std::string list;
@@ -175,6 +195,22 @@ class Parser {
       absl::StatusOr<StatusSet> set = ParseExpectedStatuses(list);
       if (!set.ok()) Fail(status, absl::StripPrefix(set.status().message(), "--expect-status: "));
       expect.statuses = *set;
+    }
+    if (const YAML::Node codes = e["grpc_status"]) {
+      auto add = [&](const YAML::Node& code) {
+        std::string name = Text(code);
+        std::optional<int> number = proto::GrpcStatusByName(name);
+        if (!number.has_value()) number = proto::ParseGrpcStatus(name);
+        if (!number.has_value()) {
+          Fail(code, absl::StrCat("'", name, "' is no gRPC status (OK, NOT_FOUND, ... or 0-16)"));
+        }
+        expect.grpc_statuses |= uint32_t{1} << *number;
+      };
+      if (codes.IsSequence()) {
+        for (const YAML::Node& code : codes) add(code);
+      } else {
+        add(codes);
+      }
     }
     if (const YAML::Node body = e["body_contains"]) {
       expect.body_contains = Text(body);

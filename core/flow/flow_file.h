@@ -34,6 +34,7 @@ struct FlowExpect {
   std::optional<std::string> body_contains;
   std::vector<std::pair<std::string, std::string>> json;     // Pointer, the value's text.
   std::vector<std::pair<std::string, std::string>> headers;  // Name, value.
+  uint32_t grpc_statuses = 0;  // Bit k: grpc-status k is expected (none: not checked).
 };
 
 struct Think {
@@ -43,10 +44,11 @@ struct Think {
 
 struct FlowStep {
   std::string name;
-  std::string method;
-  std::string url;                                           // A template.
+  std::optional<std::string> grpc;  // A gRPC call's method (package.Service/Method).
+  std::string method;               // POST for a gRPC call.
+  std::string url;                  // A template.
   std::vector<std::pair<std::string, std::string>> headers;  // Name, value (a template).
-  std::optional<std::string> body;                           // A template.
+  std::optional<std::string> body;  // A template (a gRPC call's: its request message's JSON).
   FlowExpect expect;
   std::vector<Extraction> extract;
   std::optional<Think> think;

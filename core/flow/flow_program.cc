@@ -44,7 +44,8 @@ std::vector<size_t> FlowProgram::ColumnSizes(std::span<const size_t> data) const
 
 absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view path,
                                          std::span<const std::string> data_columns,
-                                         int64_t max_var_bytes, int64_t max_cookie_bytes) {
+                                         int64_t max_var_bytes, int64_t max_cookie_bytes,
+                                         const proto::GrpcSchema* schema) {
   if (absl::Status s = CheckRange("--max-var-bytes", max_var_bytes, 1, kMaxMaxVarBytes); !s.ok()) {
     return s;
   }
@@ -94,11 +95,37 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
         absl::StrAppend(&step.sent_cookies, step.sent_cookies.empty() ? "" : "; ", value);
       }
       step.statuses = s.expect.statuses;
+      step.grpc = s.grpc.has_value();
+      step.grpc_statuses = s.expect.grpc_statuses;
+      std::string response_type;
+      if (step.grpc) {
+        if (schema == nullptr) {
+          return fail(s.line, "a grpc call needs the service's schema: --proto or --protoset");
+        }
+        absl::StatusOr<proto::GrpcMethod> method = schema->FindMethod(*s.grpc);
+        if (!method.ok()) return fail(s.line, method.status().message());
+        response_type = method->response_type;
+      }
+      // A gRPC answer's json: pointers are paths into its message.
+      auto field = [&](const std::string& pointer, std::optional<std::string> expected,
+                       int v) -> absl::Status {
+        absl::StatusOr<proto::ProtobufFieldPath> path =
+            proto::ProtobufFieldPath::Compile(*schema, response_type, pointer);
+        if (!path.ok()) return fail(s.line, path.status().message());
+        step.fields.push_back(
+            {.path = *std::move(path), .expected = std::move(expected), .variable = v});
+        program.any_grpc_fields = true;
+        return absl::OkStatus();
+      };
       if (s.expect.body_contains.has_value()) {
         step.body = std::make_shared<const proto::BodyMatcher>(*s.expect.body_contains);
       }
       std::vector<std::string> pointers;
       for (const auto& [pointer, value] : s.expect.json) {
+        if (step.grpc) {
+          if (absl::Status f = field(pointer, value, -1); !f.ok()) return f;
+          continue;
+        }
         pointers.push_back(pointer);
         step.json_expected.push_back(value);
       }
@@ -111,6 +138,12 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
         if (!v.ok()) return v.status();
         switch (e.from) {
           case ExtractFrom::kJson:
+            if (step.grpc) {
+              if (absl::Status f = field(e.what, std::nullopt, static_cast<int>(*v)); !f.ok()) {
+                return f;
+              }
+              break;
+            }
             pointers.push_back(e.what);
             step.json_variables.push_back(*v);
             break;

@@ -19,7 +19,9 @@
 #include "core/flow/text_pattern.h"
 #include "core/run/response_checks.h"
 #include "proto/body_matcher.h"
+#include "proto/grpc_schema.h"
 #include "proto/json_pointer_scanner.h"
+#include "proto/protobuf_field_path.h"
 
 namespace uringload::core {
 
@@ -60,6 +62,17 @@ struct FlowStepProgram {
     uint32_t variable = 0;
   };
   std::vector<RegexUse> regexes;
+  // A gRPC call: the grpc-status it expects (bit k: status k; 0: not checked) and the fields
+  // of its answer's first message it checks or takes (its json: pointers), read from the
+  // answer's first kRegexBodyBytes.
+  bool grpc = false;
+  uint32_t grpc_statuses = 0;
+  struct FieldUse {
+    proto::ProtobufFieldPath path;
+    std::optional<std::string> expected;
+    int variable = -1;  // Extracted into this slot (-1: only checked).
+  };
+  std::vector<FieldUse> fields;
 };
 
 struct FlowProgram {
@@ -77,6 +90,7 @@ struct FlowProgram {
   uint32_t max_cookie_bytes = kDefaultMaxCookieBytes;  // Each user's jar.
   uint32_t data_columns = 0;                           // The template columns before the variables.
   bool any_regex = false;
+  bool any_grpc_fields = false;
   std::string host;  // Every step's host: what cookies are matched against.
   bool tls = false;
 
@@ -87,9 +101,12 @@ struct FlowProgram {
   std::vector<size_t> ColumnSizes(std::span<const size_t> data_sizes) const;
 };
 
-// Compiles `file`'s flows; `data_columns` are --data's (a variable may not take one's name).
+// Compiles `file`'s flows; `data_columns` are --data's (a variable may not take one's name);
+// `schema`: the gRPC service's, which a grpc step needs (its answer's fields are paths into the
+// method's response type).
 absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view path,
                                          std::span<const std::string> data_columns,
-                                         int64_t max_var_bytes, int64_t max_cookie_bytes);
+                                         int64_t max_var_bytes, int64_t max_cookie_bytes,
+                                         const proto::GrpcSchema* schema = nullptr);
 
 }  // namespace uringload::core

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "net/base/check.h"
+#include "proto/grpc_message.h"
 #include "proto/seeded_random.h"
 
 namespace uringload::core {
@@ -37,6 +38,9 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
     pointers = std::max(pointers, step.pointers.size());
     size_t bytes = 0;
     for (const std::string& value : step.json_expected) bytes += value.size() + 1;
+    for (const FlowStepProgram::FieldUse& use : step.fields) {
+      if (use.expected.has_value()) bytes = std::max(bytes, use.expected->size() + 1);
+    }
     expected = std::max(expected, bytes);
     for (const FlowStepProgram::HeaderUse& use : step.headers) {
       if (use.expected.has_value()) header_value = std::max(header_value, use.expected->size() + 1);
@@ -44,7 +48,7 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
   }
   captures_.resize(pointers);
   size_t variable_bytes = program->variables.size() * size_t{program->max_var_bytes};
-  size_t body_start = program->any_regex ? kRegexBodyBytes : 0;
+  size_t body_start = program->any_regex || program->any_grpc_fields ? kRegexBodyBytes : 0;
   bytes_.resize(variable_bytes + row_bytes + path_bytes + expected + header_value + body_start);
   std::span<char> rest(bytes_);
   auto take = [&rest](size_t n) {
@@ -183,7 +187,7 @@ void FlowUser::OnBody(std::string_view piece) {
   const FlowStepProgram& step = current();
   if (step.body != nullptr) body_state_ = step.body->Feed(body_state_, piece);
   if (step.pointers.size() > 0) scanner_.Feed(piece);
-  if (!step.regexes.empty() && body_start_size_ < body_start_.size()) {
+  if ((!step.regexes.empty() || !step.fields.empty()) && body_start_size_ < body_start_.size()) {
     size_t n = std::min(piece.size(), body_start_.size() - body_start_size_);
     std::memcpy(body_start_.data() + body_start_size_, piece.data(), n);
     body_start_size_ += n;
@@ -197,10 +201,17 @@ bool FlowUser::SetVariable(uint32_t v, std::string_view value) {
   return true;
 }
 
-std::optional<CheckFailure> FlowUser::Judge(int status, int64_t now_ns) {
+std::optional<CheckFailure> FlowUser::Judge(int status, int grpc_status, int64_t now_ns) {
   const FlowStepProgram& step = current();
   if (step.statuses.has_value() && (status < 0 || status >= 1000 || !(*step.statuses)[status])) {
     return CheckFailure::kStatus;
+  }
+  if (step.grpc_statuses != 0 &&
+      (grpc_status < 0 || grpc_status > 31 || (step.grpc_statuses >> grpc_status & 1) == 0)) {
+    return CheckFailure::kGrpcStatus;
+  }
+  if (!step.fields.empty()) {
+    if (std::optional<CheckFailure> missed = JudgeFields(); missed.has_value()) return missed;
   }
   if (step.body != nullptr && body_state_ != proto::BodyMatcher::kFound) {
     return CheckFailure::kBodyContains;
@@ -244,6 +255,45 @@ std::optional<CheckFailure> FlowUser::Judge(int status, int64_t now_ns) {
         use.pattern.Search({body_start_.data(), body_start_size_}, *patterns_);
     if (!group.has_value()) return CheckFailure::kNotExtracted;
     if (!SetVariable(use.variable, *group)) return CheckFailure::kTooLong;
+  }
+  return std::nullopt;
+}
+
+// A gRPC answer's first message, from the body's start: its fields' expected values, then
+// its extractions.
+std::optional<CheckFailure> FlowUser::JudgeFields() {
+  const FlowStepProgram& step = current();
+  std::string_view body(body_start_.data(), body_start_size_);
+  size_t size = 0;
+  if (body.size() >= proto::kGrpcPrefixBytes) {
+    for (size_t k = 1; k < proto::kGrpcPrefixBytes; ++k)
+      size = size << 8 | static_cast<uint8_t>(body[k]);
+  }
+  // No message, or a compressed one: no field is found. A message longer than the buffer is
+  // read as far as it goes.
+  std::string_view message =
+      body.size() < proto::kGrpcPrefixBytes || body[0] != 0
+          ? std::string_view()
+          : body.substr(proto::kGrpcPrefixBytes,
+                        std::min(size, body.size() - proto::kGrpcPrefixBytes));
+  bool present = body.size() >= proto::kGrpcPrefixBytes && body[0] == 0;
+  for (const FlowStepProgram::FieldUse& use : step.fields) {
+    if (!use.expected.has_value()) continue;
+    std::span<char> scratch = expected_scratch_.first(use.expected->size() + 1);
+    int64_t n = present ? use.path.Read(message, scratch) : -1;
+    if (n < 0 || std::string_view(scratch.data(), static_cast<size_t>(n)) != *use.expected) {
+      return CheckFailure::kJsonValue;
+    }
+  }
+  for (const FlowStepProgram::FieldUse& use : step.fields) {
+    if (use.variable < 0) continue;
+    auto v = static_cast<uint32_t>(use.variable);
+    std::span<char> slot =
+        variables_.subspan(size_t{v} * program_->max_var_bytes, program_->max_var_bytes);
+    int64_t n = present ? use.path.Read(message, slot) : -1;
+    if (n < 0) return CheckFailure::kNotExtracted;
+    if (n > static_cast<int64_t>(slot.size())) return CheckFailure::kTooLong;
+    variable_sizes_[v] = static_cast<uint32_t>(n);
   }
   return std::nullopt;
 }

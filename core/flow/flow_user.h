@@ -54,9 +54,10 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
   // Cookie line for `request`'s path written by the user itself (ColumnWriter).
   proto::TemplateContext Context(proto::TemplateContext base, const proto::RequestTemplate& request,
                                  int64_t now_ns);
-  // The current step's complete response had `status`: the expectation it missed, or none
-  // (its extractions are then in the variables).
-  std::optional<CheckFailure> Judge(int status, int64_t now_ns);
+  // The current step's complete response had `status` (and, a gRPC call, `grpc_status`; -1
+  // without one): the expectation it missed, or none (its extractions are then in the
+  // variables).
+  std::optional<CheckFailure> Judge(int status, int grpc_status, int64_t now_ns);
   enum class Next { kStep, kThink, kCompleted };
   // After a step that ended ok: the next one (now, or once a think ends), or the end (and
   // thinking() if the last step has a think).
@@ -87,6 +88,7 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
   }
   size_t Write(std::span<char> out) const override;  // The Cookie line.
   size_t max_size() const override { return CookieJar::LineBound(program_->max_cookie_bytes); }
+  std::optional<CheckFailure> JudgeFields();
   // Stores `value` in variable `v`; false when it is longer than --max-var-bytes.
   bool SetVariable(uint32_t v, std::string_view value);
 
@@ -116,7 +118,8 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
   std::vector<proto::JsonCapture> captures_;
   std::span<char> expected_scratch_;  // Where expected JSON values are captured.
   uint32_t body_state_ = 0;
-  std::span<char> body_start_;  // For regexes: the body's first kRegexBodyBytes.
+  // For regexes and a gRPC answer's fields: the body's first kRegexBodyBytes.
+  std::span<char> body_start_;
   size_t body_start_size_ = 0;
   std::array<char, 32> header_name_{};
   size_t header_name_size_ = 0;  // Over the array's size: a name no use matches.

@@ -83,7 +83,7 @@ class FlowUserTest : public ::testing::Test {
       if (r.state != proto::ResponseParser::State::kNeedMore) break;
     }
     EXPECT_EQ(r.state, proto::ResponseParser::State::kComplete);
-    return user_->Judge(parser.status_code(), clock_);
+    return user_->Judge(parser.status_code(), -1, clock_);
   }
 
   static std::string Response(int status, std::string_view headers, std::string_view body) {

@@ -22,7 +22,8 @@ constexpr size_t kMaxCallBody = 64 << 20;
 absl::Status CheckGrpcOptions(const RunOptions& options) {
   if (!options.grpc_method.has_value()) {
     if (options.proto_file || options.protoset_file || !options.import_paths.empty()) {
-      return absl::InvalidArgumentError("--proto, --protoset and --import-path need --grpc");
+      return absl::InvalidArgumentError(
+          "--proto, --protoset and --import-path need --grpc, or a --flow with grpc steps");
     }
     return absl::OkStatus();
   }
@@ -48,17 +49,53 @@ absl::Status CheckGrpcOptions(const RunOptions& options) {
 
 }  // namespace
 
-absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
-  if (absl::Status s = CheckGrpcOptions(options); !s.ok()) return s;
-  if (options.url.empty()) {
-    return absl::InvalidArgumentError("--grpc needs the server's URL: http[s]://host:port");
-  }
+absl::StatusOr<std::optional<proto::GrpcSchema>> LoadGrpcSchema(const RunOptions& options) {
+  if (!options.proto_file && !options.protoset_file) return std::nullopt;
   absl::StatusOr<proto::GrpcSchema> schema =
       options.proto_file
           ? proto::GrpcSchema::FromProtoFile(*options.proto_file, options.import_paths)
           : proto::GrpcSchema::FromProtoset(*options.protoset_file);
   if (!schema.ok()) return schema.status();
-  absl::StatusOr<proto::GrpcMethod> method = schema->FindMethod(*options.grpc_method);
+  return std::optional<proto::GrpcSchema>(*std::move(schema));
+}
+
+absl::Status MakeGrpcCall(const proto::GrpcSchema& schema, const proto::GrpcMethod& method,
+                          absl::Duration timeout, const CommonBody& json,
+                          proto::TemplateColumns columns, uint32_t messages,
+                          proto::RequestSpec& spec) {
+  spec.target = method.path;
+  char deadline[10];
+  size_t deadline_size = 0;
+  proto::FormatGrpcTimeout(timeout, deadline, &deadline_size);
+  // gRPC's own headers before the metadata (PROTOCOL-HTTP2.md: Call-Definition).
+  std::vector<std::string> grpc_headers = {"Content-Type: application/grpc", "TE: trailers",
+                                           "grpc-timeout: " + std::string(deadline, deadline_size)};
+  spec.headers.insert(spec.headers.begin(), grpc_headers.begin(), grpc_headers.end());
+  // A body given as it is (a file without --body-file-placeholders) has its braces escaped,
+  // so the template renders it unchanged.
+  std::string text = json.is_template ? json.text : proto::TextTemplate::Escape(json.text);
+  absl::StatusOr<proto::GrpcBodyTemplate> message =
+      proto::GrpcBodyTemplate::Build(schema, method.request_type, text, json.name, columns);
+  if (!message.ok()) return message.status();
+  if (message->max_size() > kMaxCallBody / messages) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--stream-messages ", messages, ": the call's messages would take up to ",
+                     message->max_size() * messages, " bytes; at most ", kMaxCallBody));
+  }
+  message->SetMessages(messages);
+  spec.grpc_body = std::make_shared<const proto::GrpcBodyTemplate>(*std::move(message));
+  spec.body_name = json.name;
+  return proto::RequestTemplate::Build(spec, columns).status();
+}
+
+absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
+  if (absl::Status s = CheckGrpcOptions(options); !s.ok()) return s;
+  if (options.url.empty()) {
+    return absl::InvalidArgumentError("--grpc needs the server's URL: http[s]://host:port");
+  }
+  absl::StatusOr<std::optional<proto::GrpcSchema>> schema = LoadGrpcSchema(options);
+  if (!schema.ok()) return schema.status();
+  absl::StatusOr<proto::GrpcMethod> method = (*schema)->FindMethod(*options.grpc_method);
   if (!method.ok()) return method.status();
   if (options.stream_messages.has_value()) {
     if (!method->client_streaming) {
@@ -82,33 +119,13 @@ absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
   proto::Url call = *url;
   call.target = method->path;
   TargetRequest target = NewTarget(options, 0, "", "POST", options.url, call);
-  proto::RequestSpec& spec = target.spec;
-  char timeout[10];
-  size_t timeout_size = 0;
-  proto::FormatGrpcTimeout(plan.timeout, timeout, &timeout_size);
-  // gRPC's own headers before -H's metadata (PROTOCOL-HTTP2.md: Call-Definition).
-  std::vector<std::string> grpc_headers = {"Content-Type: application/grpc", "TE: trailers",
-                                           "grpc-timeout: " + std::string(timeout, timeout_size)};
-  spec.headers.insert(spec.headers.begin(), grpc_headers.begin(), grpc_headers.end());
   absl::StatusOr<std::optional<CommonBody>> body = ReadCommonBody(options);
   if (!body.ok()) return body.status();
   CommonBody json = body->value_or(CommonBody{.text = "{}", .name = "--body", .is_template = true});
-  // A body given as it is (a file without --body-file-placeholders) has its braces escaped,
-  // so the template renders it unchanged.
-  std::string text = json.is_template ? json.text : proto::TextTemplate::Escape(json.text);
-  absl::StatusOr<proto::GrpcBodyTemplate> message = proto::GrpcBodyTemplate::Build(
-      *schema, method->request_type, text, json.name, plan.columns());
-  if (!message.ok()) return message.status();
-  auto messages = static_cast<uint32_t>(options.stream_messages.value_or(1));
-  if (message->max_size() > kMaxCallBody / messages) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--stream-messages ", messages, ": the call's messages would take up to ",
-                     message->max_size() * messages, " bytes; at most ", kMaxCallBody));
-  }
-  message->SetMessages(messages);
-  spec.grpc_body = std::make_shared<const proto::GrpcBodyTemplate>(*std::move(message));
-  spec.body_name = json.name;
-  if (absl::Status s = proto::RequestTemplate::Build(spec, plan.columns()).status(); !s.ok()) {
+  if (absl::Status s =
+          MakeGrpcCall(**schema, *method, plan.timeout, json, plan.columns(),
+                       static_cast<uint32_t>(options.stream_messages.value_or(1)), target.spec);
+      !s.ok()) {
     return s;
   }
   plan.targets.push_back(std::move(target));

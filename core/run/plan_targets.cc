@@ -150,8 +150,14 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
   }
   absl::StatusOr<FlowFile> file = ParseFlowFile(*text, path, data_columns);
   if (!file.ok()) return file.status();
+  if (!options.import_paths.empty() && !options.proto_file) {
+    return absl::InvalidArgumentError("--import-path goes with --proto");
+  }
+  absl::StatusOr<std::optional<proto::GrpcSchema>> schema = LoadGrpcSchema(options);
+  if (!schema.ok()) return schema.status();
   absl::StatusOr<FlowProgram> program =
-      CompileFlows(*file, path, data_columns, options.max_var_bytes, options.max_cookie_bytes);
+      CompileFlows(*file, path, data_columns, options.max_var_bytes, options.max_cookie_bytes,
+                   schema->has_value() ? &**schema : nullptr);
   if (!program.ok()) return program.status();
   plan.flow_columns = program->ColumnNames(data_columns);
   plan.flow_column_sizes = program->ColumnSizes(data_sizes);
@@ -163,6 +169,15 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       };
       absl::StatusOr<proto::Url> url = SharedConnectionUrl(step.url, plan);
       if (!url.ok()) return fail(url.status().message());
+      std::optional<proto::GrpcMethod> method;
+      if (step.grpc.has_value()) {  // CompileFlows found it.
+        method = *(*schema)->FindMethod(*step.grpc);
+        if (url->target != "/") {
+          return fail(absl::StrCat("the method gives the path (", method->path,
+                                   "): a grpc call's URL is only http[s]://host:port"));
+        }
+        url->target = method->path;
+      }
       TargetRequest target =
           NewTarget(options, step.line, program->steps[k].name, step.method, step.url, *url);
       proto::RequestSpec& spec = target.spec;
@@ -170,15 +185,20 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
         if (absl::EqualsIgnoreCase(name, "cookie")) continue;  // Into the jar (FlowStepProgram).
         spec.headers.push_back(absl::StrCat(name, ": ", value));
       }
-      spec.body = step.body.value_or("");
-      spec.body_name = "the body";
       spec.extra_lines = "{" + std::string(kCookieColumn) + "}";
-      if (absl::Status s =
-              proto::RequestTemplate::Build(spec, {plan.flow_columns, plan.flow_column_sizes})
-                  .status();
-          !s.ok()) {
-        return fail(s.message());
+      proto::TemplateColumns columns{plan.flow_columns, plan.flow_column_sizes};
+      absl::Status built;
+      if (method.has_value()) {
+        built =
+            MakeGrpcCall(**schema, *method, plan.timeout,
+                         {.text = step.body.value_or("{}"), .name = "the body"}, columns, 1, spec);
+        plan.grpc = true;
+      } else {
+        spec.body = step.body.value_or("");
+        spec.body_name = "the body";
+        built = proto::RequestTemplate::Build(spec, columns).status();
       }
+      if (!built.ok()) return fail(built.message());
       plan.target_names.push_back(target.name);
       plan.target_of.push_back(k++);
       plan.targets.push_back(std::move(target));
@@ -277,8 +297,11 @@ absl::Status PlanReplay(const RunOptions& options, RunPlan& plan) {
 }
 
 absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
-  if (options.grpc_method || options.proto_file || options.protoset_file ||
-      !options.import_paths.empty()) {
+  if (options.stream_messages.has_value() && !options.grpc_method.has_value()) {
+    return absl::InvalidArgumentError("--stream-messages goes with --grpc");
+  }
+  bool schema = options.proto_file || options.protoset_file || !options.import_paths.empty();
+  if (options.grpc_method || (schema && !options.flow_file)) {
     if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
     if (absl::Status s = PlanGrpc(options, plan); !s.ok()) return s;
     plan.seed = static_cast<uint64_t>(options.seed);

@@ -92,13 +92,13 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   if (options.http1 && options.http2) {
     return absl::InvalidArgumentError("--http1.1 and --http2 exclude each other");
   }
-  if (options.http1 && options.grpc_method.has_value()) {
-    return absl::InvalidArgumentError("--grpc speaks HTTP/2: no --http1.1");
+  if (options.http1 && plan.grpc) {
+    return absl::InvalidArgumentError("gRPC speaks HTTP/2: no --http1.1");
   }
   // gRPC is HTTP/2: h2c with prior knowledge over http://, h2 by ALPN over https://.
-  plan.http = options.http2 || options.grpc_method ? HttpVersion::kHttp2
-              : options.http1                      ? HttpVersion::kHttp1
-                                                   : HttpVersion::kAuto;
+  plan.http = options.http2 || plan.grpc ? HttpVersion::kHttp2
+              : options.http1            ? HttpVersion::kHttp1
+                                         : HttpVersion::kAuto;
   if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
                                         plan, plan.http2_window);
       !s.ok()) {

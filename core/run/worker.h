@@ -125,7 +125,7 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   bool NextStep(Connection& c, PendingRequest* request);
   // The outcome of the step whose request ended `outcome` on `c` (a complete response with
   // `status` is judged by the step's checks; `error` becomes the missed one's CheckFailure).
-  Outcome JudgeStep(Connection& c, Outcome outcome, int status, int* error);
+  Outcome JudgeStep(Connection& c, Outcome outcome, int status, int grpc_status, int* error);
   // After the step's outcome: the iteration goes on, thinks, completes or is aborted.
   void AfterStep(Connection& c, const PendingRequest& r, Outcome outcome);
   void ScheduleThink(Connection& c);

@@ -69,9 +69,10 @@ bool Worker::NextStep(Connection& c, PendingRequest* request) {
   return true;
 }
 
-Outcome Worker::JudgeStep(Connection& c, Outcome outcome, int status, int* error) {
+Outcome Worker::JudgeStep(Connection& c, Outcome outcome, int status, int grpc_status, int* error) {
   if (outcome != Outcome::kOk) return outcome;
-  std::optional<CheckFailure> missed = users_[c.slot].Judge(status, completions_at_ns_);
+  std::optional<CheckFailure> missed =
+      users_[c.slot].Judge(status, grpc_status, completions_at_ns_);
   if (!missed.has_value()) return Outcome::kOk;
   *error = static_cast<int>(*missed);
   return Outcome::kCheckFailed;

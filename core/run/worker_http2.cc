@@ -158,7 +158,7 @@ void Worker::FinishStream(Connection& c, uint32_t k, Outcome outcome, int error,
   PendingRequest& r = c.pending[k];
   URINGLOAD_CHECK(r.in_use && c.count > 0 && in_flight_ > 0, "slot %u entry %u count %u", c.slot, k,
                   c.count);
-  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, status, &error);
+  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, status, grpc_status, &error);
   Record(r, outcome, error, status, body_found, grpc_status, grpc_messages);
   r.in_use = false;
   --c.count;
@@ -274,7 +274,7 @@ void Worker::OnGrpcFirstMessage(uint32_t tag) {
 
 void Worker::OnStreamEnd(const proto::Http2StreamEnd& end) {
   Connection& c = *session_connection_;
-  if (end.complete && config_.plan->grpc && (end.grpc_status < 0 || end.grpc_malformed)) {
+  if (end.complete && end.grpc && (end.grpc_status < 0 || end.grpc_malformed)) {
     ++responses_parsed_;  // A response, but no gRPC call's end.
     ParseFailure why =
         end.grpc_malformed ? ParseFailure::kGrpcMalformed : ParseFailure::kGrpcNoStatus;

@@ -168,7 +168,7 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
     return;
   }
   PendingRequest r = c.oldest();
-  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, c.parser.status_code(), &error);
+  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, c.parser.status_code(), -1, &error);
   Record(r, outcome, error, c.parser.status_code(), c.parser.body_found());
   c.PopOldest();
   if (c.submitted > 0) --c.submitted;

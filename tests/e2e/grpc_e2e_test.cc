@@ -231,6 +231,64 @@ TEST(GrpcE2ETest, ServeAnswersCallsWithItsFaultsAsStatuses) {
   EXPECT_EQ(JsonCount(summary, "requests.received"), kN);
 }
 
+// A flow of gRPC calls: a user from --data, the answer's first item taken (json:/items/0, read
+// from the protobuf message) into the next call's metadata and message, a field checked; and
+// a step expecting another grpc-status aborts every iteration there.
+TEST(GrpcE2ETest, FlowsCarryAnAnswersFieldIntoTheNextCall) {
+  GrpcServer server;
+  ASSERT_TRUE(server.ok());
+  TempFolder folder("uringload-grpc-flow");
+  std::string users = "user\n";
+  for (int k = 0; k < 50; ++k) users += "u" + std::to_string(k) + "\n";
+  std::string data = folder.Write("users.csv", users);
+  std::string url = server.Url();
+  std::string flow = folder.Write("flow.yaml", R"(flow:
+  - name: get
+    grpc: shop.Carts/Get )" + url + R"(
+    body: '{"user": "{user}", "count": "{i}"}'
+    expect: {grpc_status: OK}
+    extract: {item: 'json:/items/0'}
+  - name: again
+    grpc: shop.Carts/Get )" + url + R"(
+    headers: {authorization: 'Bearer {item}'}
+    body: '{"user": "again-{item}"}'
+    expect: {grpc_status: [OK, UNAVAILABLE]}
+  - name: fixed
+    grpc: shop.Carts.Get )" + url + R"(
+    body: '{"user": "ann"}'
+    expect: {json: {/items/0: ann}}
+)");
+  RunOutput run = RunUringload(
+      {"--flow", flow, "--proto", ShopProto(), "--data", data, "-n", "100", "-c", "4"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 100u) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "grpc.status.OK"), 300u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 300u);
+  FlatJson seen = server.Stop();
+  EXPECT_EQ(JsonCount(seen, "calls"), 300u);
+  EXPECT_EQ(JsonCount(seen, "well_formed"), 300u);
+  EXPECT_EQ(JsonCount(seen, "bearers"), 100u);  // Step 2's metadata carried step 1's item.
+  EXPECT_EQ(JsonCount(seen, "distinct_users"), 50u + 50u + 1u);  // uK, again-uK, ann.
+
+  GrpcServer second;
+  ASSERT_TRUE(second.ok());
+  std::string wrong = folder.Write("wrong.yaml", R"(flow:
+  - name: get
+    grpc: shop.Carts/Get )" + second.Url() + R"(
+    body: '{"user": "bob"}'
+    expect: {grpc_status: NOT_FOUND}
+  - name: never
+    grpc: shop.Carts/Get )" + second.Url() + R"(
+)");
+  RunOutput failed = RunUringload({"--flow", wrong, "--proto", ShopProto(), "-n", "20", "-c", "2"});
+  ASSERT_EQ(failed.process.exit_code, 0) << failed.process.err;
+  EXPECT_EQ(JsonCount(failed.json, "iterations.aborted"), 20u);
+  EXPECT_EQ(JsonCount(failed.json, "outcomes.check_failed"), 20u);
+  EXPECT_EQ(JsonCount(failed.json, "by_target.0.check_failed_causes.grpc-status not expected"),
+            20u);
+  EXPECT_EQ(JsonCount(second.Stop(), "calls"), 20u);  // The second step never went out.
+}
+
 // Bad input: one line, exit 2, and the server never sees a call.
 TEST(GrpcE2ETest, BadInputExitsTwoBeforeAnyCall) {
   GrpcServer server;
@@ -266,6 +324,31 @@ TEST(GrpcE2ETest, BadInputExitsTwoBeforeAnyCall) {
     std::vector<std::string> argv = {UringloadBinary(), "run"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     argv.push_back(server.Url());
+    ProcessResult r = RunProcess(argv);
+    EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // A flow's grpc steps: the schema, the answer's fields and what a protobuf answer cannot do.
+  auto flow = [&](const std::string& name, const std::string& step) {
+    return folder.Write(name, "flow:\n  - grpc: shop.Carts/Get " + server.Url() + "\n" + step);
+  };
+  std::vector<Case> flows = {
+      {{"--flow", flow("a.yaml", "")}, "needs the service's schema: --proto or --protoset"},
+      {{"--flow", flow("b.yaml", "    extract: {x: 'json:/itemz/0'}\n"), "--proto", ShopProto()},
+       "shop.Cart has no field 'itemz'"},
+      {{"--flow", flow("c.yaml", "    extract: {x: 'json:/items'}\n"), "--proto", ShopProto()},
+       "items is repeated: add an index"},
+      {{"--flow", flow("d.yaml", "    expect: {body_contains: x}\n"), "--proto", ShopProto()},
+       "not text"},
+      {{"--flow", flow("e.yaml", "    expect: {grpc_status: FINE}\n"), "--proto", ShopProto()},
+       "'FINE' is no gRPC status"},
+      {{"--flow", flow("f.yaml", "    body: '{\"usr\": 1}'\n"), "--proto", ShopProto()}, "usr"},
+      {{"--flow", flow("g.yaml", ""), "--proto", ShopProto(), "--http1.1"}, "no --http1.1"},
+  };
+  for (const Case& c : flows) {
+    std::vector<std::string> argv = {UringloadBinary(), "run"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
     ProcessResult r = RunProcess(argv);
     EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;

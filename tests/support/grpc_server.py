@@ -13,7 +13,8 @@ INVALID_ARGUMENT. Every --abort-every-th call (in order of arrival) ends UNAVAIL
 --delay-ms waits before answering. On SIGTERM it writes its counts to --counts as JSON:
 calls, well_formed, malformed, aborted, distinct_users, deadlines (calls that carried a
 grpc-timeout), cancelled (calls the client gave up on) and most_messages (the most request
-messages in one call); well_formed and malformed count request messages.
+messages in one call), bearers (calls whose authorization metadata is "Bearer u..."); well_formed
+and malformed count request messages.
 """
 import argparse
 import json
@@ -57,7 +58,7 @@ def main():
     get_request, cart = shop_messages()
     lock = threading.Lock()
     counts = {"calls": 0, "well_formed": 0, "malformed": 0, "aborted": 0, "deadlines": 0,
-              "cancelled": 0, "most_messages": 0}
+              "cancelled": 0, "most_messages": 0, "bearers": 0}
     users = set()
 
     def parse(raw, context):
@@ -81,6 +82,9 @@ def main():
             number = counts["calls"]
             if context.time_remaining() is not None:
                 counts["deadlines"] += 1
+            metadata = dict(context.invocation_metadata())
+            if metadata.get("authorization", "").startswith("Bearer u"):
+                counts["bearers"] += 1
         requests = [parse(raw, context) for raw in raws]
         with lock:
             counts["most_messages"] = max(counts["most_messages"], len(requests))

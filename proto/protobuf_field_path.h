@@ -1,0 +1,65 @@
+// ProtobufFieldPath: a JSON pointer ("/items/0", "/owner/name") over a protobuf message, for
+// a flow's checks and extractions on gRPC answers. Compiled once against the message type
+// (field names as proto3's JSON mapping spells them, or as the .proto does; an index after a
+// repeated field), then read from each answer's wire bytes without decoding the message: no
+// protobuf object and no allocation per answer. A value reads as the text its JSON mapping
+// gives (a string as it is, an integer in decimal, a bool as true or false, an enum by its
+// name, bytes in base64); a field absent on the wire (proto3 leaves out default values) is
+// not found.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/grpc_schema.h"
+
+namespace uringload::proto {
+
+class ProtobufFieldPath {
+ public:
+  // `pointer` (RFC 6901) into a message of `type` (a full name). Errors name the part of the
+  // pointer that the type lacks, or that leads nowhere (past a scalar, a map, a repeated field
+  // without an index).
+  static absl::StatusOr<ProtobufFieldPath> Compile(const GrpcSchema& schema, std::string_view type,
+                                                   std::string_view pointer);
+
+  // The value in `message` (wire bytes) as text, written into `out`: its size, or -1 when the
+  // field is absent or the bytes do not parse; `out.size() + 1` when it does not fit.
+  int64_t Read(std::string_view message, std::span<char> out) const;
+
+ private:
+  enum class Kind : uint8_t {
+    kMessage,  // Only along the path.
+    kString,
+    kBytes,
+    kInt32,  // Varints by how their value reads.
+    kInt64,
+    kUint32,
+    kUint64,
+    kSint32,
+    kSint64,
+    kBool,
+    kEnum,
+    kFixed32,
+    kFixed64,
+    kSfixed32,
+    kSfixed64,
+    kFloat,
+    kDouble,
+  };
+  struct Step {
+    uint32_t number = 0;
+    int64_t index = -1;  // Of a repeated field; -1: a singular one (its last occurrence).
+  };
+  std::vector<Step> steps_;
+  Kind kind_ = Kind::kString;
+  bool packable_ = false;  // A repeated scalar: packed or not on the wire.
+  std::vector<std::pair<int32_t, std::string>> enum_values_;  // Number, name.
+};
+
+}  // namespace uringload::proto
