@@ -191,6 +191,9 @@ TEST(GeneratorE2ETest, AClientWithoutTheCpuToKeepItsScheduleIsSaturated) {
   std::vector<std::string> own_cpu = args;
   own_cpu[5] = "1";  // --cpus 1: the same rate from a worker with a CPU of its own.
   RunOutput kept = RunUringload(own_cpu);
+  // A stall of this VM's CPU 1 can hold the worker once (one CI run: responses unread for
+  // 133 ms at a time, saturated by right); a rate it cannot keep fails twice.
+  if (kept.json["generator.saturated"] == "true") kept = RunUringload(own_cpu);
   args.insert(args.begin(), "--allow-saturated");
   RunOutput allowed = RunUringload(args);
   kill(hog, SIGKILL);
