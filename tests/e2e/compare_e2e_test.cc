@@ -108,9 +108,10 @@ TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
   std::vector<std::string> args = {whole.path(), merged.path(), "--fail-if",
                                    "p50>+5%",    "--fail-if",   "rps<-5%"};
   if (!MeasuresPrecisely()) {
-    // The defaults are the release binary's spread on this VM; a sanitizer's binary, sharing the
-    // machine with other tests, spreads its latencies between runs about three times as much
-    // (one CI run: the mean and p90 of the same setting called different).
+    // The defaults are 1.5 times the release binary's largest spread between runs on this VM
+    // (mean 1.3%, p50 0.3%, p90 2.5%). Six runs of this setting with the ASan binary, alone
+    // on the VM, spread mean 2.7%, p50 0.7%, p90 5.0% (2026-12-06), more with other tests
+    // beside it (one CI run called the mean and p90 different): here 2.3 times that.
     args.insert(args.end(),
                 {"--run-spread", "mean=6%", "--run-spread", "p50=2%", "--run-spread", "p90=12%"});
   }
