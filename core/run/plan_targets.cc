@@ -153,6 +153,9 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
   if (!options.import_paths.empty() && !options.proto_file) {
     return absl::InvalidArgumentError("--import-path goes with --proto");
   }
+  if (options.proto_file && options.protoset_file) {
+    return absl::InvalidArgumentError("--proto or --protoset, not both");
+  }
   absl::StatusOr<std::optional<proto::GrpcSchema>> schema = LoadGrpcSchema(options);
   if (!schema.ok()) return schema.status();
   absl::StatusOr<FlowProgram> program =
@@ -203,6 +206,10 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       plan.target_of.push_back(k++);
       plan.targets.push_back(std::move(target));
     }
+  }
+  if (schema->has_value() && !plan.grpc) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no step is a grpc call, so --proto and --protoset have no use"));
   }
   program->host = plan.url.host;
   program->tls = plan.url.tls;

@@ -345,6 +345,11 @@ TEST(GrpcE2ETest, BadInputExitsTwoBeforeAnyCall) {
        "'FINE' is no gRPC status"},
       {{"--flow", flow("f.yaml", "    body: '{\"usr\": 1}'\n"), "--proto", ShopProto()}, "usr"},
       {{"--flow", flow("g.yaml", ""), "--proto", ShopProto(), "--http1.1"}, "no --http1.1"},
+      {{"--flow", flow("h.yaml", ""), "--proto", ShopProto(), "--protoset", ShopProto()},
+       "not both"},
+      {{"--flow", folder.Write("http.yaml", "flow:\n  - request: GET " + server.Url() + "/\n"),
+        "--proto", ShopProto()},
+       "no step is a grpc call"},
   };
   for (const Case& c : flows) {
     std::vector<std::string> argv = {UringloadBinary(), "run"};
