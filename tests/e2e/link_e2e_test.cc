@@ -46,7 +46,9 @@ TEST(NetLabE2ETest, LongDelayOf25msIsA50msRoundTripOverIpv4AndIpv6) {
       RunOutput run = RunIn(lab.a(), {"-n", "100", "-c", "1", Url("http", host)});
       ExpectAllOk(run, 100);
       double expected = 0.050 + service;
-      EXPECT_NEAR(JsonNumber(run.json, "latency_seconds.p50"), expected, 0.02 * expected) << host;
+      // Within 3 ms: the link's late wake-ups, the client's and the server's on a loaded
+      // machine (a median 1.2 ms long was seen once on this VM); one more round trip adds 50.
+      EXPECT_NEAR(JsonNumber(run.json, "latency_seconds.p50"), expected, 0.003) << host;
       EXPECT_NEAR(JsonNumber(run.json, "latency_seconds.p90"), expected, 0.1 * expected) << host;
       EXPECT_GE(JsonNumber(run.json, "latency_seconds.p99"), 0.050) << host;
       EXPECT_LE(JsonNumber(run.json, "latency_seconds.p99"), 1.5 * expected) << host;
@@ -54,7 +56,7 @@ TEST(NetLabE2ETest, LongDelayOf25msIsA50msRoundTripOverIpv4AndIpv6) {
       RunOutput connects =
           RunIn(lab.a(), {"-n", "20", "-c", "1", "--no-keepalive", Url("http", host)});
       ExpectAllOk(connects, 20);
-      EXPECT_NEAR(JsonNumber(connects.json, "connect_seconds.p50"), 0.050, 0.002) << host;
+      EXPECT_NEAR(JsonNumber(connects.json, "connect_seconds.p50"), 0.050, 0.003) << host;
       sent += 120;
     }
     EXPECT_EQ(server.StopAndCountAnswered(), sent);
@@ -66,7 +68,7 @@ TEST(NetLabE2ETest, LongDelayOf25msIsA50msRoundTripOverIpv4AndIpv6) {
     RunOutput run = RunIn(lab.a(), {"-n", "20", "-c", "1", Url("http", NetLab::kAddressB)});
     ExpectAllOk(run, 20);
     double expected = 0.150 + service;
-    EXPECT_NEAR(JsonNumber(run.json, "latency_seconds.p50"), expected, 0.02 * expected);
+    EXPECT_NEAR(JsonNumber(run.json, "latency_seconds.p50"), expected, 0.003);
     EXPECT_NEAR(JsonNumber(run.json, "latency_seconds.p90"), expected, 0.1 * expected);
     EXPECT_EQ(server.StopAndCountAnswered(), 20u);
   }
@@ -86,11 +88,11 @@ TEST(NetLabE2ETest, LongDelayOf25msIsA50msRoundTripOverIpv4AndIpv6) {
     RunOutput run = RunIn(lab.a(), args);
     ExpectAllOk(run, 20);
     // TLS 1.3 takes one round trip after the TCP one: ClientHello, then ServerHello to
-    // Finished in one flight (resumed, as 19 of the 20 are). Within 3 ms: the link's two late
-    // wake-ups and the client's (a median 1.6 ms over was seen once on this VM); a second
-    // round trip would add 50.
+    // Finished in one flight (resumed, as 19 of the 20 are). Within 6 ms: the link's two late
+    // wake-ups, the client's and the server's, and the cryptography measured at another moment
+    // (medians 1.6 and 3.2 ms over were seen on loaded VMs); a second round trip would add 50.
     EXPECT_EQ(JsonCount(run.json, "tls.resumed"), 19u);
-    EXPECT_NEAR(JsonNumber(run.json, "tls_handshake_seconds.p50"), 0.050 + cost, 0.003);
+    EXPECT_NEAR(JsonNumber(run.json, "tls_handshake_seconds.p50"), 0.050 + cost, 0.006);
     EXPECT_EQ(server.StopAndCountAnswered(), 40u);
   }
   EXPECT_EQ(lab.Finish(), 0);

@@ -137,7 +137,19 @@ TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
                                          300);
   ASSERT_EQ(search.process.exit_code, 0) << search.process.out << search.process.err;
   EXPECT_EQ(search.json["outcome"], "found");
-  EXPECT_EQ(JsonNumber(search.json, "rate"), 100);
+  // 100/s holds (the server's capacity is 250/s); a loaded machine may still fail the step at
+  // 100/s once (a stall of over 100 ms on four responses), and the search then reports the
+  // highest rate below it that passed, with the failed step in its record.
+  double rate = JsonNumber(search.json, "rate");
+  if (rate != 100) {
+    bool failed_at_100 = false;
+    for (int i = 0; search.json.contains("steps." + std::to_string(i) + ".rate"); ++i) {
+      std::string step = "steps." + std::to_string(i) + ".";
+      failed_at_100 |=
+          JsonNumber(search.json, step + "rate") == 100 && search.json[step + "verdict"] == "fail";
+    }
+    EXPECT_TRUE(failed_at_100 && rate >= 50) << rate << search.process.out;
+  }
   EXPECT_EQ(JsonCount(search.json, "requests_needed.0"), 299u);
   EXPECT_EQ(JsonCount(search.json, "requests_needed.1"), 299u);
   // 299 requests with a quarter more: 7.5 s at 50/s, 3.8 s at 100/s. A loaded machine may
