@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "net/address.h"
+#include "net/base/check.h"
 #include "net/timer_wheel.h"
 #include "net/user_data.h"
 
@@ -32,6 +33,11 @@ struct TlsHandshake {
   const char* cipher = "";
   bool http2 = false;  // ALPN agreed on h2.
 };
+
+// UDP_SEGMENT's limits (Linux): 64 datagrams a send (UDP_MAX_SEGMENTS), and what one IPv4 UDP
+// datagram can carry.
+inline constexpr uint32_t kMaxDatagramsPerSend = 64;
+inline constexpr uint32_t kMaxDatagramSendBytes = 65507;
 
 // One completion of a current operation.
 struct Completion {
@@ -50,6 +56,10 @@ struct Completion {
   bool more_to_read = false;
   std::string_view data;              // kRecv: valid only during the handler call.
   const TlsHandshake* tls = nullptr;  // kConnect/kAccept over TLS: valid during the call.
+  // kRecv on a UDP slot: `data` holds datagrams of this many bytes each, the last one
+  // possibly shorter (UDP_GRO joined a run of them); 0 on a TCP slot. A single datagram is
+  // its own length.
+  uint32_t datagram_size = 0;
 };
 
 inline Completion MakeCompletion(uint32_t slot, Op op, int res, bool more = false,
@@ -87,6 +97,22 @@ class EventLoop {
   virtual void Close(uint32_t slot) = 0;
   // The same without TLS's close_notify (a fault `serve` injects); plain TCP: Close.
   virtual void CloseWithoutNotify(uint32_t slot) { Close(slot); }
+  // A connected UDP socket in `slot` to `target` (QUIC), from `source` when given, receiving
+  // joined runs of datagrams where the kernel has UDP_GRO. Completes with kConnect; then
+  // Receive arms a multishot receive of datagrams and SendDatagrams sends. Only a loop built
+  // for datagrams has them (RingEventLoopOptions::datagram_buffers).
+  virtual void ConnectDatagram(uint32_t slot, const SocketAddress& /*target*/,
+                               const SocketAddress* /*source*/) {
+    URINGLOAD_CHECK(false, "slot %u: this event loop carries no datagrams", slot);
+  }
+  // Sends `size` bytes on a UDP slot as datagrams of `datagram_size` bytes each, the last one
+  // possibly shorter: one sendmsg, which the kernel splits (UDP_SEGMENT). At most
+  // kMaxDatagramsPerSend datagrams and kMaxDatagramSendBytes bytes. Completes with kSend:
+  // the bytes sent or -errno. The bytes must stay valid until then.
+  virtual void SendDatagrams(uint32_t slot, const char* /*data*/, uint32_t /*size*/,
+                             uint32_t /*datagram_size*/) {
+    URINGLOAD_CHECK(false, "slot %u: this event loop carries no datagrams", slot);
+  }
   // TCP_NODELAY on the open connection in `slot`, where the kernel can set it from the ring
   // (Linux 6.7); no completion. HTTP/2 needs it: its small WINDOW_UPDATE frames would wait
   // behind Nagle's algorithm for a delayed ACK.

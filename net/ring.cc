@@ -115,6 +115,22 @@ void Ring::SendAll(uint32_t slot, const char* data, uint32_t size, uint64_t user
   io_uring_sqe_set_data64(sqe, user_data);
 }
 
+void Ring::RecvMsgMultishot(uint32_t slot, const msghdr* msg, uint16_t group, uint64_t user_data) {
+  io_uring_sqe* sqe = GetSqe();
+  // The kernel only reads the header's lengths; liburing 2.3 takes a non-const pointer.
+  io_uring_prep_recvmsg_multishot(sqe, static_cast<int>(slot), const_cast<msghdr*>(msg), 0);
+  sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
+  sqe->buf_group = group;
+  io_uring_sqe_set_data64(sqe, user_data);
+}
+
+void Ring::SendMsg(uint32_t slot, const msghdr* msg, uint64_t user_data) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_sendmsg(sqe, static_cast<int>(slot), msg, MSG_NOSIGNAL);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, user_data);
+}
+
 void Ring::CancelThenClose(uint32_t slot, std::span<const uint64_t> pending, uint64_t cancel_data,
                            uint64_t close_data) {
   Reserve(static_cast<unsigned>(pending.size()) + 1);  // One chain, submitted whole.

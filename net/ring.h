@@ -71,6 +71,12 @@ class Ring {
   void RecvMultishot(uint32_t slot, uint16_t group, uint64_t user_data);
   // Send of all `size` bytes (MSG_WAITALL: no short writes short of an error).
   void SendAll(uint32_t slot, const char* data, uint32_t size, uint64_t user_data);
+  // Multishot recvmsg into provided-buffer group `group`: each buffer holds an
+  // io_uring_recvmsg_out, then the name, control and payload `msg` asks room for. `msg` must
+  // live as long as the receive.
+  void RecvMsgMultishot(uint32_t slot, const msghdr* msg, uint16_t group, uint64_t user_data);
+  // One sendmsg; `msg` and what it points to must stay valid until it completes.
+  void SendMsg(uint32_t slot, const msghdr* msg, uint64_t user_data);
   // A read into `buffer` / a write of `data` on a normal descriptor `fd` (a TUN device): one
   // packet each.
   void Read(int fd, char* buffer, uint32_t size, uint64_t user_data);

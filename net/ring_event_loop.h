@@ -22,6 +22,10 @@ struct RingEventLoopOptions {
   uint32_t receive_connections = 256;
   // Incremental buffers when the kernel has them (6.12); false: classic 1 KiB ones.
   bool incremental_buffers = true;
+  // Receive buffers for UDP slots (ConnectDatagram), a power of two of kDatagramBufferSize
+  // bytes each, apart from the TCP ones (a run of datagrams joined by GRO is up to 64 KiB);
+  // 0: the loop carries no datagrams.
+  uint32_t datagram_buffers = 0;
   bool accept_into_free_slots = false;  // A server: accepted connections take free slots.
   bool flag_waiting_work = false;       // RingOptions::flag_waiting_work.
 };
@@ -30,8 +34,15 @@ class RingEventLoop final : public EventLoop {
  public:
   static absl::StatusOr<std::unique_ptr<RingEventLoop>> Create(const RingEventLoopOptions& options);
 
+  // Room for a recvmsg header, a UDP_GRO control message and the largest datagram run.
+  static constexpr uint32_t kDatagramBufferSize = 64 * 1024 + 256;
+
   void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress* source) override;
+  void ConnectDatagram(uint32_t slot, const SocketAddress& target,
+                       const SocketAddress* source) override;
   void Send(uint32_t slot, const char* data, uint32_t size) override;
+  void SendDatagrams(uint32_t slot, const char* data, uint32_t size,
+                     uint32_t datagram_size) override;
   void Receive(uint32_t slot) override;
   void Accept(uint32_t listener, int fd) override;
   void Close(uint32_t slot) override;
@@ -53,6 +64,7 @@ class RingEventLoop final : public EventLoop {
     uint32_t generation = 0;  // Bumped by Close: completions of older ops are stale.
     int socket_error = 0;     // errno of a failed socket creation, reported by the connect.
     bool open = false;        // A connection lives in the slot (not closed since).
+    bool datagram = false;    // A UDP socket (ConnectDatagram).
     bool connecting = false;
     bool receiving = false;
     bool sending = false;
@@ -65,12 +77,25 @@ class RingEventLoop final : public EventLoop {
   }
   void OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler);
   void OnReceive(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
+  // A datagram receive's buffer holds the recvmsg header and control message before the data.
+  void OnReceiveDatagrams(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
+  void QueueRearm(uint32_t slot, uint64_t incarnation, bool more);
   void DropBuffer(const io_uring_cqe& cqe);
+
+  // A UDP slot's sendmsg header, kept until the send completes.
+  struct DatagramSend {
+    msghdr msg{};
+    iovec iov{};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(uint16_t))] = {};
+  };
 
   std::unique_ptr<Ring> ring_;
   bool can_set_no_delay_ = false;  // The kernel sets socket options from the ring.
   bool flag_waiting_work_ = false;
   std::unique_ptr<ProvidedBufferRing> buffers_;
+  std::unique_ptr<ProvidedBufferRing> datagram_buffers_;  // None unless asked for.
+  msghdr datagram_receive_{};  // What every datagram receive asks room for (a control message).
+  std::vector<DatagramSend> datagram_sends_;  // Per slot, when the loop carries datagrams.
   std::unique_ptr<TimerWheel> wheel_;
   std::vector<SlotState> slots_;
   // Receives to arm again after this batch: (slot, generation), so a slot closed and reopened

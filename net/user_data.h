@@ -15,7 +15,11 @@ enum class Op : uint8_t {
   kCancel,
   kClose,
   kAccept,
-  kSocketOption
+  kSocketOption,
+  // A multishot recvmsg on a UDP slot: its buffers come from the datagram buffer ring, so even
+  // a late completion of a closed incarnation names the ring its buffer goes back to.
+  // Handlers see it as kRecv.
+  kRecvDatagram
 };
 
 inline constexpr uint32_t kGenerationMask = 0xffffff;
