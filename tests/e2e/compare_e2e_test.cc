@@ -107,14 +107,14 @@ TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
   std::vector<std::string> args = {whole.path(), merged.path(), "--fail-if",
                                    "p50>+5%",    "--fail-if",   "rps<-5%"};
-  if (!MeasuresPrecisely()) {
-    // The defaults are 1.5 times the release binary's largest spread between runs on this VM
-    // (mean 1.3%, p50 0.3%, p90 2.5%). Six runs of this setting with the ASan binary, alone
-    // on the VM, spread mean 2.7%, p50 0.7%, p90 5.0% (2026-12-06), more with other tests
-    // beside it (one CI run called the mean and p90 different): here 2.3 times that.
-    args.insert(args.end(),
-                {"--run-spread", "mean=6%", "--run-spread", "p50=2%", "--run-spread", "p90=12%"});
-  }
+  // The defaults are 1.5 times the release binary's largest spread between runs on a quiet
+  // VM (mean 1.3%, p50 0.3%, p90 2.5%); the test is about the merge, not about this machine's
+  // noise. Six runs of this setting with the ASan binary alone spread mean 2.7%, p50 0.7%, p90
+  // 5.0% (2026-12-06); the release binary on a VM whose disk stalled gave two runs 6.7% apart
+  // in the mean (a fresh-clone CI, the same day). So 10%, 2% and 12% for the latency; the rate
+  // keeps its default, and a merge that lost or doubled a shard's seconds moves it by half.
+  args.insert(args.end(),
+              {"--run-spread", "mean=10%", "--run-spread", "p50=2%", "--run-spread", "p90=12%"});
   RunOutput compare = RunUringloadCommand("compare", args);
   EXPECT_EQ(compare.process.exit_code, 0) << compare.process.err;
   std::string rps = MeasureKey(compare.json, "rps");
