@@ -269,10 +269,8 @@ void RingEventLoop::OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler) {
       handler.OnCompletion(MakeCompletion(slot, op, cqe.res));
       return;
     case Op::kRecv:
-      OnReceive(slot, cqe, handler);
-      return;
     case Op::kRecvDatagram:
-      OnReceiveDatagrams(slot, cqe, handler);
+      OnReceive(slot, cqe, handler);
       return;
     case Op::kClose:
       handler.OnCompletion(MakeCompletion(slot, op, cqe.res));
@@ -290,13 +288,16 @@ void RingEventLoop::OnReceive(uint32_t slot, const io_uring_cqe& cqe, Completion
   bool more = cqe.flags & IORING_CQE_F_MORE;
   if (!more) s.receiving = false;
   uint64_t incarnation = cqe.user_data;
+  bool datagram = UserDataOp(cqe.user_data) == Op::kRecvDatagram;
   if (cqe.res > 0) {
     uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
-    ProvidedBufferRing::Received r = buffers_->Take(id, static_cast<uint32_t>(cqe.res), cqe.flags);
-    Completion c = MakeCompletion(slot, Op::kRecv, cqe.res, more, r.data);
-    c.more_to_read = (cqe.flags & IORING_CQE_F_SOCK_NONEMPTY) != 0;
-    handler.OnCompletion(c);
-    if (r.done) buffers_->Return(id);
+    ProvidedBufferRing& ring = datagram ? *datagram_buffers_ : *buffers_;
+    ProvidedBufferRing::Received r = ring.Take(id, static_cast<uint32_t>(cqe.res), cqe.flags);
+    Completion c = datagram ? DatagramCompletion(slot, r.data, more)
+                            : MakeCompletion(slot, Op::kRecv, cqe.res, more, r.data);
+    c.more_to_read = !datagram && (cqe.flags & IORING_CQE_F_SOCK_NONEMPTY) != 0;
+    if (c.res > 0) handler.OnCompletion(c);
+    if (r.done) ring.Return(id);
   } else {
     DropBuffer(cqe);
     if (cqe.res != -ENOBUFS) {
@@ -307,50 +308,29 @@ void RingEventLoop::OnReceive(uint32_t slot, const io_uring_cqe& cqe, Completion
   QueueRearm(slot, incarnation, more);
 }
 
-// The buffer holds an io_uring_recvmsg_out, the control message (UDP_GRO: the size of the
-// joined datagrams) and the payload. An error ends the multishot receive; a connected UDP
-// socket reports an ICMP error this way (-ECONNREFUSED) and stays usable.
-void RingEventLoop::OnReceiveDatagrams(uint32_t slot, const io_uring_cqe& cqe,
-                                       CompletionHandler& handler) {
-  SlotState& s = slots_[slot];
-  bool more = cqe.flags & IORING_CQE_F_MORE;
-  if (!more) s.receiving = false;
-  uint64_t incarnation = cqe.user_data;
-  if (cqe.res > 0) {
-    uint16_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
-    ProvidedBufferRing::Received r =
-        datagram_buffers_->Take(id, static_cast<uint32_t>(cqe.res), cqe.flags);
-    void* buffer = const_cast<char*>(r.data.data());
-    io_uring_recvmsg_out* out =
-        io_uring_recvmsg_validate(buffer, static_cast<int>(r.data.size()), &datagram_receive_);
-    Completion c = MakeCompletion(slot, Op::kRecv, -EMSGSIZE);
-    if (out != nullptr && (out->flags & MSG_TRUNC) == 0) {
-      auto* payload = static_cast<const char*>(io_uring_recvmsg_payload(out, &datagram_receive_));
-      uint32_t length =
-          io_uring_recvmsg_payload_length(out, static_cast<int>(r.data.size()), &datagram_receive_);
-      c = MakeCompletion(slot, Op::kRecv, static_cast<int>(length), more,
-                         std::string_view(payload, length));
-      c.datagram_size = length;
-      for (cmsghdr* cmsg = io_uring_recvmsg_cmsg_firsthdr(out, &datagram_receive_); cmsg != nullptr;
-           cmsg = io_uring_recvmsg_cmsg_nexthdr(out, &datagram_receive_, cmsg)) {
-        if (cmsg->cmsg_level == SOL_UDP && cmsg->cmsg_type == UDP_GRO) {
-          int joined = 0;
-          memcpy(&joined, CMSG_DATA(cmsg), sizeof(joined));
-          if (joined > 0) c.datagram_size = static_cast<uint32_t>(joined);
-        }
-      }
-    }
-    if (c.res > 0) handler.OnCompletion(c);
-    datagram_buffers_->Return(id);
-    // A zero-length datagram is a datagram, not a closed peer: nothing to hand over.
-  } else {
-    DropBuffer(cqe);
-    if (cqe.res != -ENOBUFS) {
-      handler.OnCompletion(MakeCompletion(slot, Op::kRecv, cqe.res));
-      return;
+// A datagram receive's buffer holds an io_uring_recvmsg_out, the control message (UDP_GRO: the
+// size of the joined datagrams) and the payload. Nothing to hand over (res 0) for an empty
+// datagram (not a closed peer) or a truncated one, which cannot happen with 64 KiB buffers
+// and is dropped as a lost packet would be.
+Completion RingEventLoop::DatagramCompletion(uint32_t slot, std::string_view buffer, bool more) {
+  void* start = const_cast<char*>(buffer.data());
+  int size = static_cast<int>(buffer.size());
+  io_uring_recvmsg_out* out = io_uring_recvmsg_validate(start, size, &datagram_receive_);
+  if (out == nullptr || (out->flags & MSG_TRUNC) != 0) return MakeCompletion(slot, Op::kRecv, 0);
+  auto* payload = static_cast<const char*>(io_uring_recvmsg_payload(out, &datagram_receive_));
+  uint32_t length = io_uring_recvmsg_payload_length(out, size, &datagram_receive_);
+  Completion c = MakeCompletion(slot, Op::kRecv, static_cast<int>(length), more,
+                                std::string_view(payload, length));
+  c.datagram_size = length;
+  for (cmsghdr* cmsg = io_uring_recvmsg_cmsg_firsthdr(out, &datagram_receive_); cmsg != nullptr;
+       cmsg = io_uring_recvmsg_cmsg_nexthdr(out, &datagram_receive_, cmsg)) {
+    if (cmsg->cmsg_level == SOL_UDP && cmsg->cmsg_type == UDP_GRO) {
+      int joined = 0;
+      memcpy(&joined, CMSG_DATA(cmsg), sizeof(joined));
+      if (joined > 0) c.datagram_size = static_cast<uint32_t>(joined);
     }
   }
-  QueueRearm(slot, incarnation, more);
+  return c;
 }
 
 // A receive the kernel ended without an error is armed again after this batch. The handler

@@ -78,7 +78,7 @@ class RingEventLoop final : public EventLoop {
   void OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler);
   void OnReceive(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
   // A datagram receive's buffer holds the recvmsg header and control message before the data.
-  void OnReceiveDatagrams(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
+  Completion DatagramCompletion(uint32_t slot, std::string_view buffer, bool more);
   void QueueRearm(uint32_t slot, uint64_t incarnation, bool more);
   void DropBuffer(const io_uring_cqe& cqe);
 
