@@ -99,19 +99,35 @@ std::string Pattern(size_t size, int seed) {
   return s;
 }
 
-TEST(RingEventLoopDatagramTest, OneSendIsSplitIntoDatagramsAndARunComesBackJoined) {
-  std::unique_ptr<RingEventLoop> loop = MakeLoop();
-  ASSERT_NE(loop, nullptr);
+// A loop with datagram buffers, a UDP peer on 127.0.0.1 and its address.
+class RingEventLoopDatagramTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    loop = MakeLoop();
+    ASSERT_NE(loop, nullptr);
+    peer = BoundPeer(&port);
+    ASSERT_GE(peer.get(), 0);
+    absl::StatusOr<SocketAddress> resolved = Resolve("127.0.0.1", port);
+    ASSERT_TRUE(resolved.ok());
+    target = *resolved;
+  }
+  // A UDP socket in `slot` connected to the peer, its receive armed.
+  void ConnectAndReceive(uint32_t slot) {
+    loop->ConnectDatagram(slot, target, nullptr);
+    Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
+    ASSERT_EQ(recorder.connect_res, 0);  // UDP's connect only sets the peer.
+    loop->Receive(slot);
+  }
+
+  std::unique_ptr<RingEventLoop> loop;
   uint16_t port = 0;
-  UniqueFd peer = BoundPeer(&port);
-  ASSERT_GE(peer.get(), 0);
-  absl::StatusOr<SocketAddress> target = Resolve("127.0.0.1", port);
-  ASSERT_TRUE(target.ok());
+  UniqueFd peer;
+  SocketAddress target;
   Recorder recorder;
-  loop->ConnectDatagram(0, *target, nullptr);
-  Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
-  ASSERT_EQ(recorder.connect_res, 0);
-  loop->Receive(0);
+};
+
+TEST_F(RingEventLoopDatagramTest, OneSendIsSplitIntoDatagramsAndARunComesBackJoined) {
+  ConnectAndReceive(0);
 
   // 10 datagrams of 1,200 bytes and one of 345 in one send.
   std::string out = Pattern(10 * 1200 + 345, 1);
@@ -167,20 +183,9 @@ TEST(RingEventLoopDatagramTest, OneSendIsSplitIntoDatagramsAndARunComesBackJoine
   EXPECT_TRUE(recorder.closed);
 }
 
-TEST(RingEventLoopDatagramTest, AClosedPortIsConnectionRefusedOnTheReceive) {
-  std::unique_ptr<RingEventLoop> loop = MakeLoop();
-  ASSERT_NE(loop, nullptr);
-  uint16_t port = 0;
-  UniqueFd peer = BoundPeer(&port);
-  ASSERT_GE(peer.get(), 0);
+TEST_F(RingEventLoopDatagramTest, AClosedPortIsConnectionRefusedOnTheReceive) {
   peer = UniqueFd();  // Nobody listens on the port now.
-  absl::StatusOr<SocketAddress> target = Resolve("127.0.0.1", port);
-  ASSERT_TRUE(target.ok());
-  Recorder recorder;
-  loop->ConnectDatagram(1, *target, nullptr);
-  Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
-  ASSERT_EQ(recorder.connect_res, 0);  // UDP's connect only sets the peer.
-  loop->Receive(1);
+  ConnectAndReceive(1);
   std::string out = "hello";
   loop->SendDatagrams(1, out.data(), static_cast<uint32_t>(out.size()), 1200);
   Turn(*loop, recorder, [&] { return recorder.receive_error != 0; });
@@ -191,19 +196,8 @@ TEST(RingEventLoopDatagramTest, AClosedPortIsConnectionRefusedOnTheReceive) {
   EXPECT_TRUE(recorder.closed);
 }
 
-TEST(RingEventLoopDatagramTest, ASlotClosedWithAReceiveArmedCarriesTcpNext) {
-  std::unique_ptr<RingEventLoop> loop = MakeLoop();
-  ASSERT_NE(loop, nullptr);
-  uint16_t port = 0;
-  UniqueFd peer = BoundPeer(&port);
-  ASSERT_GE(peer.get(), 0);
-  absl::StatusOr<SocketAddress> target = Resolve("127.0.0.1", port);
-  ASSERT_TRUE(target.ok());
-  Recorder recorder;
-  loop->ConnectDatagram(0, *target, nullptr);
-  Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
-  ASSERT_EQ(recorder.connect_res, 0);
-  loop->Receive(0);
+TEST_F(RingEventLoopDatagramTest, ASlotClosedWithAReceiveArmedCarriesTcpNext) {
+  ConnectAndReceive(0);
   loop->Close(0);
   Turn(*loop, recorder, [&] { return recorder.closed; });
   ASSERT_TRUE(recorder.closed);
@@ -211,7 +205,7 @@ TEST(RingEventLoopDatagramTest, ASlotClosedWithAReceiveArmedCarriesTcpNext) {
 
   // The same slot as a TCP connection to a closed port: the stream path, unchanged.
   recorder.connect_res = 1;
-  loop->Connect(0, *target, nullptr);
+  loop->Connect(0, target, nullptr);
   Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
   EXPECT_EQ(recorder.connect_res, -ECONNREFUSED);
 }
