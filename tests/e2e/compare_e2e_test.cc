@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
 #include "tests/support/uringload_binary.h"
@@ -91,11 +92,10 @@ TEST(CompareE2ETest, ASlowerServerIsFoundSlowerAndFailsItsMargin) {
   EXPECT_NEAR(JsonNumber(within.json, "run_spread.assumed.p99"), 0, 1e-12);
 }
 
-// The same setting twice, once as two merged shards: no margin fails, and no measure is
-// called different.
-TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
-  UringloadServer server({"-t", "1", "--delay", "10ms"});
-  ASSERT_TRUE(server.ok());
+// One attempt of the same setting twice, once as two merged shards, compared with margins:
+// the measures `compare` called different ("mean: 11.6 -> 11.7"), empty when none was. The
+// structure of the merge (the rate tested and held) is asserted in every attempt.
+std::vector<std::string> SameSettingDifferences(const UringloadServer& server) {
   TempFile whole, shard0, shard1, merged;
   RunInto(whole.path(), server.Url("/"));
   // One after the other (two clients at once would share this machine's two CPUs); the merge
@@ -104,31 +104,47 @@ TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
   RunInto(shard1.path(), server.Url("/"), {"--shard", "1/2", "--run-id", "cmp"});
   ProcessResult merge = RunProcess(
       {UringloadBinary(), "merge", "-q", "--json", merged.path(), shard0.path(), shard1.path()});
-  ASSERT_EQ(merge.exit_code, 0) << merge.err;
-  std::vector<std::string> args = {whole.path(), merged.path(), "--fail-if",
-                                   "p50>+5%",    "--fail-if",   "rps<-5%"};
+  EXPECT_EQ(merge.exit_code, 0) << merge.err;
   // The defaults are 1.5 times the release binary's largest spread between runs on a quiet
-  // VM (mean 1.3%, p50 0.3%, p90 2.5%); the test is about the merge, not about this machine's
-  // noise. Six runs of this setting with the ASan binary alone spread mean 2.7%, p50 0.7%, p90
-  // 5.0% (2026-12-06); the release binary on a VM whose disk stalled gave two runs 6.7% apart
-  // in the mean (a fresh-clone CI, the same day). So 10%, 2% and 12% for the latency; the rate
-  // keeps its default, and a merge that lost or doubled a shard's seconds moves it by half.
-  args.insert(args.end(),
-              {"--run-spread", "mean=10%", "--run-spread", "p50=2%", "--run-spread", "p90=12%"});
-  RunOutput compare = RunUringloadCommand("compare", args);
-  EXPECT_EQ(compare.process.exit_code, 0) << compare.process.err;
+  // VM (mean 1.3%, p50 0.3%, p90 2.5%); six runs with the ASan binary alone spread mean 2.7%,
+  // p50 0.7%, p90 5.0% (2026-12-06). So 10%, 2% and 12% for the latency; the rate keeps its
+  // default, and a merge that lost or doubled a shard's seconds moves it by half.
+  RunOutput compare = RunUringloadCommand(
+      "compare", {whole.path(), merged.path(), "--fail-if", "p50>+5%", "--fail-if", "rps<-5%",
+                  "--run-spread", "mean=10%", "--run-spread", "p50=2%", "--run-spread", "p90=12%"});
   std::string rps = MeasureKey(compare.json, "rps");
   EXPECT_EQ(compare.json[rps + "tested"], "true");  // The shards' seconds added up.
   EXPECT_NEAR(JsonNumber(compare.json, rps + "new"), 500, 25);
-  // The rate held by the schedule is the same.
-  EXPECT_EQ(compare.json[rps + "significant"], "false");
-  // Nor is any latency measure, judged against the default spread between runs as well (the
-  // noise within the runs alone calls the mean of most such pairs different: docs/compare.md).
-  for (const char* measure : {"mean", "p50", "p90", "p99", "p999"}) {
+  std::vector<std::string> different;
+  if (compare.process.exit_code != 0)
+    different.push_back("exit " + std::to_string(compare.process.exit_code) + ": " +
+                        compare.process.err);
+  for (const char* measure : {"rps", "mean", "p50", "p90", "p99", "p999"}) {
     std::string at = MeasureKey(compare.json, measure);
-    EXPECT_EQ(compare.json[at + "significant"], "false")
-        << measure << ": " << compare.json[at + "base"] << " -> " << compare.json[at + "new"];
+    if (compare.json[at + "significant"] != "false") {
+      different.push_back(std::string(measure) + ": " + compare.json[at + "base"] + " -> " +
+                          compare.json[at + "new"]);
+    }
   }
+  return different;
+}
+
+// The same setting twice, once as two merged shards: no margin fails, and no measure is
+// called different, judged against the default spread between runs as well (the noise within
+// the runs alone calls the mean of most such pairs different: docs/compare.md). A stall of
+// the machine during one of the three runs still makes them different (in one CI run the
+// ASan binary's merged shards had a p99 of 178 ms against 31 ms, the mean 42% higher), so up
+// to three attempts: a merge that is wrong is wrong in each of them.
+TEST(CompareE2ETest, TheSameSettingTwiceIsNotDifferentEvenMergedFromShards) {
+  UringloadServer server({"-t", "1", "--delay", "10ms"});
+  ASSERT_TRUE(server.ok());
+  std::string record;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    std::vector<std::string> different = SameSettingDifferences(server);
+    if (different.empty()) return;
+    record += "attempt " + std::to_string(attempt) + ": " + absl::StrJoin(different, "; ") + "\n";
+  }
+  ADD_FAILURE() << "the same setting was different in three attempts:\n" << record;
 }
 
 // Three runs a side, each measure tested over the runs: three more runs of the same setting
