@@ -3,57 +3,21 @@
 // TLS unit tests and the TLS fuzz target: real OpenSSL handshakes and records, no sockets.
 #pragma once
 
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "net/testing/fake_event_loop.h"
+#include "net/testing/self_signed_cert.h"
 #include "net/tls_event_loop.h"
 
 namespace uringload::net {
 
-// A server context with a fresh self-signed P-256 certificate for "localhost", written to
-// PEM files under /tmp (TlsContext::Server reads files, as `serve --tls-cert` does).
+// A server context with a fresh self-signed P-256 certificate for "localhost".
 inline std::shared_ptr<TlsContext> SelfSignedServerContext() {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  X509_set_version(cert, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
-  X509_set_issuer_name(cert, name);
-  X509V3_CTX v3;
-  X509V3_set_ctx_nodb(&v3);
-  X509V3_set_ctx(&v3, cert, cert, nullptr, nullptr, 0);
-  X509_EXTENSION* san = X509V3_EXT_conf_nid(nullptr, &v3, NID_subject_alt_name, "DNS:localhost");
-  X509_add_ext(cert, san, -1);
-  X509_EXTENSION_free(san);
-  X509_sign(cert, key, EVP_sha256());
-  char dir[] = "/tmp/uringload-tls-XXXXXX";
-  std::string folder = mkdtemp(dir);
-  TlsServerOptions files{.cert_file = folder + "/cert.pem", .key_file = folder + "/key.pem"};
-  FILE* f = fopen(files.cert_file.c_str(), "w");
-  PEM_write_X509(f, cert);
-  fclose(f);
-  f = fopen(files.key_file.c_str(), "w");
-  PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr);
-  fclose(f);
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  absl::StatusOr<std::shared_ptr<TlsContext>> context = TlsContext::Server(files);
-  remove(files.cert_file.c_str());
-  remove(files.key_file.c_str());
-  rmdir(folder.c_str());
+  SelfSignedPem pem;
+  absl::StatusOr<std::shared_ptr<TlsContext>> context =
+      TlsContext::Server({.cert_file = pem.cert_file(), .key_file = pem.key_file()});
   return context.ok() ? *context : nullptr;
 }
 

@@ -1,0 +1,156 @@
+// QuicConnection: one QUIC connection (RFC 9000) over ngtcp2 and GnuTLS, in memory: the
+// datagrams a UDP slot received go in, the packets to send come out in runs one GSO send
+// carries, and its one timer is an expiry the caller keeps on its timer wheel. ngtcp2 never
+// touches a socket, a thread or a clock here, so the event loop stays the worker's one loop.
+// Stream data to send comes from a StreamSource the caller implements (HTTP/3's nghttp3
+// keeps the bytes until they are acknowledged); what arrives goes to Events.
+// With quic_tls.cc, the only place that sees ngtcp2.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "net/quic_tls.h"
+
+struct ngtcp2_conn;
+
+namespace uringload::net {
+
+// Where the connection's packets go: ngtcp2 compares paths to notice migration, so a
+// connection passes the same one always. A connected UDP socket needs no more than that.
+struct QuicPath {
+  sockaddr_storage local{};
+  socklen_t local_length = 0;
+  sockaddr_storage remote{};
+  socklen_t remote_length = 0;
+};
+
+struct QuicSettings {
+  uint64_t max_streams_bidi = 100;           // The peer may open this many (a server's).
+  uint64_t stream_window = 256 * 1024;       // Receive window per stream.
+  uint64_t connection_window = 1024 * 1024;  // Receive window of the connection.
+  int64_t idle_timeout_ns = 30'000'000'000;  // max_idle_timeout.
+  int64_t handshake_timeout_ns = 10'000'000'000;
+};
+
+// A span of bytes to send, laid out as ngtcp2_vec and nghttp3_vec are.
+struct QuicVec {
+  const uint8_t* base = nullptr;
+  size_t length = 0;
+};
+
+// How a connection ended, once it has (QuicConnection::Receive and HandleExpiry).
+enum class QuicEnd {
+  kOpen,          // Not ended.
+  kIdleTimeout,   // No packet for the idle timeout (or the handshake's).
+  kClosedByPeer,  // CONNECTION_CLOSE or a stateless reset came.
+  kError,         // A protocol or TLS error here.
+};
+
+class QuicConnection {
+ public:
+  class Events {
+   public:
+    virtual ~Events() = default;
+    virtual void OnHandshakeCompleted() {}
+    // Stream `id`'s next bytes in order; `fin`: the peer sends no more on it. The bytes are
+    // consumed: the windows open again by as much.
+    virtual void OnStreamData(int64_t id, std::span<const uint8_t> data, bool fin) = 0;
+    // The peer acknowledged `length` more bytes of stream `id` from `offset`.
+    virtual void OnStreamDataAcked(int64_t /*id*/, uint64_t /*offset*/, uint64_t /*length*/) {}
+    virtual void OnStreamClosed(int64_t /*id*/, uint64_t /*app_error_code*/) {}
+    // The peer allows more streams of ours (OpenStream may succeed again).
+    virtual void OnStreamsAvailable() {}
+  };
+
+  // Stream data to send, asked for while packets are written (nghttp3's model).
+  class StreamSource {
+   public:
+    virtual ~StreamSource() = default;
+    // The next stream with bytes (or a FIN) to send: its id, the bytes in `vecs` (how many in
+    // `*count`) and `*fin`; -1 when none.
+    virtual int64_t NextStreamData(std::span<QuicVec> vecs, size_t* count, bool* fin) = 0;
+    // `bytes` of stream `id`'s data went into a packet (they stay the source's until acked).
+    virtual void Consumed(int64_t id, size_t bytes) = 0;
+    // Stream `id` may send no more now (flow control): skip it until it is unblocked.
+    virtual void Blocked(int64_t id) = 0;
+  };
+
+  // A client connection: the Initial packet waits in the first Write.
+  static absl::StatusOr<std::unique_ptr<QuicConnection>> Client(const QuicTlsContext& tls,
+                                                                const QuicPath& path,
+                                                                std::string server_name,
+                                                                const QuicSettings& settings,
+                                                                Events* events, int64_t now_ns);
+  // A server connection for the client whose first datagram is `initial` (taken here too).
+  // Fails when `initial` is no client Initial.
+  static absl::StatusOr<std::unique_ptr<QuicConnection>> Accept(const QuicTlsContext& tls,
+                                                                const QuicPath& path,
+                                                                std::span<const uint8_t> initial,
+                                                                const QuicSettings& settings,
+                                                                Events* events, int64_t now_ns);
+  ~QuicConnection();
+  QuicConnection(const QuicConnection&) = delete;
+  QuicConnection& operator=(const QuicConnection&) = delete;
+
+  void set_source(StreamSource* source) { source_ = source; }
+  // One received datagram. Returns false once the connection has ended (end() says how).
+  bool Receive(std::span<const uint8_t> datagram, int64_t now_ns);
+  // Writes the packets due now into `out`, every one `*datagram_size` bytes but the last,
+  // which may be shorter: one sendmsg with UDP_SEGMENT sends them. Returns the bytes written
+  // (0: nothing to send now). Call again after a send until it returns 0. After an error of
+  // its own (end() kError) a connection writes its CONNECTION_CLOSE once, then nothing.
+  size_t Write(std::span<uint8_t> out, int64_t now_ns, uint32_t* datagram_size);
+  // When HandleExpiry is due (INT64_MAX: never).
+  int64_t expiry_ns() const;
+  // Retransmissions, ACKs and the idle timeout. Returns false once the connection has ended.
+  bool HandleExpiry(int64_t now_ns);
+  // A new bidirectional stream of ours: its id, or -1 when the peer allows no more now.
+  int64_t OpenStream();
+
+  bool handshake_completed() const;
+  QuicEnd end() const { return end_; }
+  // What ended it: ngtcp2's or GnuTLS's reason, or the peer's error code.
+  const std::string& end_reason() const { return end_reason_; }
+  // The largest datagram the path carries now.
+  uint32_t max_datagram_size() const;
+
+ private:
+  QuicConnection() = default;
+  absl::Status Start(const QuicTlsContext& tls, bool server, const QuicSettings& settings,
+                     int64_t now_ns, std::span<const uint8_t> initial);
+  bool Fail(int code, QuicEnd end);
+  // One packet into `out` (0: nothing more to send), with stream data when a source has some.
+  int64_t WritePacket(std::span<uint8_t> out, int64_t now_ns);
+
+  static int OnHandshakeCompletedCallback(ngtcp2_conn* conn, void* self);
+  static int OnStreamDataCallback(ngtcp2_conn* conn, uint32_t flags, int64_t id, uint64_t offset,
+                                  const uint8_t* data, size_t length, void* self, void* stream);
+  static int OnAckedCallback(ngtcp2_conn* conn, int64_t id, uint64_t offset, uint64_t length,
+                             void* self, void* stream);
+  static int OnStreamCloseCallback(ngtcp2_conn* conn, uint32_t flags, int64_t id,
+                                   uint64_t app_error_code, void* self, void* stream);
+  static int OnExtendStreamsCallback(ngtcp2_conn* conn, uint64_t max_streams, void* self);
+
+  ngtcp2_conn* conn_ = nullptr;
+  gnutls_session_t session_ = nullptr;
+  std::unique_ptr<struct ngtcp2_crypto_conn_ref> ref_;
+  QuicPath path_;
+  std::string server_name_;  // GnuTLS keeps a pointer to it (verification).
+  Events* events_ = nullptr;
+  StreamSource* source_ = nullptr;
+  QuicEnd end_ = QuicEnd::kOpen;
+  std::string end_reason_;
+  int error_ = 0;            // The ngtcp2 error that ended it here (kError).
+  bool close_sent_ = false;  // Its CONNECTION_CLOSE went out.
+  // A packet written after a run of another size: it goes out first in the next Write.
+  std::unique_ptr<uint8_t[]> held_;
+  size_t held_length_ = 0;
+};
+
+}  // namespace uringload::net
