@@ -52,6 +52,12 @@ absl::StatusOr<SocketAddress> Resolve(const std::string& host, uint16_t port) {
   return address;
 }
 
+bool IsAddressLiteral(const std::string& host) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), buffer) == 1;
+}
+
 absl::StatusOr<SocketAddress> UnixAddress(std::string_view path) {
   SocketAddress address;
   auto* un = reinterpret_cast<sockaddr_un*>(&address.storage);

@@ -28,6 +28,10 @@ struct SocketAddress {
 // Prefers the first address getaddrinfo returns.
 absl::StatusOr<SocketAddress> Resolve(const std::string& host, uint16_t port);
 
+// Whether `host` is an IPv4 or IPv6 literal (no brackets) rather than a name: TLS sends no SNI
+// for it and checks it as an IP address.
+bool IsAddressLiteral(const std::string& host);
+
 // A Unix domain stream socket's address; `path` must be non-empty and fit sun_path (107 bytes
 // and its terminating zero). Abstract names (a leading zero byte) are not taken.
 absl::StatusOr<SocketAddress> UnixAddress(std::string_view path);

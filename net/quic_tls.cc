@@ -1,12 +1,12 @@
 #include "net/quic_tls.h"
 
-#include <arpa/inet.h>
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "net/address.h"
 
 namespace uringload::net {
 namespace {
@@ -23,12 +23,6 @@ gnutls_datum_t kAlpnH3 = {
 
 absl::Status GnutlsError(const char* what, int code) {
   return absl::UnavailableError(absl::StrCat(what, ": ", gnutls_strerror(code)));
-}
-
-bool IsAddressLiteral(const std::string& host) {
-  unsigned char address[sizeof(in6_addr)];
-  return inet_pton(AF_INET, host.c_str(), address) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), address) == 1;
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "net/tls_event_loop.h"
 
-#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/x509_vfy.h>
 
@@ -8,6 +7,7 @@
 #include <cerrno>
 #include <string_view>
 
+#include "net/address.h"
 #include "net/base/check.h"
 #include "net/tls_errors.h"
 
@@ -21,12 +21,6 @@ namespace {
 // A TLS record carries at most 16 KiB of plaintext; the plaintext buffer holds four.
 constexpr size_t kRecordPlaintext = 16 * 1024;
 constexpr size_t kPlaintextBuffer = 4 * kRecordPlaintext;
-
-bool IsAddressLiteral(const std::string& host) {
-  unsigned char buffer[16];
-  return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), buffer) == 1;
-}
 
 }  // namespace
 
