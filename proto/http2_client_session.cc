@@ -1,7 +1,6 @@
 #include "proto/http2_client_session.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -102,44 +101,6 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   std::string rendered_body = std::move(stream.rendered_body);  // Its capacity stays.
   stream = Stream{.request = &request, .grpc = grpc_ && request.is_grpc()};
   stream.rendered_body = std::move(rendered_body);
-  // Every rendered value in the worker's one buffer, grown to the largest need once: nghttp2
-  // copies them. Names and fixed values live in the request template for the whole run, in
-  // lower case, so nghttp2 points at them instead of copying (and lower-casing) them for each
-  // request: that copy was 8% of the h2c client's instructions (docs/performance.md).
-  // Named references, not a structured binding: clang (the fuzz build) lets no lambda
-  // capture one in C++20.
-  std::vector<nghttp2_nv>& nv = memory_.request_fields().fields;
-  std::vector<char>& rendered = memory_.request_fields().rendered;
-  std::span<const RequestTemplate::Field> fields = request.http2_fields();
-  size_t room = request.path().max_size() + TextTemplate::kMaxIntegerDigits;
-  for (const RequestTemplate::Field& f : fields) room += f.value.max_size();
-  if (context.writer != nullptr) room += context.writer->max_size();
-  if (rendered.size() < room) rendered.resize(room);
-  size_t used = 0;
-  auto field = [&](std::string_view name, const TextTemplate& t) {
-    if (t.is_static()) {
-      return Http2Field(name, t.fixed(),
-                        NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE);
-    }
-    std::string_view value = t.RenderInto(context, std::span(rendered).subspan(used));
-    used += value.size();
-    return Http2Field(name, value, NGHTTP2_NV_FLAG_NO_COPY_NAME);
-  };
-  nv.clear();
-  for (const RequestTemplate::Field& f : fields) nv.push_back(field(f.name, f.value));
-  // Pseudo-headers come first: :path after :method, :scheme and :authority.
-  nv.insert(nv.begin() + 3, field(":path", request.path()));
-  if (context.writer != nullptr) {  // "Cookie: a=1; b=2\r\n" becomes the field a=1; b=2.
-    size_t size = context.writer->Write(std::span(rendered).subspan(used));
-    constexpr std::string_view kName = "Cookie: ";
-    if (size > kName.size() + 2) {
-      nv.push_back(Http2Field(
-          "cookie",
-          std::string_view(rendered.data() + used + kName.size(), size - kName.size() - 2),
-          NGHTTP2_NV_FLAG_NO_COPY_NAME));
-      used += size;
-    }
-  }
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
   if (request.has_body()) {
     if (request.body_is_static()) {
@@ -148,12 +109,20 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
       stream.rendered_body.resize(request.body_max_size());
       stream.body = request.RenderBody(context, stream.rendered_body);
     }
-    char* digits = rendered.data() + used;
-    size_t size =
-        std::to_chars(digits, digits + TextTemplate::kMaxIntegerDigits, stream.body.size()).ptr -
-        digits;
-    nv.push_back(
-        Http2Field("content-length", std::string_view(digits, size), NGHTTP2_NV_FLAG_NO_COPY_NAME));
+  }
+  // Every rendered value in the worker's one buffer: nghttp2 copies them. Names and fixed
+  // values live in the request template for the whole run, in lower case, so nghttp2 points
+  // at them instead of copying (and lower-casing) them for each request: that copy was 8% of
+  // the h2c client's instructions (docs/performance.md).
+  std::span<const RequestField> fields = memory_.request_fields().layout.LayOut(
+      request, context,
+      request.has_body() ? std::optional<size_t>(stream.body.size()) : std::nullopt);
+  std::vector<nghttp2_nv>& nv = memory_.request_fields().fields;
+  nv.clear();
+  for (const RequestField& f : fields) {
+    nv.push_back(Http2Field(f.name, f.value,
+                            f.fixed ? NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE
+                                    : NGHTTP2_NV_FLAG_NO_COPY_NAME));
   }
   int32_t id = nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
                                       request.has_body() ? &body : nullptr, TagData(tag));

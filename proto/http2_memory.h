@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "proto/request_fields.h"
 #include "proto/small_blocks.h"
 
 namespace uringload::proto {
@@ -67,8 +68,8 @@ class Http2Memory {
   // A request's header fields and the rendered values they point at, while a session submits
   // it: grown to the largest request once per worker, not per connection.
   struct RequestFields {
+    RequestFieldLayout layout;
     std::vector<nghttp2_nv> fields;
-    std::vector<char> rendered;
   };
   RequestFields& request_fields() { return request_fields_; }
   // Output buffers made so far: the most ever taken at once.
