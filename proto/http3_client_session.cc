@@ -1,0 +1,247 @@
+#include "proto/http3_client_session.h"
+
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "net/base/check.h"
+
+namespace uringload::proto {
+namespace {
+
+constexpr uint64_t kH3NoError = 0x100;
+constexpr uint64_t kH3RequestCancelled = 0x10c;
+
+void* SlotData(uint32_t slot) { return reinterpret_cast<void*>(static_cast<uintptr_t>(slot) + 1); }
+uint32_t SlotOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
+
+nghttp3_nv Http3Field(const RequestField& f) {
+  return {.name = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(f.name.data())),
+          .value = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(f.value.data())),
+          .namelen = f.name.size(),
+          .valuelen = f.value.size(),
+          // nghttp3 copies the fields into its QPACK encoder's output at once.
+          .flags = static_cast<uint8_t>(NGHTTP3_NV_FLAG_NO_COPY_NAME |
+                                        (f.fixed ? NGHTTP3_NV_FLAG_NO_COPY_VALUE : 0))};
+}
+
+}  // namespace
+
+Http3ClientSession::Http3ClientSession(uint32_t streams) {
+  // Twice the requests: a request's slot stays taken after its response until QUIC closes
+  // the stream (its bytes acknowledged), while the tag already carries the next request.
+  slots_.resize(2 * static_cast<size_t>(streams));
+  slot_of_tag_.assign(streams, std::numeric_limits<uint32_t>::max());
+}
+
+Http3ClientSession::~Http3ClientSession() { Stop(); }
+
+const nghttp3_callbacks* Http3ClientSession::Callbacks() {
+  static const nghttp3_callbacks callbacks = [] {
+    nghttp3_callbacks c{};
+    c.stream_close = [](nghttp3_conn*, int64_t stream_id, uint64_t app_error_code, void* self,
+                        void* data) {
+      auto* session = static_cast<Http3ClientSession*>(self);
+      if (Stream* stream = session->StreamOf(stream_id, data)) {
+        session->End(*stream, app_error_code, false);
+        stream->id = -1;
+        session->free_slots_.push_back(SlotOf(data));
+      }
+      return 0;
+    };
+    c.recv_data = [](nghttp3_conn*, int64_t stream_id, const uint8_t* data, size_t length,
+                     void* self, void* stream_data) {
+      auto* session = static_cast<Http3ClientSession*>(self);
+      Stream* stream = session->StreamOf(stream_id, stream_data);
+      if (stream != nullptr && session->matcher_ != nullptr) {
+        stream->body_state = session->matcher_->Feed(
+            stream->body_state, std::string_view(reinterpret_cast<const char*>(data), length));
+      }
+      return 0;
+    };
+    c.recv_header = [](nghttp3_conn*, int64_t stream_id, int32_t token, nghttp3_rcbuf*,
+                       nghttp3_rcbuf* value, uint8_t, void* self, void* stream_data) {
+      auto* session = static_cast<Http3ClientSession*>(self);
+      Stream* stream = session->StreamOf(stream_id, stream_data);
+      if (stream == nullptr || token != NGHTTP3_QPACK_TOKEN__STATUS) return 0;
+      nghttp3_vec v = nghttp3_rcbuf_get_buf(value);
+      int status = 0;
+      for (size_t i = 0; i < v.len; ++i) status = status * 10 + (v.base[i] - '0');
+      // An interim (1xx) response is followed by the final one, whose status is kept.
+      stream->status = status;
+      return 0;
+    };
+    c.end_stream = [](nghttp3_conn*, int64_t stream_id, void* self, void* stream_data) {
+      auto* session = static_cast<Http3ClientSession*>(self);
+      if (Stream* stream = session->StreamOf(stream_id, stream_data)) {
+        session->End(*stream, kH3NoError, true);
+      }
+      return 0;
+    };
+    c.stop_sending = [](nghttp3_conn*, int64_t stream_id, uint64_t code, void* self, void*) {
+      static_cast<Http3ClientSession*>(self)->events_->OnStreamShutdown(stream_id, code);
+      return 0;
+    };
+    c.reset_stream = c.stop_sending;
+    c.shutdown = [](nghttp3_conn*, int64_t, void* self) {
+      static_cast<Http3ClientSession*>(self)->going_away_ = true;
+      return 0;
+    };
+    return c;
+  }();
+  return &callbacks;
+}
+
+absl::Status Http3ClientSession::Start(Events* events, int64_t control_stream,
+                                       int64_t qpack_encoder_stream, int64_t qpack_decoder_stream) {
+  Stop();
+  events_ = events;
+  nghttp3_settings settings;
+  nghttp3_settings_default(&settings);
+  int rv = nghttp3_conn_client_new(&conn_, Callbacks(), &settings, nghttp3_mem_default(), this);
+  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp3: ", nghttp3_strerror(rv)));
+  rv = nghttp3_conn_bind_control_stream(conn_, control_stream);
+  if (rv == 0)
+    rv = nghttp3_conn_bind_qpack_streams(conn_, qpack_encoder_stream, qpack_decoder_stream);
+  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp3: ", nghttp3_strerror(rv)));
+  free_slots_.clear();
+  for (uint32_t slot = static_cast<uint32_t>(slots_.size()); slot-- > 0;) {
+    slots_[slot].id = -1;
+    free_slots_.push_back(slot);
+  }
+  open_requests_ = 0;
+  going_away_ = false;
+  error_code_ = 0;
+  return absl::OkStatus();
+}
+
+void Http3ClientSession::Stop() {
+  if (conn_ != nullptr) nghttp3_conn_del(conn_);
+  conn_ = nullptr;
+}
+
+absl::Status Http3ClientSession::Submit(const RequestTemplate& request,
+                                        const TemplateContext& context, uint32_t tag,
+                                        int64_t stream_id) {
+  URINGLOAD_CHECK(can_open(), "an HTTP/3 request without a free slot");
+  uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slot_of_tag_.at(tag) = slot;
+  Stream& stream = slots_[slot];
+  std::string rendered_body = std::move(stream.rendered_body);  // Its capacity stays.
+  stream = Stream{.request = &request, .id = stream_id, .tag = tag};
+  stream.rendered_body = std::move(rendered_body);
+  if (request.has_body()) {
+    if (request.body_is_static()) {
+      stream.body = request.static_body();
+    } else {
+      stream.rendered_body.resize(request.body_max_size());
+      stream.body = request.RenderBody(context, stream.rendered_body);
+    }
+  }
+  std::span<const RequestField> fields =
+      layout_.LayOut(request, context,
+                     request.has_body() ? std::optional<size_t>(stream.body.size()) : std::nullopt);
+  nv_.clear();
+  for (const RequestField& f : fields) nv_.push_back(Http3Field(f));
+  nghttp3_data_reader body{.read_data = [](nghttp3_conn*, int64_t stream_id, nghttp3_vec* vec,
+                                           size_t, uint32_t* flags, void* self,
+                                           void* data) -> nghttp3_ssize {
+    auto* session = static_cast<Http3ClientSession*>(self);
+    Stream* stream = session->StreamOf(stream_id, data);
+    *flags |= NGHTTP3_DATA_FLAG_EOF;
+    if (stream == nullptr || stream->body_given) return 0;
+    stream->body_given = true;
+    vec[0].base = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(stream->body.data()));
+    vec[0].len = stream->body.size();
+    return 1;
+  }};
+  int rv = nghttp3_conn_submit_request(conn_, stream_id, nv_.data(), nv_.size(),
+                                       request.has_body() ? &body : nullptr, SlotData(slot));
+  if (rv != 0) {
+    stream.id = -1;
+    free_slots_.push_back(slot);
+    return absl::InternalError(absl::StrCat("nghttp3: ", nghttp3_strerror(rv)));
+  }
+  ++open_requests_;
+  return absl::OkStatus();
+}
+
+absl::Status Http3ClientSession::Receive(int64_t stream_id, std::span<const uint8_t> data,
+                                         bool fin) {
+  nghttp3_ssize n = nghttp3_conn_read_stream(conn_, stream_id, data.data(), data.size(), fin);
+  if (n < 0) {
+    error_code_ = nghttp3_err_infer_quic_app_error_code(static_cast<int>(n));
+    return absl::DataLossError(absl::StrCat("HTTP/3: ", nghttp3_strerror(static_cast<int>(n))));
+  }
+  return absl::OkStatus();
+}
+
+int64_t Http3ClientSession::NextStreamData(std::span<Http3Vec> vecs, size_t* count, bool* fin) {
+  static_assert(sizeof(Http3Vec) == sizeof(nghttp3_vec));
+  int64_t stream_id = -1;
+  int end = 0;
+  nghttp3_vec v[16];
+  size_t room = std::min(vecs.size(), std::size(v));
+  nghttp3_ssize n = nghttp3_conn_writev_stream(conn_, &stream_id, &end, v, room);
+  *count = 0;
+  *fin = false;
+  if (n < 0) {
+    error_code_ = nghttp3_err_infer_quic_app_error_code(static_cast<int>(n));
+    return -1;
+  }
+  for (nghttp3_ssize i = 0; i < n; ++i) vecs[static_cast<size_t>(i)] = {v[i].base, v[i].len};
+  *count = static_cast<size_t>(n);
+  *fin = end != 0;
+  return stream_id;
+}
+
+void Http3ClientSession::Consumed(int64_t stream_id, size_t bytes) {
+  nghttp3_conn_add_write_offset(conn_, stream_id, bytes);
+}
+
+void Http3ClientSession::Blocked(int64_t stream_id) { nghttp3_conn_block_stream(conn_, stream_id); }
+
+void Http3ClientSession::Unblocked(int64_t stream_id) {
+  nghttp3_conn_unblock_stream(conn_, stream_id);
+}
+
+void Http3ClientSession::Acked(int64_t stream_id, uint64_t bytes) {
+  nghttp3_conn_add_ack_offset(conn_, stream_id, bytes);
+}
+
+absl::Status Http3ClientSession::StreamClosed(int64_t stream_id, uint64_t app_error_code) {
+  int rv = nghttp3_conn_close_stream(conn_, stream_id, app_error_code);
+  if (rv == 0 || rv == NGHTTP3_ERR_STREAM_NOT_FOUND) return absl::OkStatus();
+  error_code_ = nghttp3_err_infer_quic_app_error_code(rv);
+  return absl::DataLossError(absl::StrCat("HTTP/3: ", nghttp3_strerror(rv)));
+}
+
+void Http3ClientSession::Cancel(uint32_t tag) {
+  uint32_t slot = slot_of_tag_.at(tag);
+  if (slot == std::numeric_limits<uint32_t>::max()) return;
+  Stream& stream = slots_[slot];
+  if (stream.id < 0 || stream.tag != tag || stream.reported) return;
+  stream.reported = true;
+  --open_requests_;
+  events_->OnStreamShutdown(stream.id, kH3RequestCancelled);
+}
+
+Http3ClientSession::Stream* Http3ClientSession::StreamOf(int64_t stream_id, void* data) {
+  if (data == nullptr) return nullptr;
+  Stream& stream = slots_[SlotOf(data)];
+  return stream.id == stream_id ? &stream : nullptr;
+}
+
+void Http3ClientSession::End(Stream& stream, uint64_t error_code, bool complete) {
+  if (stream.reported) return;
+  stream.reported = true;
+  --open_requests_;
+  events_->OnStreamEnd({.tag = stream.tag,
+                        .status = stream.status,
+                        .error_code = error_code,
+                        .complete = complete,
+                        .body_found = stream.body_state == BodyMatcher::kFound});
+}
+
+}  // namespace uringload::proto

@@ -1,0 +1,128 @@
+// Http3ClientSession: one client connection's HTTP/3 (RFC 9114) over nghttp3's in-memory
+// connection, above a QUIC connection it never sees: requests go in as streams whose ids the
+// QUIC layer gave, the stream bytes QUIC received go in, and the stream bytes to send come
+// out as spans nghttp3 keeps until QUIC says they were acknowledged. QPACK and the control
+// streams are nghttp3's business. A request carries a tag (the caller's slot for it) and
+// ends exactly once through Events::OnStreamEnd, when its response is complete or its stream
+// was reset; nghttp3 may still need the request's bytes until QUIC closes the stream, so the
+// session keeps each stream's state in a slot of its own until then.
+#pragma once
+
+#include <nghttp3/nghttp3.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/body_matcher.h"
+#include "proto/request_fields.h"
+#include "proto/request_template.h"
+
+namespace uringload::proto {
+
+// How one request's stream ended.
+struct Http3StreamEnd {
+  uint32_t tag = 0;
+  int status = 0;           // The response's :status (0: no response header came).
+  uint64_t error_code = 0;  // H3_NO_ERROR (0x100), or the code the stream was reset with.
+  bool complete = false;    // The response ended with the stream's FIN.
+  bool body_found = false;  // The body contains the text of the session's body matcher.
+};
+
+// A span of stream bytes to send, laid out as nghttp3_vec and ngtcp2_vec are.
+struct Http3Vec {
+  const uint8_t* base = nullptr;
+  size_t length = 0;
+};
+
+class Http3ClientSession {
+ public:
+  class Events {
+   public:
+    virtual ~Events() = default;
+    virtual void OnStreamEnd(const Http3StreamEnd& end) = 0;
+    // nghttp3 asks the QUIC layer to reset stream `id` or stop its sending, with `code`.
+    virtual void OnStreamShutdown(int64_t /*id*/, uint64_t /*code*/) {}
+  };
+
+  // `streams`: the most requests the caller will have open at once (tags are below it).
+  explicit Http3ClientSession(uint32_t streams);
+  ~Http3ClientSession();
+  Http3ClientSession(const Http3ClientSession&) = delete;
+  Http3ClientSession& operator=(const Http3ClientSession&) = delete;
+
+  // A new connection, once QUIC's handshake is done: a fresh nghttp3 connection whose control
+  // and QPACK streams are the client's unidirectional streams the QUIC layer opened.
+  absl::Status Start(Events* events, int64_t control_stream, int64_t qpack_encoder_stream,
+                     int64_t qpack_decoder_stream);
+  // From the next Start() on, each response body is searched for `matcher`'s text.
+  void SetBodyMatcher(const BodyMatcher* matcher) { matcher_ = matcher; }
+  // The connection ended: frees the nghttp3 connection (requests still open are not
+  // reported).
+  void Stop();
+  bool started() const { return conn_ != nullptr; }
+
+  // A request may go out: a slot is free and no GOAWAY came.
+  bool can_open() const { return !free_slots_.empty() && !going_away_; }
+  // Sends `request` rendered for `context` on the bidirectional stream `stream_id` the QUIC
+  // layer opened. `request` must outlive the stream.
+  absl::Status Submit(const RequestTemplate& request, const TemplateContext& context, uint32_t tag,
+                      int64_t stream_id);
+  // Bytes QUIC received on stream `stream_id` (`fin`: its last). Ended requests are reported
+  // during the call. An error is nghttp3's and ends the connection with its code (error_code()).
+  absl::Status Receive(int64_t stream_id, std::span<const uint8_t> data, bool fin);
+
+  // The next stream with bytes or a FIN to send: its id, the bytes in `vecs` (how many in
+  // `*count`) and `*fin`; -1 when none. They stay valid until QUIC acknowledges them.
+  int64_t NextStreamData(std::span<Http3Vec> vecs, size_t* count, bool* fin);
+  // `bytes` of stream `stream_id`'s data went into QUIC packets.
+  void Consumed(int64_t stream_id, size_t bytes);
+  // QUIC's flow control holds stream `stream_id` / lets it go again.
+  void Blocked(int64_t stream_id);
+  void Unblocked(int64_t stream_id);
+  // The peer acknowledged `bytes` more of stream `stream_id`.
+  void Acked(int64_t stream_id, uint64_t bytes);
+  // QUIC closed stream `stream_id` (both directions done, or reset): its slot is free.
+  absl::Status StreamClosed(int64_t stream_id, uint64_t app_error_code);
+  // Ends request `tag` from the client's side (it timed out): it is not reported; the caller
+  // resets the QUIC stream, whose close frees the slot.
+  void Cancel(uint32_t tag);
+
+  // The HTTP/3 error code the connection must close with after a failed Receive.
+  uint64_t error_code() const { return error_code_; }
+  uint32_t open_requests() const { return open_requests_; }
+
+ private:
+  struct Stream {
+    const RequestTemplate* request = nullptr;
+    std::string_view body = {};
+    std::string rendered_body = {};
+    int64_t id = -1;  // The QUIC stream; -1: the slot is free.
+    uint32_t tag = 0;
+    bool reported = false;  // OnStreamEnd was called (or the request was cancelled).
+    bool body_given = false;
+    int status = 0;
+    uint32_t body_state = 0;
+  };
+
+  Stream* StreamOf(int64_t stream_id, void* stream_user_data);
+  void End(Stream& stream, uint64_t error_code, bool complete);
+  static const nghttp3_callbacks* Callbacks();
+
+  nghttp3_conn* conn_ = nullptr;
+  Events* events_ = nullptr;
+  const BodyMatcher* matcher_ = nullptr;
+  std::vector<Stream> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> slot_of_tag_;
+  RequestFieldLayout layout_;
+  std::vector<nghttp3_nv> nv_;  // Grown to the largest request once.
+  uint32_t open_requests_ = 0;
+  bool going_away_ = false;
+  uint64_t error_code_ = 0;
+};
+
+}  // namespace uringload::proto
