@@ -105,6 +105,7 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
   callbacks.acked_stream_data_offset = OnAckedCallback;
   callbacks.stream_close = OnStreamCloseCallback;
   callbacks.extend_max_local_streams_bidi = OnExtendStreamsCallback;
+  callbacks.extend_max_stream_data = OnExtendStreamDataCallback;
 
   ngtcp2_settings s;
   ngtcp2_settings_default(&s);
@@ -243,7 +244,9 @@ size_t QuicConnection::Write(std::span<uint8_t> out, int64_t now_ns, uint32_t* d
   if (end_ == QuicEnd::kError && !close_sent_) {
     close_sent_ = true;
     ngtcp2_connection_close_error error;
-    if (error_ == NGTCP2_ERR_CRYPTO) {
+    if (application_close_) {
+      ngtcp2_connection_close_error_set_application_error(&error, application_error_, nullptr, 0);
+    } else if (error_ == NGTCP2_ERR_CRYPTO) {
       ngtcp2_connection_close_error_set_transport_error_tls_alert(
           &error, ngtcp2_conn_get_tls_alert(conn_), nullptr, 0);
     } else {
@@ -310,6 +313,23 @@ int64_t QuicConnection::OpenStream() {
   return ngtcp2_conn_open_bidi_stream(conn_, &id, nullptr) == 0 ? id : -1;
 }
 
+void QuicConnection::CloseWithApplicationError(uint64_t app_error_code, std::string reason) {
+  if (end_ != QuicEnd::kOpen) return;
+  end_ = QuicEnd::kError;
+  application_close_ = true;
+  application_error_ = app_error_code;
+  end_reason_ = std::move(reason);
+}
+
+int64_t QuicConnection::OpenUniStream() {
+  int64_t id = -1;
+  return ngtcp2_conn_open_uni_stream(conn_, &id, nullptr) == 0 ? id : -1;
+}
+
+void QuicConnection::ShutdownStream(int64_t id, uint64_t app_error_code) {
+  ngtcp2_conn_shutdown_stream(conn_, id, app_error_code);
+}
+
 bool QuicConnection::handshake_completed() const {
   return ngtcp2_conn_get_handshake_completed(conn_) != 0;
 }
@@ -340,8 +360,17 @@ int QuicConnection::OnAckedCallback(ngtcp2_conn* /*conn*/, int64_t id, uint64_t 
   return 0;
 }
 
-int QuicConnection::OnStreamCloseCallback(ngtcp2_conn* /*conn*/, uint32_t /*flags*/, int64_t id,
+int QuicConnection::OnStreamCloseCallback(ngtcp2_conn* conn, uint32_t /*flags*/, int64_t id,
                                           uint64_t app_error_code, void* self, void* /*stream*/) {
+  // A stream the peer opened is done: it may open another (MAX_STREAMS). ngtcp2 leaves that
+  // credit to the application.
+  if (!ngtcp2_conn_is_local_stream(conn, id)) {
+    if (ngtcp2_is_bidi_stream(id)) {
+      ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+    } else {
+      ngtcp2_conn_extend_max_streams_uni(conn, 1);
+    }
+  }
   static_cast<QuicConnection*>(self)->events_->OnStreamClosed(id, app_error_code);
   return 0;
 }
@@ -349,6 +378,14 @@ int QuicConnection::OnStreamCloseCallback(ngtcp2_conn* /*conn*/, uint32_t /*flag
 int QuicConnection::OnExtendStreamsCallback(ngtcp2_conn* /*conn*/, uint64_t /*max_streams*/,
                                             void* self) {
   static_cast<QuicConnection*>(self)->events_->OnStreamsAvailable();
+  return 0;
+}
+
+int QuicConnection::OnExtendStreamDataCallback(ngtcp2_conn* /*conn*/, int64_t id,
+                                               uint64_t /*max_data*/, void* self,
+                                               void* /*stream*/) {
+  auto* connection = static_cast<QuicConnection*>(self);
+  if (connection->source_ != nullptr) connection->source_->Unblocked(id);
   return 0;
 }
 

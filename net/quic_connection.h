@@ -79,6 +79,8 @@ class QuicConnection {
     virtual void Consumed(int64_t id, size_t bytes) = 0;
     // Stream `id` may send no more now (flow control): skip it until it is unblocked.
     virtual void Blocked(int64_t id) = 0;
+    // The peer let stream `id` send more again.
+    virtual void Unblocked(int64_t /*id*/) {}
   };
 
   // A client connection: the Initial packet waits in the first Write.
@@ -112,6 +114,15 @@ class QuicConnection {
   bool HandleExpiry(int64_t now_ns);
   // A new bidirectional stream of ours: its id, or -1 when the peer allows no more now.
   int64_t OpenStream();
+  // A new unidirectional stream of ours (HTTP/3's control and QPACK streams), or -1.
+  int64_t OpenUniStream();
+  // Ends both directions of stream `id` with `app_error_code` (RESET_STREAM and STOP_SENDING);
+  // its close follows through Events::OnStreamClosed.
+  void ShutdownStream(int64_t id, uint64_t app_error_code);
+
+  // Ends the connection from above (HTTP/3 broke): its CONNECTION_CLOSE carries
+  // `app_error_code`, and end() is kError with `reason`.
+  void CloseWithApplicationError(uint64_t app_error_code, std::string reason);
 
   bool handshake_completed() const;
   QuicEnd end() const { return end_; }
@@ -136,6 +147,8 @@ class QuicConnection {
   static int OnStreamCloseCallback(ngtcp2_conn* conn, uint32_t flags, int64_t id,
                                    uint64_t app_error_code, void* self, void* stream);
   static int OnExtendStreamsCallback(ngtcp2_conn* conn, uint64_t max_streams, void* self);
+  static int OnExtendStreamDataCallback(ngtcp2_conn* conn, int64_t id, uint64_t max_data,
+                                        void* self, void* stream);
 
   ngtcp2_conn* conn_ = nullptr;
   gnutls_session_t session_ = nullptr;
@@ -147,6 +160,9 @@ class QuicConnection {
   QuicEnd end_ = QuicEnd::kOpen;
   std::string end_reason_;
   int error_ = 0;            // The ngtcp2 error that ended it here (kError).
+  // Set when the application ended it (CloseWithApplicationError): the code it closes with.
+  uint64_t application_error_ = 0;
+  bool application_close_ = false;
   bool close_sent_ = false;  // Its CONNECTION_CLOSE went out.
   // A packet written after a run of another size: it goes out first in the next Write.
   std::unique_ptr<uint8_t[]> held_;
