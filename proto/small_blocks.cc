@@ -25,7 +25,11 @@ SmallBlocks::SmallBlocks(size_t range_bytes)
     : range_bytes_(range_bytes / kSlabBytes * kSlabBytes) {}
 
 SmallBlocks::~SmallBlocks() {
-  if (range_ != nullptr) munmap(range_, range_bytes_);
+  if (range_ == nullptr) return;
+  // ASan's shadow outlives the mapping: kept blocks would stay poisoned for whatever is mapped
+  // at their addresses next (the next SmallBlocks' slabs, in the same process).
+  Show(range_, slab_class_.size() * kSlabBytes);
+  munmap(range_, range_bytes_);
 }
 
 void* SmallBlocks::Take(size_t size) {
