@@ -368,7 +368,10 @@ TEST(GeneratorE2ETest, ARateTheClientKeepsIsNotSaturatedAndEverySendIsCounted) {
                 JsonCount(run.json, "connections.opened") - 50);
   EXPECT_EQ(JsonCount(run.json, "generator.planned_sends"),
             started + JsonCount(run.json, "generator.unsent"));
-  EXPECT_LE(JsonCount(run.json, "generator.unsent"), 1u);  // Due as the deadline passed.
+  // Due as the deadline passed: the sends that fell due while the worker slept through it, so
+  // at 2,000/s one per 0.5 ms of wake-up lateness (3 in one fresh-clone CI run on this VM,
+  // whose worst wake-ups are 9 ms late: 18).
+  EXPECT_LE(JsonCount(run.json, "generator.unsent"), 20u);
   EXPECT_GT(JsonNumber(run.json, "generator.cpu_seconds.user") +
                 JsonNumber(run.json, "generator.cpu_seconds.system"),
             0);
