@@ -1,5 +1,6 @@
 #include "tests/support/process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -7,7 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 namespace uringload::testing {
 namespace {
@@ -32,6 +36,38 @@ int ExitCode(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+// Why a process did not end on its signal, for the test's log: its signal masks and each
+// thread's state and the kernel function it sleeps in (from /proc, before it is killed).
+void DescribeStuckProcess(pid_t pid, int signal) {
+  std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream status(proc + "/status");
+  std::string line;
+  std::string masks;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigPnd", 0) == 0 || line.rfind("ShdPnd", 0) == 0 ||
+        line.rfind("SigBlk", 0) == 0 || line.rfind("SigCgt", 0) == 0) {
+      masks += " " + line;
+    }
+  }
+  fprintf(stderr, "process %d did not end 10 s after signal %d:%s\n", pid, signal, masks.c_str());
+  DIR* tasks = opendir((proc + "/task").c_str());
+  if (tasks == nullptr) return;
+  while (dirent* task = readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    std::string at = proc + "/task/" + task->d_name;
+    std::string comm, wchan, state;
+    std::getline(std::ifstream(at + "/comm"), comm);
+    std::getline(std::ifstream(at + "/wchan"), wchan);
+    std::ifstream task_status(at + "/status");
+    while (std::getline(task_status, line)) {
+      if (line.rfind("State", 0) == 0 || line.rfind("SigBlk", 0) == 0) state += " " + line;
+    }
+    fprintf(stderr, "  thread %s (%s) in %s:%s\n", task->d_name, comm.c_str(), wchan.c_str(),
+            state.c_str());
+  }
+  closedir(tasks);
 }
 
 double NowSeconds() {
@@ -129,6 +165,7 @@ int BackgroundProcess::Stop(int signal) {
     if (!running()) return exit_code_;
     usleep(100'000);
   }
+  DescribeStuckProcess(pid_, signal);
   kill(pid_, SIGKILL);
   int status = 0;
   waitpid(pid_, &status, 0);

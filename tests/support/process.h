@@ -30,6 +30,8 @@ class BackgroundProcess {
   pid_t pid() const { return pid_; }
   bool running();
   // Sends `signal` and waits for the exit; returns the exit code (128 + signal if killed).
+  // After 10 s it prints why the process may not have ended (its signal masks, each thread's
+  // state), then kills it.
   int Stop(int signal);
   // Waits for the process to end by itself (at most `timeout_seconds`, then SIGKILL).
   int Wait(int timeout_seconds);
