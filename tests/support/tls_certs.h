@@ -1,8 +1,11 @@
-// Self-signed certificates for TLS tests, made by the openssl CLI (Debian's `openssl`) in a
-// temporary folder that goes away with the object.
+// Self-signed certificates for TLS tests, as PEM files in a temporary folder that goes away
+// with the object (net/testing/self_signed_cert.h makes them, for the unit tests too).
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include "net/testing/self_signed_cert.h"
 
 namespace uringload::testing {
 
@@ -12,13 +15,11 @@ class SelfSignedCert {
   explicit SelfSignedCert(const std::string& names = "DNS:localhost,IP:127.0.0.1");
   ~SelfSignedCert();
   bool ok() const { return ok_; }
-  const std::string& cert() const { return cert_; }
-  const std::string& key() const { return key_; }
+  const std::string& cert() const { return pem_->cert_file(); }
+  const std::string& key() const { return pem_->key_file(); }
 
  private:
-  std::string dir_;
-  std::string cert_;
-  std::string key_;
+  std::unique_ptr<net::SelfSignedPem> pem_;
   bool ok_ = false;
 };
 
