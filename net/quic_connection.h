@@ -159,7 +159,7 @@ class QuicConnection {
   StreamSource* source_ = nullptr;
   QuicEnd end_ = QuicEnd::kOpen;
   std::string end_reason_;
-  int error_ = 0;            // The ngtcp2 error that ended it here (kError).
+  int error_ = 0;  // The ngtcp2 error that ended it here (kError).
   // Set when the application ended it (CloseWithApplicationError): the code it closes with.
   uint64_t application_error_ = 0;
   bool application_close_ = false;

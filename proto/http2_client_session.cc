@@ -102,14 +102,7 @@ absl::Status Http2ClientSession::Submit(const RequestTemplate& request,
   stream = Stream{.request = &request, .grpc = grpc_ && request.is_grpc()};
   stream.rendered_body = std::move(rendered_body);
   nghttp2_data_provider body{.source = {.ptr = &stream}, .read_callback = &ReadBody};
-  if (request.has_body()) {
-    if (request.body_is_static()) {
-      stream.body = request.static_body();
-    } else {
-      stream.rendered_body.resize(request.body_max_size());
-      stream.body = request.RenderBody(context, stream.rendered_body);
-    }
-  }
+  stream.body = request.BodyFor(context, stream.rendered_body);
   // Every rendered value in the worker's one buffer: nghttp2 copies them. Names and fixed
   // values live in the request template for the whole run, in lower case, so nghttp2 points
   // at them instead of copying (and lower-casing) them for each request: that copy was 8% of

@@ -131,14 +131,7 @@ absl::Status Http3ClientSession::Submit(const RequestTemplate& request,
   std::string rendered_body = std::move(stream.rendered_body);  // Its capacity stays.
   stream = Stream{.request = &request, .id = stream_id, .tag = tag};
   stream.rendered_body = std::move(rendered_body);
-  if (request.has_body()) {
-    if (request.body_is_static()) {
-      stream.body = request.static_body();
-    } else {
-      stream.rendered_body.resize(request.body_max_size());
-      stream.body = request.RenderBody(context, stream.rendered_body);
-    }
-  }
+  stream.body = request.BodyFor(context, stream.rendered_body);
   std::span<const RequestField> fields =
       layout_.LayOut(request, context,
                      request.has_body() ? std::optional<size_t>(stream.body.size()) : std::nullopt);

@@ -85,6 +85,14 @@ class RequestTemplate {
   std::string_view RenderBody(const TemplateContext& context, std::span<char> out) const {
     return grpc_body_ ? grpc_body_->RenderInto(context, out) : body_.RenderInto(context, out);
   }
+  // HTTP/2 and HTTP/3: the body of a request for `context`, the fixed bytes or rendered into
+  // `storage` (grown once to body_max_size(), its capacity kept); empty without a body.
+  std::string_view BodyFor(const TemplateContext& context, std::string& storage) const {
+    if (!has_body_) return {};
+    if (body_is_static()) return static_body();
+    storage.resize(body_max_size());
+    return RenderBody(context, storage);
+  }
 
  private:
   // HTTP/1.1: with a static body (body_in_head_), the whole request; else everything up to
