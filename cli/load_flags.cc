@@ -85,12 +85,15 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   cmd->add_option("-p,--pipeline,--streams", o.pipeline,
                   absl::StrCat("Requests in flight per connection, at most ", core::kMaxPipeline,
                                ": pipelined over HTTP/1.1, concurrent streams over HTTP/2 "
-                               "(capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS)"))
+                               "and HTTP/3 (capped by the server's limit)"))
       ->capture_default_str();
   cmd->add_flag("--http2", o.http2,
                 "HTTP/2 only: https:// must agree on h2 by ALPN; http:// speaks h2c with prior "
                 "knowledge (default: h2 or HTTP/1.1 as an https:// server picks, HTTP/1.1 over "
                 "http://)");
+  cmd->add_flag("--http3", o.http3,
+                "HTTP/3 over QUIC (UDP) to an https:// URL: -p streams per connection, capped by "
+                "the server's limit; -k and --cacert as over TCP");
   cmd->add_option("--http2-window", o.http2_window,
                   absl::StrCat("HTTP/2: the receive window the client announces per stream and "
                                "for the connection, in bytes (default ",

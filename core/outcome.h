@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "net/tls_errors.h"
 
@@ -40,6 +41,8 @@ enum class ParseFailure : int {
   kHttp2Incomplete,   // A stream closed without error before its response ended.
   kGrpcNoStatus,      // A gRPC call's response ended without a valid grpc-status.
   kGrpcMalformed,     // A gRPC call's DATA broke the message framing, or ended mid-message.
+  kHttp3Protocol,     // nghttp3 found a frame or protocol error on the connection.
+  kHttp3Incomplete,   // A stream ended without error before its response did.
 };
 inline constexpr const char* ParseFailureText(int code) {
   switch (static_cast<ParseFailure>(code)) {
@@ -59,6 +62,10 @@ inline constexpr const char* ParseFailureText(int code) {
       return "gRPC call ended without a grpc-status";
     case ParseFailure::kGrpcMalformed:
       return "gRPC message framing broken";
+    case ParseFailure::kHttp3Protocol:
+      return "HTTP/3 protocol error";
+    case ParseFailure::kHttp3Incomplete:
+      return "HTTP/3 stream ended before its response did";
     default:
       return "malformed or truncated response";
   }
@@ -128,12 +135,107 @@ inline constexpr std::array<const char*, 15> kHttp2ResetTexts = {
     "HTTP/2 stream reset: INADEQUATE_SECURITY",
     "HTTP/2 stream reset: HTTP_1_1_REQUIRED",
     "HTTP/2 stream reset: an extension's error code"};
-inline constexpr int kCauseEnd = kHttp2CauseBase + static_cast<int>(kHttp2ResetTexts.size());
+inline constexpr int kHttp2CauseEnd = kHttp2CauseBase + static_cast<int>(kHttp2ResetTexts.size());
 inline constexpr int Http2Cause(uint32_t code) {
   return kHttp2CauseBase + static_cast<int>(std::min<size_t>(code, kHttp2ResetTexts.size() - 1));
 }
 inline constexpr bool IsHttp2Cause(int cause) {
-  return cause >= kHttp2CauseBase && cause < kCauseEnd;
+  return cause >= kHttp2CauseBase && cause < kHttp2CauseEnd;
+}
+
+// HTTP/3 and QUIC (RFC 9114 8.1, RFC 9000 20.1): a stream reset with an HTTP/3 code, a
+// connection the server closed with a QUIC or an HTTP/3 code, and the ends QUIC itself finds.
+// The names by code; the last entry of each stands for every other code.
+inline constexpr std::array<const char*, 18> kHttp3ErrorNames = {"H3_NO_ERROR",
+                                                                 "H3_GENERAL_PROTOCOL_ERROR",
+                                                                 "H3_INTERNAL_ERROR",
+                                                                 "H3_STREAM_CREATION_ERROR",
+                                                                 "H3_CLOSED_CRITICAL_STREAM",
+                                                                 "H3_FRAME_UNEXPECTED",
+                                                                 "H3_FRAME_ERROR",
+                                                                 "H3_EXCESSIVE_LOAD",
+                                                                 "H3_ID_ERROR",
+                                                                 "H3_SETTINGS_ERROR",
+                                                                 "H3_MISSING_SETTINGS",
+                                                                 "H3_REQUEST_REJECTED",
+                                                                 "H3_REQUEST_CANCELLED",
+                                                                 "H3_REQUEST_INCOMPLETE",
+                                                                 "H3_MESSAGE_ERROR",
+                                                                 "H3_CONNECT_ERROR",
+                                                                 "H3_VERSION_FALLBACK",
+                                                                 "an extension's error code"};
+inline constexpr std::array<const char*, 19> kQuicErrorNames = {"NO_ERROR",
+                                                                "INTERNAL_ERROR",
+                                                                "CONNECTION_REFUSED",
+                                                                "FLOW_CONTROL_ERROR",
+                                                                "STREAM_LIMIT_ERROR",
+                                                                "STREAM_STATE_ERROR",
+                                                                "FINAL_SIZE_ERROR",
+                                                                "FRAME_ENCODING_ERROR",
+                                                                "TRANSPORT_PARAMETER_ERROR",
+                                                                "CONNECTION_ID_LIMIT_ERROR",
+                                                                "PROTOCOL_VIOLATION",
+                                                                "INVALID_TOKEN",
+                                                                "APPLICATION_ERROR",
+                                                                "CRYPTO_BUFFER_EXCEEDED",
+                                                                "KEY_UPDATE_ERROR",
+                                                                "AEAD_LIMIT_REACHED",
+                                                                "NO_VIABLE_PATH",
+                                                                "CRYPTO_ERROR (a TLS alert)",
+                                                                "an unknown QUIC error code"};
+inline constexpr uint64_t kHttp3FirstCode = 0x100;
+inline constexpr uint64_t kHttp3RequestRejected = 0x10b;
+inline constexpr int kHttp3ResetBase = kHttp2CauseEnd;  // A stream reset, by HTTP/3 code.
+inline constexpr int kQuicCloseBase = kHttp3ResetBase + static_cast<int>(kHttp3ErrorNames.size());
+// A CONNECTION_CLOSE of the application (HTTP/3), by code.
+inline constexpr int kQuicAppCloseBase = kQuicCloseBase + static_cast<int>(kQuicErrorNames.size());
+inline constexpr int kQuicIdleTimeout =
+    kQuicAppCloseBase + static_cast<int>(kHttp3ErrorNames.size());
+inline constexpr int kQuicHandshakeTimeout = kQuicIdleTimeout + 1;
+inline constexpr int kQuicHandshakeFailed = kQuicHandshakeTimeout + 1;  // TLS or QUIC, here.
+inline constexpr int kQuicError = kQuicHandshakeFailed + 1;  // QUIC broke after the handshake.
+inline constexpr int kCauseEnd = kQuicError + 1;
+
+inline constexpr int Http3NameIndex(uint64_t code) {
+  return code >= kHttp3FirstCode && code - kHttp3FirstCode < kHttp3ErrorNames.size() - 1
+             ? static_cast<int>(code - kHttp3FirstCode)
+             : static_cast<int>(kHttp3ErrorNames.size() - 1);
+}
+inline constexpr int Http3ResetCause(uint64_t code) {
+  return kHttp3ResetBase + Http3NameIndex(code);
+}
+// The server closed the connection with `code`, an application's (HTTP/3) or QUIC's own.
+inline constexpr int QuicCloseCause(uint64_t code, bool application) {
+  if (application) return kQuicAppCloseBase + Http3NameIndex(code);
+  if (code <= 0x10) return kQuicCloseBase + static_cast<int>(code);
+  if (code >= 0x100 && code <= 0x1ff) return kQuicCloseBase + 17;  // CRYPTO_ERROR.
+  return kQuicCloseBase + 18;
+}
+inline constexpr bool IsQuicCause(int cause) {
+  return cause >= kHttp3ResetBase && cause < kCauseEnd;
+}
+inline std::string QuicCauseText(int cause) {
+  if (cause < kQuicCloseBase) {
+    return std::string("HTTP/3 stream reset: ") + kHttp3ErrorNames[cause - kHttp3ResetBase];
+  }
+  if (cause < kQuicAppCloseBase) {
+    return std::string("QUIC connection closed by the server: ") +
+           kQuicErrorNames[cause - kQuicCloseBase];
+  }
+  if (cause < kQuicIdleTimeout) {
+    return std::string("QUIC connection closed by the server: ") +
+           kHttp3ErrorNames[cause - kQuicAppCloseBase];
+  }
+  switch (cause) {
+    case kQuicIdleTimeout:
+      return "QUIC idle timeout: nothing came from the server";
+    case kQuicHandshakeTimeout:
+      return "QUIC handshake timeout: the handshake did not end within --connect-timeout";
+    case kQuicHandshakeFailed:
+      return "QUIC handshake failed (TLS or QUIC)";
+    default:
+      return "QUIC connection failed";
+  }
 }
 inline constexpr const char* Http2CauseText(int cause) {
   return kHttp2ResetTexts[static_cast<size_t>(cause - kHttp2CauseBase)];

@@ -56,10 +56,13 @@ std::string PlanTable(const RunResultFile& run) {
         &out, Row("TLS", absl::StrCat(run.tls_version, " ", run.tls_cipher, ", ", s.tls_handshakes,
                                       " handshakes (", s.tls_resumed, " resumed)")));
   }
-  if (s.connections_http2 > 0) {
+  if (s.connections_http3 > 0) {
+    absl::StrAppend(&out, Row("connections HTTP/1.1 / HTTP/2 / HTTP/3",
+                              absl::StrCat(s.connections_http1(), " / ", s.connections_http2, " / ",
+                                           s.connections_http3)));
+  } else if (s.connections_http2 > 0) {
     absl::StrAppend(&out, Row("connections HTTP/1.1 / HTTP/2",
-                              absl::StrCat(s.connections_opened - s.connections_http2, " / ",
-                                           s.connections_http2)));
+                              absl::StrCat(s.connections_http1(), " / ", s.connections_http2)));
   }
   if (s.latency.count > 0) {
     absl::StrAppend(&out, Row("latency p50 / p90 / p99 / max",

@@ -238,8 +238,9 @@ std::vector<MetricFamily> RunCollector::Collect() const {
       b.Family("uringload_connections_opened_total",
                "Client connections established, by the protocol they spoke", MetricType::Counter);
   b.Metric(opened, {{"protocol", "http/1.1"}}).counter.value =
-      static_cast<double>(s.connections_opened - s.connections_http2);
+      static_cast<double>(s.connections_http1());
   b.Metric(opened, {{"protocol", "h2"}}).counter.value = static_cast<double>(s.connections_http2);
+  b.Metric(opened, {{"protocol", "h3"}}).counter.value = static_cast<double>(s.connections_http3);
   b.Counter("uringload_bytes_sent_total", "HTTP bytes sent", s.bytes_sent);
   b.Counter("uringload_bytes_received_total", "HTTP bytes received", s.bytes_received);
   if (info_.planned.has_value()) {

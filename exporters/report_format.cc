@@ -44,6 +44,8 @@ std::string CauseText(size_t outcome, size_t cause) {
   if (core::IsHttp2Cause(static_cast<int>(cause))) {
     return core::Http2CauseText(static_cast<int>(cause));
   }
+  if (core::IsQuicCause(static_cast<int>(cause)))
+    return core::QuicCauseText(static_cast<int>(cause));
   if (cause != 0) return strerror(static_cast<int>(cause));
   return outcome == size_t(core::Outcome::kTimeout) ? "no complete response in time" : "unknown";
 }

@@ -63,6 +63,7 @@ inline constexpr char kUrl[] = "url";
 inline constexpr char kVersion[] = "version";
 inline constexpr char kWarmup[] = "warmup";
 inline constexpr char kH2[] = "h2";
+inline constexpr char kH3[] = "h3";
 inline constexpr char kHttp1[] = "http/1.1";
 inline constexpr char kProtocols[] = "protocols";
 inline constexpr char kRetried[] = "retried";

@@ -128,6 +128,9 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   }
   if (connections.contains(run_key::kProtocols)) {  // Absent from results before HTTP/2.
     s.connections_http2 = Count(At(connections, run_key::kProtocols), run_key::kH2);
+    if (At(connections, run_key::kProtocols).contains(run_key::kH3)) {  // Absent before HTTP/3.
+      s.connections_http3 = Count(At(connections, run_key::kProtocols), run_key::kH3);
+    }
     const Json& capped = At(connections, run_key::kStreamsCappedAt);
     s.streams_capped_at = capped.is_null() ? 0 : Count(connections, run_key::kStreamsCappedAt);
     s.retried = Count(requests, run_key::kRetried);

@@ -365,9 +365,11 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.connect.Quantile(0.99) / 1e9));
   }
   absl::StrAppend(&out, "\n");
-  if (s.connections_http2 > 0) {
-    absl::StrAppend(&out, "Protocols:   HTTP/1.1 ", s.connections_opened - s.connections_http2,
-                    ", HTTP/2 ", s.connections_http2, " connections");
+  if (s.connections_http2 > 0 || s.connections_http3 > 0) {
+    absl::StrAppend(&out, "Protocols:   HTTP/1.1 ", s.connections_http1(), ", HTTP/2 ",
+                    s.connections_http2);
+    if (s.connections_http3 > 0) absl::StrAppend(&out, ", HTTP/3 ", s.connections_http3);
+    absl::StrAppend(&out, " connections");
     if (s.streams_capped_at > 0) {
       absl::StrAppend(&out, "; streams capped at ", s.streams_capped_at,
                       " by the server's SETTINGS_MAX_CONCURRENT_STREAMS");

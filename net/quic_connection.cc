@@ -15,7 +15,7 @@ namespace {
 
 // The largest UDP payload this side sends: 1,500-byte Ethernet less IPv6 and UDP headers,
 // what ngtcp2 and quic-go send at most without path MTU discovery.
-constexpr size_t kMaxPacket = 1452;
+constexpr size_t kMaxPacket = kQuicMaxPacket;
 constexpr size_t kConnectionIdLength = 18;
 constexpr size_t kMaxVecs = 16;
 
@@ -194,6 +194,8 @@ bool QuicConnection::Receive(std::span<const uint8_t> datagram, int64_t now_ns) 
     Fail(rv, QuicEnd::kClosedByPeer);
     ngtcp2_connection_close_error error;
     ngtcp2_conn_get_connection_close_error(conn_, &error);
+    peer_error_code_ = error.error_code;
+    peer_error_is_application_ = error.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION;
     end_reason_ = absl::StrCat("CONNECTION_CLOSE with ",
                                error.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION
                                    ? "application"
@@ -332,6 +334,22 @@ void QuicConnection::ShutdownStream(int64_t id, uint64_t app_error_code) {
 
 bool QuicConnection::handshake_completed() const {
   return ngtcp2_conn_get_handshake_completed(conn_) != 0;
+}
+
+const char* QuicConnection::tls_version() const {
+  const char* name = gnutls_protocol_get_name(gnutls_protocol_get_version(session_));
+  return name != nullptr ? name : "";
+}
+
+const char* QuicConnection::tls_cipher() const {
+  const char* name = gnutls_cipher_get_name(gnutls_cipher_get(session_));
+  return name != nullptr ? name : "";
+}
+
+bool QuicConnection::tls_resumed() const { return gnutls_session_is_resumed(session_) != 0; }
+
+uint64_t QuicConnection::streams_bidi_left() const {
+  return ngtcp2_conn_get_streams_bidi_left(conn_);
 }
 
 uint32_t QuicConnection::max_datagram_size() const {

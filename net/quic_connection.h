@@ -21,6 +21,10 @@ struct ngtcp2_conn;
 
 namespace uringload::net {
 
+// The largest QUIC packet either side writes: what a 1500-byte Ethernet MTU carries in UDP
+// over IPv6 (RFC 9000 14 asks at least 1200).
+inline constexpr size_t kQuicMaxPacket = 1452;
+
 // Where the connection's packets go: ngtcp2 compares paths to notice migration, so a
 // connection passes the same one always. A connected UDP socket needs no more than that.
 struct QuicPath {
@@ -125,7 +129,18 @@ class QuicConnection {
   void CloseWithApplicationError(uint64_t app_error_code, std::string reason);
 
   bool handshake_completed() const;
+  // The handshake's TLS version and cipher (GnuTLS's static names) and whether it resumed a
+  // session.
+  const char* tls_version() const;
+  const char* tls_cipher() const;
+  bool tls_resumed() const;
+  // Bidirectional streams the peer lets this side open now (OpenStream succeeds as often).
+  uint64_t streams_bidi_left() const;
   QuicEnd end() const { return end_; }
+  // kClosedByPeer: the code the peer's CONNECTION_CLOSE carried, and whether it is an
+  // application's (HTTP/3's) rather than QUIC's own.
+  uint64_t peer_error_code() const { return peer_error_code_; }
+  bool peer_error_is_application() const { return peer_error_is_application_; }
   // What ended it: ngtcp2's or GnuTLS's reason, or the peer's error code.
   const std::string& end_reason() const { return end_reason_; }
   // The largest datagram the path carries now.
@@ -160,6 +175,8 @@ class QuicConnection {
   QuicEnd end_ = QuicEnd::kOpen;
   std::string end_reason_;
   int error_ = 0;  // The ngtcp2 error that ended it here (kError).
+  uint64_t peer_error_code_ = 0;
+  bool peer_error_is_application_ = false;
   // Set when the application ended it (CloseWithApplicationError): the code it closes with.
   uint64_t application_error_ = 0;
   bool application_close_ = false;

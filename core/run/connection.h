@@ -20,8 +20,9 @@ namespace uringload::core {
 
 enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
 
-// What the connection speaks, chosen when it opens: ALPN over TLS, --http2 over http://.
-enum class Protocol : uint8_t { kHttp1, kHttp2 };
+// What the connection speaks, chosen when it opens: ALPN over TLS, --http2 over http://;
+// --http3 once QUIC's handshake ended (until then its requests wait as HTTP/1.1's do).
+enum class Protocol : uint8_t { kHttp1, kHttp2, kHttp3 };
 
 // Where the connection's first connect attempt is, for the ramp (connections.ramp_seconds):
 // it moves forward only, and the ramp ends when every asked one has ended.

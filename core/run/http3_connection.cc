@@ -4,6 +4,11 @@
 #include "net/base/check.h"
 
 namespace uringload::core {
+namespace {
+
+constexpr uint64_t kH3NoError = 0x100;  // RFC 9114 8.1.
+
+}  // namespace
 
 absl::Status Http3Connection::Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                                     std::string server_name, const net::QuicSettings& settings,
@@ -32,11 +37,28 @@ bool Http3Connection::can_open() const {
          session_.can_open();
 }
 
+bool Http3Connection::ready() const {
+  return quic_ != nullptr && quic_->end() == net::QuicEnd::kOpen && session_.started();
+}
+
+uint64_t Http3Connection::streams_left() const {
+  return can_open() ? quic_->streams_bidi_left() : 0;
+}
+
 absl::Status Http3Connection::Submit(const proto::RequestTemplate& request,
                                      const proto::TemplateContext& context, uint32_t tag) {
   int64_t id = quic_->OpenStream();
   if (id < 0) return absl::ResourceExhaustedError("the server allows no more streams now");
   return session_.Submit(request, context, tag, id);
+}
+
+void Http3Connection::CloseGracefully() {
+  if (quic_ != nullptr) quic_->CloseWithApplicationError(kH3NoError, "closed by the client");
+}
+
+void Http3Connection::Stop() {
+  session_.Stop();
+  quic_.reset();
 }
 
 const std::string& Http3Connection::end_reason() const {

@@ -46,6 +46,12 @@ class Http3Connection : private net::QuicConnection::Events,
 
   // HTTP/3 is up and a request may go out (a slot and a QUIC stream are free).
   bool can_open() const;
+  // HTTP/3 is up (the handshake ended and the control streams are open), and the connection
+  // has not ended.
+  bool ready() const;
+  // How many more requests may go out now: the streams the server allows, 0 after a GOAWAY.
+  uint64_t streams_left() const;
+  const net::QuicConnection& quic() const { return *quic_; }
   // Sends `request` rendered for `context` on a new stream. `request` must outlive it.
   absl::Status Submit(const proto::RequestTemplate& request, const proto::TemplateContext& context,
                       uint32_t tag);
@@ -54,6 +60,13 @@ class Http3Connection : private net::QuicConnection::Events,
   void SetBodyMatcher(const proto::BodyMatcher* matcher) { session_.SetBodyMatcher(matcher); }
 
   net::QuicEnd end() const { return quic_->end(); }
+  // It ended because HTTP/3 broke (a malformed frame, a protocol error): this side closed it.
+  bool http3_failed() const { return !http3_failure_.empty(); }
+  // Ends it from this side without error (H3_NO_ERROR): the next Write gives its
+  // CONNECTION_CLOSE, then nothing.
+  void CloseGracefully();
+  // Frees the connection's QUIC and HTTP/3 state (its requests are not reported).
+  void Stop();
   // What ended it: QUIC's reason, or the HTTP/3 error that made this side close it.
   const std::string& end_reason() const;
   uint32_t open_requests() const { return session_.open_requests(); }

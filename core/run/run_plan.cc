@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
 #include "core/run/plan_targets.h"
+#include "net/quic_tls.h"
 #include "net/source_addresses.h"
 #include "proto/seeded_random.h"
 
@@ -87,6 +88,35 @@ absl::Status PlanHttp2Setting(const std::string& flag, std::optional<int64_t> va
   return absl::OkStatus();
 }
 
+// --http3: HTTP/3 over QUIC, which is TLS 1.3 over UDP: https:// only, to a host and port
+// (no Unix socket), verified as over TCP (-k, --cacert); OpenSSL's flags do not apply to
+// QUIC's GnuTLS.
+absl::Status PlanQuic(const RunOptions& options, RunPlan& plan) {
+  if (options.http1 || options.http2 || plan.grpc) {
+    return absl::InvalidArgumentError(
+        "--http3 excludes --http1.1, --http2 and --grpc (HTTP/3 is its own protocol)");
+  }
+  if (!plan.url.tls) {
+    return absl::InvalidArgumentError("--http3 needs an https:// URL (QUIC is always encrypted)");
+  }
+  if (options.unix_socket.has_value()) {
+    return absl::InvalidArgumentError("--http3 and --unix: QUIC runs over UDP, not a Unix socket");
+  }
+  if (options.no_tls_resume || options.tls_max_version || options.ciphers || options.ciphersuites) {
+    return absl::InvalidArgumentError(
+        "--http3: --no-tls-resume, --tls-max-version, --ciphers and --ciphersuites are TCP's "
+        "(QUIC is TLS 1.3 with its own ciphers)");
+  }
+  if (plan.flow != nullptr) {
+    return absl::InvalidArgumentError("--http3: flows run over HTTP/1.1 and HTTP/2 for now");
+  }
+  absl::StatusOr<std::unique_ptr<net::QuicTlsContext>> context = net::QuicTlsContext::Client(
+      {.verify = !options.insecure, .ca_file = options.cacert.value_or("")});
+  if (!context.ok()) return context.status();
+  plan.quic_tls = *std::move(context);
+  return absl::OkStatus();
+}
+
 // --http2 speaks h2c with prior knowledge (RFC 9113 3.3).
 absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   if (options.http1 && options.http2) {
@@ -96,9 +126,10 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
     return absl::InvalidArgumentError("gRPC speaks HTTP/2: no --http1.1");
   }
   // gRPC is HTTP/2: h2c with prior knowledge over http://, h2 by ALPN over https://.
-  plan.http = options.http2 || plan.grpc ? HttpVersion::kHttp2
-              : options.http1            ? HttpVersion::kHttp1
-                                         : HttpVersion::kAuto;
+  plan.http = options.http3                ? HttpVersion::kHttp3
+              : options.http2 || plan.grpc ? HttpVersion::kHttp2
+              : options.http1              ? HttpVersion::kHttp1
+                                           : HttpVersion::kAuto;
   if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
                                         plan, plan.http2_window);
       !s.ok()) {
@@ -111,6 +142,7 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   }
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
+  if (options.http3) return PlanQuic(options, plan);
   if (!plan.url.tls) {
     if (tls_flags) {
       return absl::InvalidArgumentError(

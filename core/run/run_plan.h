@@ -21,6 +21,10 @@
 #include "proto/request_template.h"
 #include "proto/url.h"
 
+namespace uringload::net {
+class QuicTlsContext;  // net/quic_tls.h: GnuTLS stays out of this header.
+}  // namespace uringload::net
+
 namespace uringload::core {
 
 inline constexpr uint64_t kDefaultRequests = 1000;
@@ -84,6 +88,7 @@ struct RunOptions {
   bool preconnect = false;                    // --preconnect
   bool http1 = false;                         // --http1.1
   bool http2 = false;                         // --http2
+  bool http3 = false;                         // --http3
   std::optional<int64_t> http2_window;        // --http2-window
   std::optional<int64_t> http2_header_table;  // --http2-header-table
   // gRPC: --grpc package.Service/Method, its schema from --proto (with --import-path) or
@@ -97,8 +102,8 @@ struct RunOptions {
 };
 
 // Which HTTP the connections speak: kAuto is HTTP/1.1 over http://, and over https:// what
-// the server picks by ALPN (h2 or http/1.1).
-enum class HttpVersion : uint8_t { kAuto, kHttp1, kHttp2 };
+// the server picks by ALPN (h2 or http/1.1); kHttp3 is HTTP/3 over QUIC (UDP).
+enum class HttpVersion : uint8_t { kAuto, kHttp1, kHttp2, kHttp3 };
 
 // One request of the plan: the URL's (with -m, -H, --body), or one line of --targets.
 struct TargetRequest {
@@ -146,7 +151,9 @@ struct RunPlan {
   std::vector<std::string> flow_columns;
   std::vector<size_t> flow_column_sizes;
   std::shared_ptr<net::TlsContext> tls;  // https://: one context for every connection.
-  std::optional<uint64_t> requests;      // Exact count, or none (duration only).
+  // --http3: QUIC's TLS (GnuTLS), one context for every connection (then `tls` is null).
+  std::shared_ptr<net::QuicTlsContext> quic_tls;
+  std::optional<uint64_t> requests;  // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
   uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.
   uint32_t requested_concurrency = 100;  // -c as given.

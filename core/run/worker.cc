@@ -45,6 +45,10 @@ absl::Status Worker::Setup() {
         .sq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * n, 64, 4096)),
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(4 * n, 1024, 65536)),
         .receive_connections = n,
+        // --http3: datagram runs of up to 64 KiB; a few per connection at most wait at once.
+        .datagram_buffers = config_.plan->http == HttpVersion::kHttp3
+                                ? std::bit_ceil(std::clamp<uint32_t>(n, 4, 64))
+                                : 0,
         .flag_waiting_work = true};  // For the unread check (core/run/unread_sampler.h).
     absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
         net::MakeWorkerLoop(options, config_.plan->tls, config_.plan->url.host);
@@ -70,7 +74,12 @@ absl::Status Worker::Setup() {
   if (uses_rows && plan.data != nullptr) rows_.emplace(plan.data.get());
   // h2c connections never send HTTP/1.1 bytes: their requests become streams (at most one
   // waits for the connect, and its bytes are not used), so they need no buffer.
-  bool h2c_only = plan.http == HttpVersion::kHttp2 && !plan.url.tls;
+  quic_run_ = plan.http == HttpVersion::kHttp3;
+  if (quic_run_) {
+    quic_ = std::vector<QuicSlot>(n);
+    for (uint32_t i = 0; i < n; ++i) quic_[i].expiry.owner = i | kQuicTimer;
+  }
+  bool h2c_only = (plan.http == HttpVersion::kHttp2 && !plan.url.tls) || quic_run_;
   size_t out_bytes = rendered && !h2c_only ? stride * plan.pipeline : 0;
   request_storage_.resize(n * out_bytes);
   pending_storage_.resize(static_cast<size_t>(n) * plan.pipeline);
@@ -111,8 +120,7 @@ absl::Status Worker::Run() {
     CheckStop(now);
     if (pacer_.open()) StartDue(now);
     unsigned sends = StampQueuedSends(now);
-    loop_->timers().Advance(
-        now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
+    loop_->timers().Advance(now, [this, now](net::TimerNode* node) { OnTimer(node, now); });
     if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
     uint64_t handled = completions_handled_;
     DrainCompletions();
@@ -142,7 +150,7 @@ unsigned Worker::StampQueuedSends(int64_t now) {
   for (uint32_t slot : unstamped_sends_) {
     Connection& c = connections_[slot];
     if (c.state != ConnState::kActive) continue;  // Ended before the submit.
-    if (c.protocol == Protocol::kHttp2) {
+    if (IsStreams(c)) {
       StampStreams(c, now);
       continue;
     }
@@ -214,6 +222,7 @@ void Worker::Close(Connection& c) {
   URINGLOAD_CHECK(c.state == ConnState::kConnecting || c.state == ConnState::kActive,
                   "slot %u state %d", c.slot, static_cast<int>(c.state));
   loop_->timers().Cancel(&c.timer);
+  if (quic_run_) CloseQuic(c);
   if (c.state == ConnState::kActive) stats_->ConnectionClosed();
   if (c.state == ConnState::kConnecting) LeaveConnecting(c);
   c.state = ConnState::kClosing;

@@ -17,6 +17,7 @@
 #include "core/run/batch_policy.h"
 #include "core/run/connect_ramp.h"
 #include "core/run/connection.h"
+#include "core/run/http3_connection.h"
 #include "core/run/request_pacer.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
@@ -41,7 +42,9 @@ struct WorkerConfig {
   uint64_t block_size = 1;  // Indexes claimed from the source at a time.
 };
 
-class Worker : public net::CompletionHandler, private proto::Http2ClientSession::Events {
+class Worker : public net::CompletionHandler,
+               private proto::Http2ClientSession::Events,
+               private Http3Connection::Events {
  public:
   // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
@@ -154,6 +157,40 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   void OnStreamEnd(const proto::Http2StreamEnd& end) override;
   void OnGrpcFirstMessage(uint32_t tag) override;
 
+  // HTTP/3 (worker_http3.cc): each connection a connected UDP socket under an Http3Connection,
+  // its streams the same pool of -p entries as HTTP/2's. Until QUIC's handshake ends the
+  // connection is kConnecting, its requests waiting as they do for a TCP connect.
+  struct QuicSlot {
+    net::TimerNode expiry;           // QUIC's own timer (owner: slot | kQuicTimer).
+    std::unique_ptr<uint8_t[]> out;  // The packets of the send in flight.
+    std::unique_ptr<Http3Connection> h3;
+    int64_t socket_ns = 0;        // Connect call to the connected UDP socket.
+    uint32_t streams_opened = 0;  // Since the handshake (--no-keepalive: one).
+    bool ready = false;           // The handshake ended during the last input (OnReady).
+  };
+  static constexpr uint32_t kQuicTimer = 1u << 31;
+  void OnTimer(net::TimerNode* node, int64_t now);
+  Http3Connection& Http3Of(const Connection& c) { return *quic_[c.slot].h3; }
+  bool IsStreams(const Connection& c) const { return c.protocol != Protocol::kHttp1; }
+  void OnQuicCompletion(Connection& c, const net::Completion& completion);
+  void ConnectQuic(Connection& c);
+  void OnQuicConnected(Connection& c, int res);
+  void OnQuicReceive(Connection& c, const net::Completion& completion);
+  void OnQuicSent(Connection& c, int res);
+  void OnQuicExpiry(Connection& c, int64_t now);
+  // After input (datagrams, an expiry): a handshake that ended opens the connection, stream
+  // ends refill it, and what QUIC has to send goes out.
+  void AfterQuicInput(Connection& c, uint16_t open_before, uint32_t responses_before);
+  void OpenQuic(Connection& c);
+  void FlushQuic(Connection& c);
+  void ScheduleQuicExpiry(Connection& c);
+  // The QUIC connection ended (end() says how): every request on it gets its outcome.
+  void EndQuic(Connection& c);
+  void LoseQuic(Connection& c, Outcome outcome, int cause);
+  void CloseQuic(Connection& c);
+  void OnReady() override;
+  void OnStreamEnd(const proto::Http3StreamEnd& end) override;
+
   const WorkerConfig config_;
   RequestPacer pacer_;
   WorkerStats* stats_;
@@ -193,6 +230,8 @@ class Worker : public net::CompletionHandler, private proto::Http2ClientSession:
   // stream that times out with nothing received since its send means the connection is dead.
   std::vector<int64_t> received_ns_;
   Connection* session_connection_ = nullptr;  // Whose session is reporting (OnStreamEnd).
+  bool quic_run_ = false;                     // --http3: every connection is QUIC.
+  std::vector<QuicSlot> quic_;                // --http3: by slot.
   int64_t late_since_ns_ = -1;                // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.

@@ -13,6 +13,10 @@ void Worker::OnCompletion(const net::Completion& completion) {
                   connections_.size(), static_cast<int>(completion.op));
   Connection& c = connections_[completion.slot];
   ++completions_handled_;
+  if (quic_run_) {
+    OnQuicCompletion(c, completion);
+    return;
+  }
   switch (completion.op) {
     case net::Op::kConnect:
       OnConnect(c, completion);
@@ -194,8 +198,10 @@ void Worker::OnClosed(Connection& c) {
   c.out_size = c.send_size = 0;
   if (c.protocol == Protocol::kHttp2) {
     Session(c).Stop();  // Its memory goes back while the slot has no connection.
-    c.protocol = Protocol::kHttp1;
+  } else if (quic_run_ && quic_[c.slot].h3 != nullptr) {
+    quic_[c.slot].h3->Stop();
   }
+  c.protocol = Protocol::kHttp1;
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
   if (flow_ != nullptr && users_[c.slot].thinking()) {  // It connects again when the think ends.
     ScheduleThink(c);
@@ -225,9 +231,13 @@ void Worker::OnTimeout(Connection& c, int64_t now) {
     return;
   }
   if (c.state == ConnState::kConnecting) {
-    Fail(c, Outcome::kConnectError, ETIMEDOUT);
+    if (quic_run_) {  // QUIC's handshake did not end within --connect-timeout.
+      Fail(c, Outcome::kTimeout, kQuicHandshakeTimeout);
+    } else {
+      Fail(c, Outcome::kConnectError, ETIMEDOUT);
+    }
   } else if (c.state == ConnState::kActive && c.count > 0) {
-    if (c.protocol == Protocol::kHttp2) {
+    if (IsStreams(c)) {
       TimeOutStreams(c, now);
     } else {
       Fail(c, Outcome::kTimeout, 0);

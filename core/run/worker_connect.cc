@@ -50,6 +50,10 @@ void Worker::Connect(Connection& c) {
   c.state = ConnState::kConnecting;
   c.connect_started_ns = loop_->Now();
   loop_->timers().Schedule(&c.timer, c.connect_started_ns + connect_timeout_ns_);
+  if (quic_run_) {
+    ConnectQuic(c);
+    return;
+  }
   const RunPlan& plan = *config_.plan;
   loop_->Connect(c.slot, plan.addresses[c.address],
                  c.source >= 0 ? &plan.sources[c.source] : nullptr);

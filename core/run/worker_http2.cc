@@ -24,6 +24,12 @@ constexpr int64_t kStampDue = -1;
 // per connection.
 uint32_t Worker::Capacity(const Connection& c) const {
   if (c.protocol == Protocol::kHttp1) return static_cast<uint32_t>(c.pending.size());
+  if (c.protocol == Protocol::kHttp3) {
+    const QuicSlot& q = quic_[c.slot];
+    if (!config_.plan->keep_alive) return q.streams_opened == 0 ? 1 : 0;
+    uint64_t more = q.h3->streams_left();
+    return static_cast<uint32_t>(std::min<uint64_t>(c.pending.size(), c.count + more));
+  }
   const proto::Http2ClientSession& session = *sessions_[c.slot];
   if (!session.can_open()) return 0;
   if (!config_.plan->keep_alive) return session.streams_opened() == 0 ? 1 : 0;
@@ -71,9 +77,15 @@ void Worker::AddStream(Connection& c, const PendingRequest& request) {
   ++c.count;
   ++c.submitted;
   const proto::RequestTemplate& tmpl = TemplateFor(c, request);
-  absl::Status s = Session(c).Submit(tmpl, ContextFor(c, request, tmpl), k);
+  absl::Status s;
+  if (c.protocol == Protocol::kHttp3) {
+    s = Http3Of(c).Submit(tmpl, ContextFor(c, request, tmpl), k);
+    ++quic_[c.slot].streams_opened;
+  } else {
+    s = Session(c).Submit(tmpl, ContextFor(c, request, tmpl), k);
+  }
   // nghttp2 refuses a stream only when it is out of memory or of stream ids, which
-  // can_open() rules out.
+  // can_open() rules out; QUIC one the server does not allow, which Capacity() rules out.
   URINGLOAD_CHECK(s.ok(), "slot %u: %s", c.slot, std::string(s.message()).c_str());
 }
 
@@ -83,6 +95,10 @@ void Worker::AddStream(Connection& c, const PendingRequest& request) {
 // then go out as one send, where a send per receive halved the requests per TLS record
 // and TCP segment (docs/performance.md).
 void Worker::FlushStreams(Connection& c) {
+  if (c.protocol == Protocol::kHttp3) {
+    FlushQuic(c);
+    return;
+  }
   if (in_drain_) {
     if (!c.flush_queued) {
       c.flush_queued = true;
@@ -123,7 +139,11 @@ void Worker::FlushQueuedStreams() {
     Connection& c = connections_[queued_flushes_[i]];
     c.flush_queued = false;
     // It may have ended, or even connected again, since: only an open session has frames.
-    if (c.state == ConnState::kActive && c.protocol == Protocol::kHttp2) FlushStreams(c);
+    if (c.state == ConnState::kActive && c.protocol == Protocol::kHttp2) {
+      FlushStreams(c);
+    } else if (quic_run_ && (c.state == ConnState::kActive || c.state == ConnState::kConnecting)) {
+      FlushQuic(c);
+    }
   }
   queued_flushes_.clear();
 }
@@ -230,7 +250,11 @@ void Worker::TimeOutStreams(Connection& c, int64_t now) {
   }
   for (uint32_t k = 0; k < c.pending.size(); ++k) {
     if (expired(c.pending[k])) {
-      Session(c).Cancel(k);
+      if (c.protocol == Protocol::kHttp3) {
+        Http3Of(c).Cancel(k);
+      } else {
+        Session(c).Cancel(k);
+      }
       FinishStream(c, k, Outcome::kTimeout, 0, 0);
     }
   }

@@ -77,7 +77,7 @@ proto::TemplateContext Worker::ContextFor(Connection& c, const PendingRequest& r
 
 // Renders `request` behind what the connection has not sent yet.
 void Worker::AddRequest(Connection& c, const PendingRequest& request) {
-  if (c.protocol == Protocol::kHttp2) {
+  if (IsStreams(c)) {
     AddStream(c, request);
     return;
   }
@@ -105,7 +105,7 @@ void Worker::Fill(Connection& c) {
 
 // Sends what waits, unless a send is in flight (its completion sends the rest).
 void Worker::Flush(Connection& c) {
-  if (c.protocol == Protocol::kHttp2) {
+  if (IsStreams(c)) {
     FlushStreams(c);
     return;
   }
@@ -121,7 +121,7 @@ void Worker::Flush(Connection& c) {
 // the server can answer with one send (14% more requests against `serve`: docs/performance.md,
 // "Measurements behind the code").
 void Worker::Refill(Connection& c) {
-  if (c.protocol == Protocol::kHttp2) {
+  if (IsStreams(c)) {
     RefillStreams(c);
     return;
   }
@@ -161,7 +161,7 @@ void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int sta
 void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
   URINGLOAD_CHECK(c.count > 0 && in_flight_ > 0, "slot %u state %d count %u in flight %u", c.slot,
                   static_cast<int>(c.state), c.count, in_flight_);
-  if (c.protocol == Protocol::kHttp2) {
+  if (IsStreams(c)) {
     uint32_t k = 0;
     while (!c.pending[k].in_use) ++k;  // count > 0: one is in use.
     FinishStream(c, k, outcome, error, 0);

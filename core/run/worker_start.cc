@@ -29,8 +29,7 @@ void Worker::WaitForStart() {
     int64_t step = std::min<int64_t>(left, 10'000'000);
     if (preconnect) {
       completions_at_ns_ = now;
-      loop_->timers().Advance(
-          now, [this, now](net::TimerNode* node) { OnTimeout(connections_[node->owner], now); });
+      loop_->timers().Advance(now, [this, now](net::TimerNode* node) { OnTimer(node, now); });
       if (absl::Status s = loop_->SubmitAndWait(step, 1); !s.ok()) break;  // Run reports it.
       completions_at_ns_ = loop_->Now();
       DrainCompletions();

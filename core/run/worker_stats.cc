@@ -129,6 +129,7 @@ void RunStats::Merge(const RunStats& other) {
   start_skew_ns = std::max(start_skew_ns, other.start_skew_ns);
   preconnected += other.preconnected;
   connections_http2 += other.connections_http2;
+  connections_http3 += other.connections_http3;
   retried += other.retried;
   for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
   grpc_messages += other.grpc_messages;
@@ -221,6 +222,7 @@ RunStats WorkerStats::Snapshot() const {
   s.start_skew_ns = Read(start_skew_ns_);
   s.preconnected = Read(preconnected_);
   s.connections_http2 = Read(connections_http2_);
+  s.connections_http3 = Read(connections_http3_);
   s.retried = Read(retried_);
   for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
   s.grpc_messages = Read(grpc_messages_);

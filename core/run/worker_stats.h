@@ -114,6 +114,10 @@ struct RunStats {
   const char* tls_version = "";  // Of the last handshake (OpenSSL's static strings).
   const char* tls_cipher = "";
   uint64_t connections_http2 = 0;  // Of connections_opened, those that spoke HTTP/2.
+  uint64_t connections_http3 = 0;  // And those that spoke HTTP/3 (over QUIC).
+  uint64_t connections_http1() const {
+    return connections_opened - connections_http2 - connections_http3;
+  }
   // HTTP/2: requests the server refused unprocessed (REFUSED_STREAM, above a GOAWAY's last
   // stream), sent again; each still ends in one outcome.
   uint64_t retried = 0;
@@ -224,6 +228,7 @@ class WorkerStats {
   void BytesReceived(uint64_t n) { Add(bytes_received_, n); }
   void ConnectionOpened();
   void Http2Connected() { Add(connections_http2_); }
+  void Http3Connected() { Add(connections_http3_); }
   void RequestRetried() { Add(retried_); }
   // An ok gRPC call ended with grpc-status `code` (0-16) after `messages` response messages.
   void GrpcFirstMessage(uint64_t latency_ns) { grpc_first_message_.Record(latency_ns); }
@@ -259,6 +264,7 @@ class WorkerStats {
   SingleWriterCounter start_skew_ns_{0};
   SingleWriterCounter preconnected_{0};
   SingleWriterCounter connections_http2_{0};
+  SingleWriterCounter connections_http3_{0};
   SingleWriterCounter retried_{0};
   SingleWriterCounter streams_capped_at_{0};
   std::array<SingleWriterCounter, proto::kGrpcStatusCount> grpc_status_{};

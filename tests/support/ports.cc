@@ -120,12 +120,17 @@ int SilentListener::AcceptAll() {
   return count;
 }
 
-bool ListensOn(int pid, uint16_t port) {
-  std::set<std::string> inodes;  // Of the sockets listening on `port`.
+namespace {
+
+// Whether `pid` holds one of the sockets of `tables` bound to `port` in `state` (0A: TCP's
+// LISTEN; 07: an unconnected UDP socket).
+bool HoldsSocket(int pid, uint16_t port, std::initializer_list<const char*> tables,
+                 const std::string& wanted_state) {
+  std::set<std::string> inodes;  // Of the sockets bound to `port`.
   char want[8];
   snprintf(want, sizeof(want), ":%04X", port);
   // The tables of pid's own network namespace (a server in another namespace has its own).
-  for (const char* table : {"/net/tcp", "/net/tcp6"}) {
+  for (const char* table : tables) {
     std::ifstream in("/proc/" + std::to_string(pid) + table);
     std::string line;
     std::getline(in, line);  // Header.
@@ -134,7 +139,7 @@ bool ListensOn(int pid, uint16_t port) {
       std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
       f >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
           inode;
-      if (state == "0A" && local.size() > 5 && local.substr(local.size() - 5) == want) {
+      if (state == wanted_state && local.size() > 5 && local.substr(local.size() - 5) == want) {
         inodes.insert("socket:[" + inode + "]");
       }
     }
@@ -146,6 +151,16 @@ bool ListensOn(int pid, uint16_t port) {
     if (!ec && inodes.count(target) > 0) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool ListensOn(int pid, uint16_t port) {
+  return HoldsSocket(pid, port, {"/net/tcp", "/net/tcp6"}, "0A");
+}
+
+bool ReceivesUdpOn(int pid, uint16_t port) {
+  return HoldsSocket(pid, port, {"/net/udp", "/net/udp6"}, "07");
 }
 
 }  // namespace uringload::testing

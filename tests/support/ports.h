@@ -21,6 +21,8 @@ bool WaitForListener6(uint16_t port, int timeout_ms = 10'000);
 // the tables of its network namespace, and /proc/PID/fd): a server a test started is on its
 // port, not someone else's.
 bool ListensOn(int pid, uint16_t port);
+// The same for a UDP socket bound to `port` (a QUIC server's).
+bool ReceivesUdpOn(int pid, uint16_t port);
 
 // Listens on 127.0.0.1 and never accepts nor reads: connects succeed, requests hang.
 class SilentListener {

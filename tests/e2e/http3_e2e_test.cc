@@ -1,0 +1,60 @@
+// End-to-end HTTP/3: the real `uringload run --http3` against Debian's caddy (quic-go), whose
+// JSON access log names each request's protocol: exact counts, every request over HTTP/3 and
+// none over TCP; verification as over TCP; a port with no UDP server.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/support/caddy.h"
+#include "tests/support/ports.h"
+#include "tests/support/tls_certs.h"
+
+namespace uringload::testing {
+namespace {
+
+TEST(Http3E2ETest, CaddyLogsEveryRequestAsHttp3) {
+  ASSERT_TRUE(SharedCert().ok());
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key());
+  ASSERT_TRUE(caddy.ok());
+  constexpr uint64_t kRequests = 20'000;
+  RunOutput run = RunUringload({"--http3", "-n", std::to_string(kRequests), "-c", "10", "-p", "8",
+                                "--cacert", SharedCert().cert(), caddy.Url("/{i}")},
+                               300);
+  ExpectAllOk(run, kRequests);
+  EXPECT_EQ(JsonCount(run.json, "connections.opened"), 10u);
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 10u);
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.h2"), 0u);
+  EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), 10u);
+  // Every request reached caddy once, and over HTTP/3: none over TCP.
+  EXPECT_EQ(caddy.RequestsLogged(), kRequests);
+  EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), kRequests);
+}
+
+TEST(Http3E2ETest, AnUntrustedCertificateFailsEveryConnectAsOverTcp) {
+  ASSERT_TRUE(SharedCert().ok());
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key());
+  ASSERT_TRUE(caddy.ok());
+  RunOutput run = RunUringload({"--http3", "-n", "20", "-c", "2", caddy.Url("/")});
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 20u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.connect_error"), 20u) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 0u);
+  EXPECT_EQ(caddy.RequestsLogged(), 0u);
+  // -k trusts it.
+  RunOutput insecure = RunUringload({"--http3", "-n", "20", "-c", "2", "-k", caddy.Url("/")});
+  ExpectAllOk(insecure, 20);
+}
+
+TEST(Http3E2ETest, APortWithoutAUdpServerIsAConnectErrorWithTheReason) {
+  uint16_t port = FreePort();  // Nothing listens there: the kernel answers with ICMP.
+  RunOutput run = RunUringload(
+      {"--http3", "-n", "20", "-c", "2", "-k", "https://127.0.0.1:" + std::to_string(port) + "/"},
+      60);
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 20u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.connect_error"), 20u) << ErrorsOf(run.json);
+  EXPECT_NE(ErrorsOf(run.json).find("Connection refused"), std::string::npos) << ErrorsOf(run.json);
+}
+
+}  // namespace
+}  // namespace uringload::testing
