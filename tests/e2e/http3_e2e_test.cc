@@ -1,6 +1,7 @@
 // End-to-end HTTP/3: the real `uringload run --http3` against Debian's caddy (quic-go), whose
-// JSON access log names each request's protocol: exact counts, every request over HTTP/3 and
-// none over TCP; verification as over TCP; a port with no UDP server.
+// JSON access log names each request's protocol, and ngtcp2's own gtlsserver: exact counts,
+// every request over HTTP/3 and none over TCP; verification as over TCP; a port with no UDP
+// server.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "tests/e2e/uringload_runner.h"
 #include "tests/support/caddy.h"
+#include "tests/support/gtls_server.h"
 #include "tests/support/ports.h"
 #include "tests/support/tls_certs.h"
 
@@ -30,6 +32,19 @@ TEST(Http3E2ETest, CaddyLogsEveryRequestAsHttp3) {
   // Every request reached caddy once, and over HTTP/3: none over TCP.
   EXPECT_EQ(caddy.RequestsLogged(), kRequests);
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), kRequests);
+}
+
+// A second HTTP/3 stack: ngtcp2's own server over GnuTLS.
+TEST(Http3E2ETest, NgtcpsOwnServerReceivesExactlyTheRequests) {
+  ASSERT_TRUE(SharedCert().ok());
+  GtlsServer server(SharedCert().cert(), SharedCert().key());
+  ASSERT_TRUE(server.ok());
+  constexpr uint64_t kRequests = 2'000;
+  RunOutput run = RunUringload({"--http3", "-n", std::to_string(kRequests), "-c", "4", "-p", "8",
+                                "--cacert", SharedCert().cert(), server.Url()});
+  ExpectAllOk(run, kRequests);
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 4u);
+  EXPECT_EQ(server.RequestsReceived(), kRequests);
 }
 
 TEST(Http3E2ETest, AnUntrustedCertificateFailsEveryConnectAsOverTcp) {
