@@ -67,6 +67,7 @@ class Http3ClientSession {
 
   // A request may go out: a slot is free and no GOAWAY came.
   bool can_open() const { return !free_slots_.empty() && !going_away_; }
+  bool going_away() const { return going_away_; }
   // Sends `request` rendered for `context` on the bidirectional stream `stream_id` the QUIC
   // layer opened. `request` must outlive the stream.
   absl::Status Submit(const RequestTemplate& request, const TemplateContext& context, uint32_t tag,

@@ -51,6 +51,8 @@ class Http3Connection : private net::QuicConnection::Events,
   bool ready() const;
   // How many more requests may go out now: the streams the server allows, 0 after a GOAWAY.
   uint64_t streams_left() const;
+  // A GOAWAY came: no request may go out on it any more.
+  bool going_away() const { return session_.going_away(); }
   const net::QuicConnection& quic() const { return *quic_; }
   // Sends `request` rendered for `context` on a new stream. `request` must outlive it.
   absl::Status Submit(const proto::RequestTemplate& request, const proto::TemplateContext& context,

@@ -138,6 +138,7 @@ class Worker : public net::CompletionHandler,
 
   // HTTP/2 (worker_http2.cc): the same steps for a connection whose requests are streams.
   uint32_t Capacity(const Connection& c) const;
+  bool MayOpenStreams(const Connection& c) const;
   proto::Http2ClientSession& Session(const Connection& c) { return *sessions_[c.slot]; }
   absl::Status StartSession(Connection& c);
   void AddStream(Connection& c, const PendingRequest& request);

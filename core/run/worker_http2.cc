@@ -36,6 +36,16 @@ uint32_t Worker::Capacity(const Connection& c) const {
   return std::min<uint32_t>(static_cast<uint32_t>(c.pending.size()), session.peer_max_streams());
 }
 
+// Whether the connection may still open a stream, now or once the server allows more: not
+// after a GOAWAY, nor after its one stream with --no-keepalive. A QUIC connection out of stream
+// credit waits for the server's MAX_STREAMS.
+bool Worker::MayOpenStreams(const Connection& c) const {
+  if (c.protocol != Protocol::kHttp3) return Capacity(c) > 0;
+  const QuicSlot& q = quic_[c.slot];
+  if (!config_.plan->keep_alive) return q.streams_opened == 0;
+  return q.h3->ready() && !q.h3->going_away();
+}
+
 absl::Status Worker::StartSession(Connection& c) {
   if (sessions_.empty()) {
     sessions_.resize(connections_.size());
@@ -160,10 +170,13 @@ void Worker::StampStreams(Connection& c, int64_t now) {
 // closes (no request will come, or it may open no stream any more).
 void Worker::RefillStreams(Connection& c) {
   uint32_t capacity = Capacity(c);
-  if (capacity < c.pending.size() && config_.plan->keep_alive) stats_->StreamsCapped(capacity);
+  // HTTP/2's cap is the server's SETTINGS; QUIC's stream credit comes back as streams close.
+  if (capacity < c.pending.size() && config_.plan->keep_alive && c.protocol == Protocol::kHttp2) {
+    stats_->StreamsCapped(capacity);
+  }
   PendingRequest request;
   while (c.count < capacity && NextRequest(c, &request)) AddStream(c, request);
-  if (c.count == 0 && (!MoreFor(c) || Capacity(c) == 0)) {
+  if (c.count == 0 && (!MoreFor(c) || !MayOpenStreams(c))) {
     Close(c);
     return;
   }

@@ -14,17 +14,20 @@
 
 namespace uringload::testing {
 
-GtlsServer::GtlsServer(const std::string& tls_cert, const std::string& tls_key) {
+GtlsServer::GtlsServer(const std::string& tls_cert, const std::string& tls_key,
+                       const std::vector<std::string>& wrapper, const std::string& address,
+                       uint16_t port) {
   char dir_template[] = "/tmp/uringload-gtls-XXXXXX";
   prefix_ = mkdtemp(dir_template);
   std::filesystem::create_directory(prefix_ + "/htdocs");
   std::ofstream(prefix_ + "/htdocs/hello") << "hello\n";
-  port_ = FreePort();
-  process_ = std::make_unique<BackgroundProcess>(
-      std::vector<std::string>{"/usr/sbin/gtlsserver", "--no-quic-dump", "--no-http-dump", "-d",
-                               prefix_ + "/htdocs", "127.0.0.1", std::to_string(port_), tls_key,
-                               tls_cert},
-      prefix_ + "/server.log");
+  address_ = address.empty() ? "127.0.0.1" : address;
+  port_ = port != 0 ? port : FreePort();
+  std::vector<std::string> argv = wrapper;
+  argv.insert(argv.end(),
+              {"/usr/sbin/gtlsserver", "--no-quic-dump", "--no-http-dump", "-d",
+               prefix_ + "/htdocs", address_, std::to_string(port_), tls_key, tls_cert});
+  process_ = std::make_unique<BackgroundProcess>(argv, prefix_ + "/server.log");
   for (int tries = 0; tries < 200 && !ok_ && process_->running(); ++tries) {
     ok_ = ReceivesUdpOn(process_->pid(), port_);
     if (!ok_) usleep(50'000);
@@ -42,7 +45,9 @@ GtlsServer::~GtlsServer() {
   std::filesystem::remove_all(prefix_, ignored);
 }
 
-std::string GtlsServer::Url() const { return absl::StrCat("https://127.0.0.1:", port_, "/hello"); }
+std::string GtlsServer::Url() const {
+  return absl::StrCat("https://", address_, ":", port_, "/hello");
+}
 
 uint64_t GtlsServer::RequestsReceived() const {
   std::ifstream in(prefix_ + "/server.log");

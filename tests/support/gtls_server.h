@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tests/support/process.h"
 
@@ -14,7 +15,11 @@ namespace uringload::testing {
 
 class GtlsServer {
  public:
-  GtlsServer(const std::string& tls_cert, const std::string& tls_key);
+  // On a free port of 127.0.0.1; or, given `wrapper` (`ip netns exec NS`), on `address`:`port`
+  // inside it.
+  GtlsServer(const std::string& tls_cert, const std::string& tls_key,
+             const std::vector<std::string>& wrapper = {}, const std::string& address = "",
+             uint16_t port = 0);
   ~GtlsServer();
   GtlsServer(const GtlsServer&) = delete;
   GtlsServer& operator=(const GtlsServer&) = delete;
@@ -26,6 +31,7 @@ class GtlsServer {
 
  private:
   std::string prefix_;
+  std::string address_;
   uint16_t port_ = 0;
   bool ok_ = false;
   std::unique_ptr<BackgroundProcess> process_;
