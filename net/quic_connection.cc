@@ -53,13 +53,13 @@ ngtcp2_path MakePath(const QuicPath& path) {
 
 absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Client(
     const QuicTlsContext& tls, const QuicPath& path, std::string server_name,
-    const QuicSettings& settings, Events* events, int64_t now_ns) {
+    const QuicSettings& settings, Events* events, int64_t now_ns, std::span<const uint8_t> resume) {
   URINGLOAD_CHECK(!tls.server(), "a client connection from a server context");
   std::unique_ptr<QuicConnection> self(new QuicConnection());
   self->path_ = path;
   self->server_name_ = std::move(server_name);
   self->events_ = events;
-  absl::Status started = self->Start(tls, false, settings, now_ns, {});
+  absl::Status started = self->Start(tls, false, settings, now_ns, {}, resume);
   if (!started.ok()) return started;
   return self;
 }
@@ -71,7 +71,7 @@ absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Accept(
   std::unique_ptr<QuicConnection> self(new QuicConnection());
   self->path_ = path;
   self->events_ = events;
-  absl::Status started = self->Start(tls, true, settings, now_ns, initial);
+  absl::Status started = self->Start(tls, true, settings, now_ns, initial, {});
   if (!started.ok()) return started;
   if (!self->Receive(initial, now_ns)) {
     return absl::InvalidArgumentError(absl::StrCat("client Initial: ", self->end_reason_));
@@ -81,7 +81,8 @@ absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Accept(
 
 absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
                                    const QuicSettings& settings, int64_t now_ns,
-                                   std::span<const uint8_t> initial) {
+                                   std::span<const uint8_t> initial,
+                                   std::span<const uint8_t> resume) {
   ngtcp2_callbacks callbacks{};
   if (server) {
     callbacks.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
@@ -151,6 +152,8 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
   if (!session.ok()) return session.status();
   session_ = *session;
   ngtcp2_conn_set_tls_native_handle(conn_, session_);
+  // A ticket GnuTLS does not take (expired, another server's) means a full handshake.
+  if (!resume.empty()) gnutls_session_set_data(session_, resume.data(), resume.size());
   held_ = std::make_unique<uint8_t[]>(kMaxPacket);
   return absl::OkStatus();
 }
@@ -330,6 +333,15 @@ int64_t QuicConnection::OpenUniStream() {
 
 void QuicConnection::ShutdownStream(int64_t id, uint64_t app_error_code) {
   ngtcp2_conn_shutdown_stream(conn_, id, app_error_code);
+}
+
+bool QuicConnection::TakeSessionTicket(std::vector<uint8_t>* out) const {
+  if ((gnutls_session_get_flags(session_) & GNUTLS_SFLAGS_SESSION_TICKET) == 0) return false;
+  gnutls_datum_t data{};
+  if (gnutls_session_get_data2(session_, &data) != 0) return false;
+  out->assign(data.data, data.data + data.size);
+  gnutls_free(data.data);
+  return true;
 }
 
 bool QuicConnection::handshake_completed() const {

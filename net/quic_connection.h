@@ -13,6 +13,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "net/quic_tls.h"
@@ -87,12 +88,13 @@ class QuicConnection {
     virtual void Unblocked(int64_t /*id*/) {}
   };
 
-  // A client connection: the Initial packet waits in the first Write.
-  static absl::StatusOr<std::unique_ptr<QuicConnection>> Client(const QuicTlsContext& tls,
-                                                                const QuicPath& path,
-                                                                std::string server_name,
-                                                                const QuicSettings& settings,
-                                                                Events* events, int64_t now_ns);
+  // A client connection: the Initial packet waits in the first Write. `resume`: a session
+  // an earlier connection to the server kept (TakeSessionTicket), to resume instead of a full
+  // handshake; empty: none.
+  static absl::StatusOr<std::unique_ptr<QuicConnection>> Client(
+      const QuicTlsContext& tls, const QuicPath& path, std::string server_name,
+      const QuicSettings& settings, Events* events, int64_t now_ns,
+      std::span<const uint8_t> resume = {});
   // A server connection for the client whose first datagram is `initial` (taken here too).
   // Fails when `initial` is no client Initial.
   static absl::StatusOr<std::unique_ptr<QuicConnection>> Accept(const QuicTlsContext& tls,
@@ -129,6 +131,9 @@ class QuicConnection {
   void CloseWithApplicationError(uint64_t app_error_code, std::string reason);
 
   bool handshake_completed() const;
+  // Once the server's NewSessionTicket came: the session to resume on a later connection, into
+  // `out`; false until then.
+  bool TakeSessionTicket(std::vector<uint8_t>* out) const;
   // The handshake's TLS version and cipher (GnuTLS's static names) and whether it resumed a
   // session.
   const char* tls_version() const;
@@ -149,7 +154,8 @@ class QuicConnection {
  private:
   QuicConnection() = default;
   absl::Status Start(const QuicTlsContext& tls, bool server, const QuicSettings& settings,
-                     int64_t now_ns, std::span<const uint8_t> initial);
+                     int64_t now_ns, std::span<const uint8_t> initial,
+                     std::span<const uint8_t> resume);
   bool Fail(int code, QuicEnd end);
   // One packet into `out` (0: nothing more to send), with stream data when a source has some.
   int64_t WritePacket(std::span<uint8_t> out, int64_t now_ns);

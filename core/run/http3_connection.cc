@@ -12,12 +12,13 @@ constexpr uint64_t kH3NoError = 0x100;  // RFC 9114 8.1.
 
 absl::Status Http3Connection::Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                                     std::string server_name, const net::QuicSettings& settings,
-                                    Events* events, int64_t now_ns) {
+                                    Events* events, int64_t now_ns,
+                                    std::span<const uint8_t> resume) {
   events_ = events;
   http3_failure_.clear();
   session_.Stop();
-  absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic =
-      net::QuicConnection::Client(tls, path, std::move(server_name), settings, this, now_ns);
+  absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic = net::QuicConnection::Client(
+      tls, path, std::move(server_name), settings, this, now_ns, resume);
   if (!quic.ok()) return quic.status();
   quic_ = *std::move(quic);
   quic_->set_source(this);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "net/quic_connection.h"
@@ -33,9 +34,11 @@ class Http3Connection : private net::QuicConnection::Events,
   explicit Http3Connection(uint32_t streams) : session_(streams) {}
 
   // A new connection to `server_name` over `path`: its Initial waits in the first Write.
+  // `resume`: a session to resume (TakeSessionTicket of an earlier connection), or empty.
   absl::Status Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                      std::string server_name, const net::QuicSettings& settings, Events* events,
-                     int64_t now_ns);
+                     int64_t now_ns, std::span<const uint8_t> resume = {});
+  bool TakeSessionTicket(std::vector<uint8_t>* out) const { return quic_->TakeSessionTicket(out); }
   bool started() const { return quic_ != nullptr; }
   // One received datagram; false once the connection has ended (end()).
   bool Receive(std::span<const uint8_t> datagram, int64_t now_ns);

@@ -102,11 +102,12 @@ absl::Status PlanQuic(const RunOptions& options, RunPlan& plan) {
   if (options.unix_socket.has_value()) {
     return absl::InvalidArgumentError("--http3 and --unix: QUIC runs over UDP, not a Unix socket");
   }
-  if (options.no_tls_resume || options.tls_max_version || options.ciphers || options.ciphersuites) {
+  if (options.tls_max_version || options.ciphers || options.ciphersuites) {
     return absl::InvalidArgumentError(
-        "--http3: --no-tls-resume, --tls-max-version, --ciphers and --ciphersuites are TCP's "
-        "(QUIC is TLS 1.3 with its own ciphers)");
+        "--http3: --tls-max-version, --ciphers and --ciphersuites are TCP's (QUIC is TLS 1.3 "
+        "with its own ciphers)");
   }
+  plan.quic_resume = !options.no_tls_resume;
   if (plan.flow != nullptr) {
     return absl::InvalidArgumentError("--http3: flows run over HTTP/1.1 and HTTP/2 for now");
   }

@@ -153,6 +153,7 @@ struct RunPlan {
   std::shared_ptr<net::TlsContext> tls;  // https://: one context for every connection.
   // --http3: QUIC's TLS (GnuTLS), one context for every connection (then `tls` is null).
   std::shared_ptr<net::QuicTlsContext> quic_tls;
+  bool quic_resume = true;           // --http3: resume the session of an earlier connection.
   std::optional<uint64_t> requests;  // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
   uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.

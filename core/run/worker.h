@@ -168,6 +168,7 @@ class Worker : public net::CompletionHandler,
     int64_t socket_ns = 0;        // Connect call to the connected UDP socket.
     uint32_t streams_opened = 0;  // Since the handshake (--no-keepalive: one).
     bool ready = false;           // The handshake ended during the last input (OnReady).
+    bool ticket_taken = false;    // Its session was kept for the connections after it.
   };
   static constexpr uint32_t kQuicTimer = 1u << 31;
   void OnTimer(net::TimerNode* node, int64_t now);
@@ -233,7 +234,9 @@ class Worker : public net::CompletionHandler,
   Connection* session_connection_ = nullptr;  // Whose session is reporting (OnStreamEnd).
   bool quic_run_ = false;                     // --http3: every connection is QUIC.
   std::vector<QuicSlot> quic_;                // --http3: by slot.
-  int64_t late_since_ns_ = -1;                // Requests due by then found every connection busy.
+  // --http3: the session the last connection's server gave, resumed by the next connects.
+  std::vector<uint8_t> quic_ticket_;
+  int64_t late_since_ns_ = -1;  // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;

@@ -78,6 +78,7 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   QuicSlot& q = quic_[c.slot];
   q.socket_ns = completions_at_ns_ - c.connect_started_ns;
   q.ready = false;
+  q.ticket_taken = false;
   q.streams_opened = 0;
   if (q.h3 == nullptr) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
@@ -86,8 +87,10 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   }
   net::QuicSettings settings;
   settings.handshake_timeout_ns = connect_timeout_ns_;
+  std::span<const uint8_t> resume;
+  if (config_.plan->quic_resume) resume = quic_ticket_;
   absl::Status s = q.h3->Start(*config_.plan->quic_tls, PathTo(config_.plan->addresses[c.address]),
-                               config_.plan->url.host, settings, this, completions_at_ns_);
+                               config_.plan->url.host, settings, this, completions_at_ns_, resume);
   if (!s.ok()) {  // GnuTLS could not make a session: out of memory.
     Fail(c, Outcome::kConnectError, ENOMEM);
     return;
@@ -162,6 +165,11 @@ void Worker::OnQuicExpiry(Connection& c, int64_t now) {
 
 void Worker::AfterQuicInput(Connection& c, uint16_t open_before, uint32_t responses_before) {
   QuicSlot& q = quic_[c.slot];
+  // The server's ticket comes after the handshake: kept once per connection (a copy per
+  // connection, not per request), for the next connects to resume.
+  if (config_.plan->quic_resume && !q.ticket_taken && c.state != ConnState::kConnecting) {
+    q.ticket_taken = q.h3->TakeSessionTicket(&quic_ticket_);
+  }
   if (q.ready) {
     q.ready = false;
     OpenQuic(c);

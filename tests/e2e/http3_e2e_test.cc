@@ -47,6 +47,26 @@ TEST(Http3E2ETest, NgtcpsOwnServerReceivesExactlyTheRequests) {
   EXPECT_EQ(server.RequestsReceived(), kRequests);
 }
 
+// One request per connection: each connect after the first resumes the session the server's
+// ticket gave (no certificate sent again), unless --no-tls-resume.
+TEST(Http3E2ETest, ReconnectsResumeTheSessionUnlessTold) {
+  ASSERT_TRUE(SharedCert().ok());
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key());
+  ASSERT_TRUE(caddy.ok());
+  for (bool resume : {true, false}) {
+    std::vector<std::string> args = {
+        "--http3", "-n", "50", "-c", "1", "--no-keepalive", "--cacert", SharedCert().cert()};
+    if (!resume) args.push_back("--no-tls-resume");
+    args.push_back(caddy.Url("/"));
+    RunOutput run = RunUringload(args);
+    ExpectAllOk(run, 50);
+    EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 50u) << resume;
+    EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), 50u) << resume;
+    EXPECT_EQ(JsonCount(run.json, "tls.resumed"), resume ? 49u : 0u);
+  }
+  EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 100u);
+}
+
 TEST(Http3E2ETest, AnUntrustedCertificateFailsEveryConnectAsOverTcp) {
   ASSERT_TRUE(SharedCert().ok());
   CaddyServer caddy(SharedCert().cert(), SharedCert().key());

@@ -195,7 +195,8 @@ TEST(NetLabE2ETest, LongHttp3OverLossLosesNoRequestAndKeepsLittlesLaw) {
     ExpectAllOk(run, 5000);
     EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 50u) << loss;
     EXPECT_EQ(server.RequestsReceived(), 5000u) << loss;
-    EXPECT_LT(JsonNumber(run.json, "latency_seconds.p50"), 0.060) << loss;
+    // The round trip and the server's time: gtlsserver writes a debug log line by line.
+    EXPECT_LT(JsonNumber(run.json, "latency_seconds.p50"), 0.065) << loss;
     ExpectLittlesLaw(timeline, run.json, "HTTP/3, " + loss);
     EXPECT_EQ(lab.Finish(), 0);
     absl::StatusOr<FlatJson> link = lab.LinkCounts();

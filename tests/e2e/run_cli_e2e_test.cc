@@ -35,7 +35,7 @@ TEST(RunCliE2ETest, BadInputExitsTwoWithOneLine) {
       {{"run", "--http3", "--http2", "https://127.0.0.1/"}, "--http3 excludes"},
       {{"run", "--http3", "--http1.1", "https://127.0.0.1/"}, "--http3 excludes"},
       {{"run", "--http3", "--unix", "/tmp/x.sock", "https://127.0.0.1/"}, "--http3 and --unix"},
-      {{"run", "--http3", "--ciphers", "HIGH", "https://127.0.0.1/"}, "--http3: --no-tls-resume"},
+      {{"run", "--http3", "--ciphers", "HIGH", "https://127.0.0.1/"}, "--http3: --tls-max-version"},
       {{"run", "--http3", "--http2-window", "100000", "https://127.0.0.1/"}, "needs HTTP/2"},
       {{"run", "http://127.0.0.1:0/"}, "port"},
       {{"run", "http://127.0.0.1:70000/"}, "port"},
