@@ -198,6 +198,12 @@ std::vector<MetricFamily> RunCollector::Collect() const {
     b.Counter("uringload_tls_resumed_total", "TLS handshakes that resumed a session",
               s.tls_resumed);
   }
+  if (s.connections_http3 > 0) {
+    b.Counter("uringload_quic_packets_sent_total", "HTTP/3: QUIC packets (UDP datagrams) sent",
+              s.quic_packets_sent);
+    b.Counter("uringload_quic_packets_received_total",
+              "HTTP/3: QUIC packets (UDP datagrams) received", s.quic_packets_received);
+  }
   b.Counter("uringload_late_starts_total",
             "Open model: requests due while every connection was busy", s.late_starts);
   b.Counter("uringload_warmup_requests_total", "Requests started during --warmup (not measured)",

@@ -184,6 +184,11 @@ std::string RunResultToJson(const RunReport& report) {
            {run_key::kVersion, s.tls_version},
            {run_key::kCipher, s.tls_cipher}};
   }
+  Json quic = nullptr;
+  if ((plan != nullptr && plan->http == core::HttpVersion::kHttp3) || s.connections_http3 > 0) {
+    quic = {{run_key::kPacketsSent, s.quic_packets_sent},
+            {run_key::kPacketsReceived, s.quic_packets_received}};
+  }
   Json doc = {
       {run_key::kTarget, report.target},
       {run_key::kRunId, report.run_id},
@@ -235,6 +240,7 @@ std::string RunResultToJson(const RunReport& report) {
          s.streams_capped_at > 0 ? Json(s.streams_capped_at) : Json(nullptr)}}},
       {"connect_seconds", LatencyJson(s.connect)},
       {run_key::kTls, tls},
+      {run_key::kQuic, quic},
       {"tls_handshake_seconds", LatencyJson(s.tls_handshake)},
       {run_key::kErrors, ErrorsJson(s)},
       {run_key::kTargets, TargetsJson(report)},

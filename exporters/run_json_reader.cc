@@ -152,6 +152,10 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     r.tls_version = Text(tls, run_key::kVersion);
     r.tls_cipher = Text(tls, run_key::kCipher);
   }
+  if (doc.contains(run_key::kQuic) && !At(doc, run_key::kQuic).is_null()) {  // HTTP/3 runs.
+    s.quic_packets_sent = Count(At(doc, run_key::kQuic), run_key::kPacketsSent);
+    s.quic_packets_received = Count(At(doc, run_key::kQuic), run_key::kPacketsReceived);
+  }
   if (doc.contains(run_key::kGenerator)) {  // Absent from results before it was recorded.
     const Json& g = At(doc, run_key::kGenerator);
     auto nanos = [](const Json& j, const char* key) {

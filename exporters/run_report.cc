@@ -383,6 +383,10 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.tls_handshake.Quantile(0.5) / 1e9), " p99 ",
                     FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
   }
+  if (s.connections_http3 > 0) {
+    absl::StrAppend(&out, "QUIC:        ", s.quic_packets_sent, " packets sent, ",
+                    s.quic_packets_received, " received\n");
+  }
   AppendGenerator(report, GeneratorVerdictOf(report), &out);
   AppendRoundTrip(report, &out);
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);

@@ -112,6 +112,9 @@ void Worker::OnQuicReceive(Connection& c, const net::Completion& completion) {
   }
   if (completion.res == 0) return;  // An empty datagram: nothing for QUIC.
   if (!InWarmup()) stats_->BytesReceived(completion.res);
+  // A joined run of datagrams (UDP_GRO): each is a packet.
+  size_t run_size = completion.datagram_size != 0 ? completion.datagram_size : completion.res;
+  stats_->QuicPacketsReceived((completion.res + run_size - 1) / run_size);
   if (!received_ns_.empty()) received_ns_[c.slot] = completions_at_ns_;
   uint16_t open_before = c.count;
   uint32_t responses_before = responses_parsed_;
@@ -253,6 +256,7 @@ void Worker::FlushQuic(Connection& c) {
   session_connection_ = nullptr;
   if (q.h3->end() != net::QuicEnd::kOpen) {
     if (n > 0) {  // Its CONNECTION_CLOSE: sent, then the connection ends.
+      stats_->QuicPacketsSent(1);
       c.send_size = static_cast<uint32_t>(n);
       loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
                            datagram_size);
@@ -262,6 +266,7 @@ void Worker::FlushQuic(Connection& c) {
   }
   ScheduleQuicExpiry(c);
   if (n == 0) return;
+  stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
   c.send_size = static_cast<uint32_t>(n);
   loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
                        datagram_size);
@@ -346,6 +351,7 @@ void Worker::CloseQuic(Connection& c) {
   size_t n =
       q.h3->Write(std::span(q.out.get(), kQuicSendBytes), completions_at_ns_, &datagram_size);
   if (n == 0) return;
+  stats_->QuicPacketsSent(1);  // Its CONNECTION_CLOSE.
   c.send_size = static_cast<uint32_t>(n);
   loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
                        datagram_size);

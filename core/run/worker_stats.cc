@@ -130,6 +130,8 @@ void RunStats::Merge(const RunStats& other) {
   preconnected += other.preconnected;
   connections_http2 += other.connections_http2;
   connections_http3 += other.connections_http3;
+  quic_packets_sent += other.quic_packets_sent;
+  quic_packets_received += other.quic_packets_received;
   retried += other.retried;
   for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
   grpc_messages += other.grpc_messages;
@@ -223,6 +225,8 @@ RunStats WorkerStats::Snapshot() const {
   s.preconnected = Read(preconnected_);
   s.connections_http2 = Read(connections_http2_);
   s.connections_http3 = Read(connections_http3_);
+  s.quic_packets_sent = Read(quic_packets_sent_);
+  s.quic_packets_received = Read(quic_packets_received_);
   s.retried = Read(retried_);
   for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
   s.grpc_messages = Read(grpc_messages_);

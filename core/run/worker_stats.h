@@ -115,6 +115,9 @@ struct RunStats {
   const char* tls_cipher = "";
   uint64_t connections_http2 = 0;  // Of connections_opened, those that spoke HTTP/2.
   uint64_t connections_http3 = 0;  // And those that spoke HTTP/3 (over QUIC).
+  // HTTP/3: the UDP datagrams (QUIC packets) sent and received.
+  uint64_t quic_packets_sent = 0;
+  uint64_t quic_packets_received = 0;
   uint64_t connections_http1() const {
     return connections_opened - connections_http2 - connections_http3;
   }
@@ -229,6 +232,8 @@ class WorkerStats {
   void ConnectionOpened();
   void Http2Connected() { Add(connections_http2_); }
   void Http3Connected() { Add(connections_http3_); }
+  void QuicPacketsSent(uint64_t n) { Add(quic_packets_sent_, n); }
+  void QuicPacketsReceived(uint64_t n) { Add(quic_packets_received_, n); }
   void RequestRetried() { Add(retried_); }
   // An ok gRPC call ended with grpc-status `code` (0-16) after `messages` response messages.
   void GrpcFirstMessage(uint64_t latency_ns) { grpc_first_message_.Record(latency_ns); }
@@ -265,6 +270,8 @@ class WorkerStats {
   SingleWriterCounter preconnected_{0};
   SingleWriterCounter connections_http2_{0};
   SingleWriterCounter connections_http3_{0};
+  SingleWriterCounter quic_packets_sent_{0};
+  SingleWriterCounter quic_packets_received_{0};
   SingleWriterCounter retried_{0};
   SingleWriterCounter streams_capped_at_{0};
   std::array<SingleWriterCounter, proto::kGrpcStatusCount> grpc_status_{};

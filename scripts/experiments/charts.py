@@ -3,7 +3,8 @@
 
   charts.py NAME OUT      parse OUT/runs.csv and OUT/raw/*, write OUT/results.csv and
                           OUT/*.png, print the Markdown table (NAME: rate, memory, clients,
-                          kernel-tuning, slo, network; slo reads the searches' JSON in OUT/raw)
+                          kernel-tuning, slo, network, h3-vs-h2; slo reads the searches' JSON
+                          in OUT/raw)
   charts.py check NAME OUT  what CI asserts: results.csv parses and has every point, each
                           chart is a PNG of the expected size; one line per problem, exit 1
 
@@ -35,6 +36,7 @@ CHARTS = {
     "kernel-tuning": ["kernel-tuning.png"],
     "slo": ["slo-curve.png"],
     "network": ["network.png"],
+    "h3-vs-h2": ["h3-vs-h2.png"],
 }
 COLUMNS = ["tool", "r", "s", "status", "completed", "ok", "errors", "seconds", "req_per_min",
            "req_per_s", "cpu_us_per_req", "rss_mb", "wall_s", "ramp_seconds", "error_causes"]
@@ -44,6 +46,7 @@ NETWORK_COLUMNS = ["tool", "rtt_ms", "loss_pct", "status", "completed", "ok", "e
                    "seconds", "req_per_s", "p50_ms", "p99_ms", "mean_ms", "truth_p50_ms",
                    "p50_error_ms", "little"]
 NETWORK_CONNECTIONS = 20
+H3_VS_H2_IN_FLIGHT = 64  # 4 connections x 16 streams.
 
 
 def read(path):
@@ -377,7 +380,7 @@ def ms(seconds):
     return round(seconds * 1000, 3) if seconds is not None else ""
 
 
-def network_rows(out):
+def network_rows(out, in_flight=NETWORK_CONNECTIONS):
     """The network experiment's rows, each beside the truth; and nginx's service time."""
     rows, service = [], None
     with open(os.path.join(out, "runs.csv")) as f:
@@ -401,7 +404,7 @@ def network_rows(out):
                 if run["tool"] == "uringload-service":
                     service = p50
                 elif seconds and mean is not None:
-                    row["little"] = round(completed / seconds * mean / NETWORK_CONNECTIONS, 3)
+                    row["little"] = round(completed / seconds * mean / in_flight, 3)
         rows.append(row)
     for row in rows:
         if service is not None and row["tool"] != "uringload-service":
@@ -450,6 +453,36 @@ def network(out):
             x["p50_ms"] if x["p50_ms"] != "" else "n/a",
             x["p99_ms"] if x["p99_ms"] != "" else "n/a", x["mean_ms"], x["truth_p50_ms"],
             x["p50_error_ms"] if x["p50_error_ms"] != "" else "n/a", x["little"],
+            x["errors"] if x["status"] == "ran" else x["status"]] for x in rows])
+
+
+def h3_vs_h2(out):
+    """p50 and p99 of HTTP/2 and HTTP/3 by loss, over the same 50 ms link."""
+    rows, _ = network_rows(out, H3_VS_H2_IN_FLIGHT)
+    losses = sorted({x["loss_pct"] for x in rows})
+    fig, axes = figure(2)
+    width = 0.38
+    for k, (tool, label, color) in enumerate([("uringload-h2", "HTTP/2 (TLS over TCP)", "tab:blue"),
+                                               ("uringload-h3", "HTTP/3 (QUIC)", "tab:orange")]):
+        by_loss = {x["loss_pct"]: x for x in rows if x["tool"] == tool}
+        xs = [i + (k - 0.5) * width for i in range(len(losses))]
+        for ax, key in zip(axes, ["p50_ms", "p99_ms"]):
+            values = [by_loss.get(loss, {}).get(key, "") for loss in losses]
+            ax.bar([x for x, v in zip(xs, values) if v != ""], [v for v in values if v != ""],
+                   width, label=label, color=color)
+    for ax, title in zip(axes, ["p50 latency, ms", "p99 latency, ms"]):
+        ax.set_xticks(range(len(losses)))
+        ax.set_xticklabels([f"{loss:g}% loss" for loss in losses])
+        ax.set_title(title)
+        ax.axhline(50, color="black", linewidth=0.8)  # The round trip.
+        ax.legend(fontsize=8)
+    fig.suptitle("caddy across the emulated link: 25 ms each way, 4 connections x 16 streams "
+                 "(the line: the round trip)")
+    save(fig, out, "h3-vs-h2.png")
+    table(["loss", "protocol", "req/s", "p50 ms", "p99 ms", "mean ms", "req/s x mean / 64",
+           "errors / status"],
+          [[f"{x['loss_pct']:g}%", x["tool"].removeprefix("uringload-"),
+            thousands(x["req_per_s"]), x["p50_ms"], x["p99_ms"], x["mean_ms"], x["little"],
             x["errors"] if x["status"] == "ran" else x["status"]] for x in rows])
 
 
@@ -515,6 +548,9 @@ def main(argv):
         return 0
     if argv[1] == "network":
         network(argv[2])
+        return 0
+    if argv[1] == "h3-vs-h2":
+        h3_vs_h2(argv[2])
         return 0
     rows = load(argv[2])
     {"rate": rate, "memory": memory, "clients": clients, "kernel-tuning": kernel}[argv[1]](

@@ -29,6 +29,9 @@ TEST(Http3E2ETest, CaddyLogsEveryRequestAsHttp3) {
   EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 10u);
   EXPECT_EQ(JsonCount(run.json, "connections.protocols.h2"), 0u);
   EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), 10u);
+  // At least a packet per connection's handshake each way, and the requests' bytes.
+  EXPECT_GE(JsonCount(run.json, "quic.packets_sent"), 20u);
+  EXPECT_GE(JsonCount(run.json, "quic.packets_received"), 20u);
   // Every request reached caddy once, and over HTTP/3: none over TCP.
   EXPECT_EQ(caddy.RequestsLogged(), kRequests);
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), kRequests);

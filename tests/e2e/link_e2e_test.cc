@@ -203,6 +203,15 @@ TEST(NetLabE2ETest, LongHttp3OverLossLosesNoRequestAndKeepsLittlesLaw) {
     ASSERT_TRUE(link.ok()) << link.status();
     EXPECT_GT(JsonCount(*link, "a_to_b.lost"), 0u) << loss;
     EXPECT_GT(JsonCount(*link, "b_to_a.lost"), 0u) << loss;
+    // The client's packet counts are the link's, but for the few packets of the namespaces'
+    // own (neighbour discovery) the link carries too.
+    double sent = JsonCount(run.json, "quic.packets_sent");
+    double received = JsonCount(run.json, "quic.packets_received");
+    EXPECT_LE(sent, JsonCount(*link, "a_to_b.received")) << loss;
+    EXPECT_GE(sent, 0.99 * JsonCount(*link, "a_to_b.received")) << loss;
+    EXPECT_LE(received, JsonCount(*link, "b_to_a.forwarded")) << loss;
+    // The server's last packets can reach a connection the client already closed.
+    EXPECT_GE(received, 0.97 * JsonCount(*link, "b_to_a.forwarded")) << loss;
   }
 }
 
@@ -234,7 +243,6 @@ TEST(NetLabE2ETest, LongNarrowLinkIsFilledByEnoughConnectionsAndTooFewAreToldWhy
   EXPECT_EQ(few.json["round_trip.bound"], "true");
   double round_trip = JsonNumber(few.json, "round_trip.seconds");
   EXPECT_GE(round_trip, 0.050);
-  EXPECT_LE(round_trip, 0.055);
   double response = JsonNumber(few.json, "bytes.received") / 40;
   EXPECT_GT(response, 65536);
   EXPECT_NEAR(JsonNumber(few.json, "round_trip.in_flight_bytes_per_connection"), response, 1);
@@ -247,6 +255,10 @@ TEST(NetLabE2ETest, LongNarrowLinkIsFilledByEnoughConnectionsAndTooFewAreToldWhy
   // responses' share (the rest is IP and TCP headers, and the ACKs of the requests).
   absl::StatusOr<FlatJson> link = lab.LinkCounts();
   ASSERT_TRUE(link.ok()) << link.status();
+  // The fastest connect is the round trip, plus however late the link let the SYN and the
+  // SYN-ACK go (its timed waits end up to 10 ms late on this VM), plus 5 ms for the two ends.
+  EXPECT_LE(round_trip, 0.055 + JsonNumber(*link, "a_to_b.late_seconds.max") +
+                            JsonNumber(*link, "b_to_a.late_seconds.max"));
   double share = 1140 * response / JsonNumber(*link, "b_to_a.bytes_forwarded");
   EXPECT_NEAR(rate, 100e6 / 8 * share, 0.03 * 100e6 / 8 * share);
   EXPECT_LT(JsonNumber(few.json, "round_trip.bytes_per_second"), 0.2 * rate);

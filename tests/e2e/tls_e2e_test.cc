@@ -177,8 +177,10 @@ TEST(TlsE2ETest, FaultsAreCountedExactlyOverTls) {
       ServeTls({"--fault-reset", "0.01", "--fault-partial", "0.01", "--fault-malformed", "0.01",
                 "--fault-stall", "0.005", "--fault-no-close-notify", "0.01"}));
   ASSERT_TRUE(server.ok());
+  // A stalled request times out after 3 s: long enough that an answered one is never late
+  // (at 1 s, an ASan client on a busy machine once took longer for one of 19,076).
   RunOutput run =
-      RunUringload({"-n", "20000", "-c", "50", "--timeout", "1s", "-k", Https(server, "/")});
+      RunUringload({"-n", "20000", "-c", "50", "--timeout", "3s", "-k", Https(server, "/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   FlatJson summary;
   ASSERT_EQ(server.Stop(&summary), 0);

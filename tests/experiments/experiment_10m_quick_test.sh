@@ -37,7 +37,7 @@ case $mode in
       has '| completed / ok / errors | 20000 / 20000 / 0 |' &&
       has '| latency mean / p50 / p99 | ' &&
       title '# uringload: 20000 requests, -c 10, -p 100 HTTP/2 streams, delay 0, --cpus 0' &&
-      tr -d ' \n' <"$out/r/result.json" | grep -qF '"protocols":{"http/1.1":0,"h2":10}' ;;
+      tr -d ' \n' <"$out/r/result.json" | grep -qF '"protocols":{"http/1.1":0,"h2":10,"h3":0}' ;;
   *) echo "usage: experiment_10m_quick_test.sh SOURCE_DIR BINARY pipelined|unpinned|pinned|http2" >&2
      exit 2 ;;
 esac
