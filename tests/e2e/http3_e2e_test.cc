@@ -51,7 +51,7 @@ TEST(Http3E2ETest, NgtcpsOwnServerReceivesExactlyTheRequests) {
 }
 
 // One request per connection: each connect after the first resumes the session the server's
-// ticket gave (no certificate sent again), unless --no-tls-resume.
+// last ticket gave (no certificate sent again), unless --no-tls-resume.
 TEST(Http3E2ETest, ReconnectsResumeTheSessionUnlessTold) {
   ASSERT_TRUE(SharedCert().ok());
   CaddyServer caddy(SharedCert().cert(), SharedCert().key());
@@ -65,7 +65,14 @@ TEST(Http3E2ETest, ReconnectsResumeTheSessionUnlessTold) {
     ExpectAllOk(run, 50);
     EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 50u) << resume;
     EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), 50u) << resume;
-    EXPECT_EQ(JsonCount(run.json, "tls.resumed"), resume ? 49u : 0u);
+    if (resume) {
+      // The first connect has no ticket; a later one lacks it only when the server's ticket
+      // came after the response its connection closed on (a busy caddy sends it late).
+      EXPECT_LE(JsonCount(run.json, "tls.resumed"), 49u);
+      EXPECT_GE(JsonCount(run.json, "tls.resumed"), 45u);
+    } else {
+      EXPECT_EQ(JsonCount(run.json, "tls.resumed"), 0u);
+    }
   }
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 100u);
 }
