@@ -33,6 +33,7 @@ TEST(Http3E2ETest, CaddyLogsEveryRequestAsHttp3) {
   EXPECT_GE(JsonCount(run.json, "quic.packets_sent"), 20u);
   EXPECT_GE(JsonCount(run.json, "quic.packets_received"), 20u);
   // Every request reached caddy once, and over HTTP/3: none over TCP.
+  caddy.Stop();
   EXPECT_EQ(caddy.RequestsLogged(), kRequests);
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), kRequests);
 }
@@ -74,6 +75,7 @@ TEST(Http3E2ETest, ReconnectsResumeTheSessionUnlessTold) {
       EXPECT_EQ(JsonCount(run.json, "tls.resumed"), 0u);
     }
   }
+  caddy.Stop();
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 100u);
 }
 

@@ -37,6 +37,8 @@ CaddyServer::CaddyServer(const std::string& tls_cert, const std::string& tls_key
   }
 }
 
+void CaddyServer::Stop() { process_->Stop(SIGTERM); }
+
 CaddyServer::~CaddyServer() {
   process_->Stop(SIGTERM);
   std::error_code ignored;

@@ -22,6 +22,9 @@ class CaddyServer {
   bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
   std::string Url(const std::string& path) const;
+  // Stops caddy: its access log is then complete (it writes a request's line after the
+  // response went out, so a client can be done before the last line is).
+  void Stop();
   // Requests logged, and those whose `proto` is `protocol` ("HTTP/3.0", "HTTP/2.0").
   uint64_t RequestsLogged() const;
   uint64_t RequestsLoggedWith(const std::string& protocol) const;
