@@ -174,7 +174,6 @@ class Worker : public net::CompletionHandler,
   void OnTimer(net::TimerNode* node, int64_t now);
   Http3Connection& Http3Of(const Connection& c) { return *quic_[c.slot].h3; }
   bool IsStreams(const Connection& c) const { return c.protocol != Protocol::kHttp1; }
-  void OnQuicCompletion(Connection& c, const net::Completion& completion);
   void ConnectQuic(Connection& c);
   void OnQuicConnected(Connection& c, int res);
   void OnQuicReceive(Connection& c, const net::Completion& completion);
@@ -185,6 +184,7 @@ class Worker : public net::CompletionHandler,
   void AfterQuicInput(Connection& c, uint16_t open_before, uint32_t responses_before);
   void OpenQuic(Connection& c);
   void FlushQuic(Connection& c);
+  bool SendQuicPackets(Connection& c);
   void ScheduleQuicExpiry(Connection& c);
   // The QUIC connection ended (end() says how): every request on it gets its outcome.
   void EndQuic(Connection& c);

@@ -13,19 +13,15 @@ void Worker::OnCompletion(const net::Completion& completion) {
                   connections_.size(), static_cast<int>(completion.op));
   Connection& c = connections_[completion.slot];
   ++completions_handled_;
-  if (quic_run_) {
-    OnQuicCompletion(c, completion);
-    return;
-  }
-  switch (completion.op) {
+  switch (completion.op) {  // --http3: the UDP slots' handlers (worker_http3.cc).
     case net::Op::kConnect:
-      OnConnect(c, completion);
+      quic_run_ ? OnQuicConnected(c, completion.res) : OnConnect(c, completion);
       break;
     case net::Op::kSend:
-      OnSend(c, completion.res);
+      quic_run_ ? OnQuicSent(c, completion.res) : OnSend(c, completion.res);
       break;
     case net::Op::kRecv:
-      OnReceive(c, completion);
+      quic_run_ ? OnQuicReceive(c, completion) : OnReceive(c, completion);
       break;
     case net::Op::kClose:
       OnClosed(c);

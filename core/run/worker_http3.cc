@@ -41,26 +41,6 @@ void Worker::OnTimer(net::TimerNode* node, int64_t now) {
   }
 }
 
-void Worker::OnQuicCompletion(Connection& c, const net::Completion& completion) {
-  switch (completion.op) {
-    case net::Op::kConnect:
-      OnQuicConnected(c, completion.res);
-      break;
-    case net::Op::kSend:
-      OnQuicSent(c, completion.res);
-      break;
-    case net::Op::kRecv:
-      OnQuicReceive(c, completion);
-      break;
-    case net::Op::kClose:
-      OnClosed(c);
-      break;
-    default:
-      URINGLOAD_CHECK(false, "slot %u state %d: op %d reached the client", c.slot,
-                      static_cast<int>(c.state), static_cast<int>(completion.op));
-  }
-}
-
 void Worker::ConnectQuic(Connection& c) {
   const RunPlan& plan = *config_.plan;
   loop_->ConnectDatagram(c.slot, plan.addresses[c.address],
@@ -249,27 +229,15 @@ void Worker::FlushQuic(Connection& c) {
   QuicSlot& q = quic_[c.slot];
   // A flush queued by an earlier connection of the slot, or a send in flight.
   if (c.send_size != 0 || q.h3 == nullptr || !q.h3->started()) return;
-  uint32_t datagram_size = 0;
   session_connection_ = &c;
-  size_t n =
-      q.h3->Write(std::span(q.out.get(), kQuicSendBytes), completions_at_ns_, &datagram_size);
+  bool sent = SendQuicPackets(c);
   session_connection_ = nullptr;
-  if (q.h3->end() != net::QuicEnd::kOpen) {
-    if (n > 0) {  // Its CONNECTION_CLOSE: sent, then the connection ends.
-      stats_->QuicPacketsSent(1);
-      c.send_size = static_cast<uint32_t>(n);
-      loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
-                           datagram_size);
-    }
+  if (q.h3->end() != net::QuicEnd::kOpen) {  // Its CONNECTION_CLOSE went, if any: it ends.
     EndQuic(c);
     return;
   }
   ScheduleQuicExpiry(c);
-  if (n == 0) return;
-  stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
-  c.send_size = static_cast<uint32_t>(n);
-  loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
-                       datagram_size);
+  if (!sent) return;
   if (c.state != ConnState::kActive || c.submitted == 0) return;
   // The streams opened since the last send go out with this one: the next submit stamps them.
   for (PendingRequest& r : c.pending) {
@@ -347,14 +315,22 @@ void Worker::CloseQuic(Connection& c) {
   if (q.h3 == nullptr || !q.h3->started() || q.h3->end() != net::QuicEnd::kOpen) return;
   q.h3->CloseGracefully();
   if (c.send_size != 0) return;
+  SendQuicPackets(c);  // Its CONNECTION_CLOSE.
+}
+
+// The packets QUIC has due, written into the slot's buffer and sent as one run (the caller
+// checked no send is in flight); false when there were none.
+bool Worker::SendQuicPackets(Connection& c) {
+  QuicSlot& q = quic_[c.slot];
   uint32_t datagram_size = 0;
   size_t n =
       q.h3->Write(std::span(q.out.get(), kQuicSendBytes), completions_at_ns_, &datagram_size);
-  if (n == 0) return;
-  stats_->QuicPacketsSent(1);  // Its CONNECTION_CLOSE.
+  if (n == 0) return false;
+  stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
   c.send_size = static_cast<uint32_t>(n);
   loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
                        datagram_size);
+  return true;
 }
 
 void Worker::OnStreamEnd(const proto::Http3StreamEnd& end) {
