@@ -33,6 +33,14 @@ std::string SocketAddress::UnixPath() const {
   return std::string(un->sun_path, strnlen(un->sun_path, sizeof(un->sun_path)));
 }
 
+uint16_t SocketAddress::port() const {
+  if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
+  if (family() == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
+  }
+  return 0;
+}
+
 absl::StatusOr<SocketAddress> Resolve(const std::string& host, uint16_t port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

@@ -22,6 +22,7 @@ struct SocketAddress {
   const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
   std::string ToString() const;  // "1.2.3.4:80", "[::1]:80" or "unix:/run/x.sock".
   std::string UnixPath() const;  // The path of an AF_UNIX address; empty for others.
+  uint16_t port() const;         // An IPv4 or IPv6 address's port (host order); 0 for others.
 };
 
 // Resolves `host` (a name, an IPv4 literal or an IPv6 literal without brackets) for TCP.

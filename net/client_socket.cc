@@ -32,6 +32,11 @@ UniqueFd OpenDatagramSocket(int family, const SocketAddress* source, int* error)
   }
   int one = 1;
   setsockopt(fd.get(), SOL_UDP, UDP_GRO, &one, sizeof(one));
+  // A QUIC server's socket for one client binds its listener's port (both SO_REUSEPORT); once
+  // connected, the kernel gives it that client's datagrams.
+  if (source != nullptr && source->port() != 0) {
+    setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+  }
   if (source != nullptr && bind(fd.get(), source->get(), source->length) != 0) {
     *error = errno;
     return UniqueFd();

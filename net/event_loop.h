@@ -60,6 +60,9 @@ struct Completion {
   // possibly shorter (UDP_GRO joined a run of them); 0 on a TCP slot. A single datagram is
   // its own length.
   uint32_t datagram_size = 0;
+  // kRecv on a UDP slot: who sent the datagrams (valid during the handler call), or null.
+  const sockaddr* peer = nullptr;
+  socklen_t peer_length = 0;
 };
 
 inline Completion MakeCompletion(uint32_t slot, Op op, int res, bool more = false,
@@ -103,6 +106,12 @@ class EventLoop {
   // for datagrams has them (RingEventLoopOptions::datagram_buffers).
   virtual void ConnectDatagram(uint32_t slot, const SocketAddress& /*target*/,
                                const SocketAddress* /*source*/) {
+    URINGLOAD_CHECK(false, "slot %u: this event loop carries no datagrams", slot);
+  }
+  // Puts the bound, unconnected UDP socket `fd` (a QUIC server's listener) in `slot`; then
+  // Receive arms a multishot receive whose completions name each sender (Completion::peer).
+  // The caller keeps `fd` open until the slot is closed. Only a loop built for datagrams.
+  virtual void ListenDatagram(uint32_t slot, int /*fd*/) {
     URINGLOAD_CHECK(false, "slot %u: this event loop carries no datagrams", slot);
   }
   // Sends `size` bytes on a UDP slot as datagrams of `datagram_size` bytes each, the last one

@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -39,6 +40,19 @@ absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog,
   return fd;
 }
 
+absl::StatusOr<UniqueFd> OpenDatagramListener(const SocketAddress& address) {
+  UniqueFd fd(socket(address.family(), SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+  setsockopt(fd.get(), SOL_UDP, UDP_GRO, &one, sizeof(one));
+  if (bind(fd.get(), address.get(), address.length) != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on UDP ", address.ToString(), ": ", strerror(errno)));
+  }
+  return fd;
+}
+
 namespace {
 
 absl::Status CheckUnixPathFree(const SocketAddress& address) {
@@ -71,16 +85,16 @@ absl::Status CheckUnixPathFree(const SocketAddress& address) {
 
 }  // namespace
 
-absl::Status CheckAddressFree(const SocketAddress& address) {
+absl::Status CheckAddressFree(const SocketAddress& address, int type) {
   if (address.is_unix()) return CheckUnixPathFree(address);
-  UniqueFd probe(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd probe(socket(address.family(), type | SOCK_CLOEXEC, 0));
   if (probe.get() < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
   int one = 1;
   setsockopt(probe.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (bind(probe.get(), address.get(), address.length) == 0) return absl::OkStatus();
   int error = errno;
-  std::string message =
-      absl::StrCat("cannot listen on ", address.ToString(), ": ", strerror(error));
+  std::string message = absl::StrCat("cannot listen on ", type == SOCK_DGRAM ? "UDP " : "",
+                                     address.ToString(), ": ", strerror(error));
   if (error == EADDRINUSE) {
     // A listener, or the local end of a connection (an ephemeral port can be any port in
     // ip_local_port_range, which tune-kernel widens to 1024-65535).

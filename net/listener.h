@@ -42,14 +42,19 @@ class UniqueFd {
 absl::StatusOr<UniqueFd> OpenListener(const SocketAddress& address, int backlog,
                                       int incoming_cpu = -1);
 
-// Fails with "address already in use" when another socket holds `address`. For a Unix socket:
+// A QUIC server's UDP socket bound to `address`, with SO_REUSEPORT (each client then gets a
+// connected socket of its own on the same port) and UDP_GRO.
+absl::StatusOr<UniqueFd> OpenDatagramListener(const SocketAddress& address);
+
+// Fails with "address already in use" when another socket holds `address` (of `type`: a TCP
+// port, or with SOCK_DGRAM a UDP one). For a Unix socket:
 // fails when the path exists and is not a socket, or when a server accepts on it; a stale
 // socket nobody listens on (a server that was killed) is removed. SO_REUSEPORT would
 // let a second server join a port silently (each answering part of a run), so before this
 // process' workers bind their SO_REUSEPORT listeners, a probe without SO_REUSEPORT must bind
 // (SO_REUSEADDR only, so TIME_WAIT sockets of an earlier run do not count). The window
 // between the probe's close and the workers' binds is microseconds.
-absl::Status CheckAddressFree(const SocketAddress& address);
+absl::Status CheckAddressFree(const SocketAddress& address, int type = SOCK_STREAM);
 
 // net.core.somaxconn, which silently caps every listen() backlog; 0 if unreadable.
 int SomaxConn();

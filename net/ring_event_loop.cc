@@ -55,6 +55,7 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
             {.count = options.datagram_buffers, .size = kDatagramBufferSize, .incremental = false});
     if (!datagram_buffers.ok()) return datagram_buffers.status();
     loop->datagram_buffers_ = *std::move(datagram_buffers);
+    loop->datagram_receive_.msg_namelen = sizeof(sockaddr_storage);
     loop->datagram_receive_.msg_controllen = CMSG_SPACE(sizeof(int));  // UDP_GRO's size.
     loop->datagram_sends_.resize(options.slots);
   }
@@ -123,6 +124,18 @@ void RingEventLoop::ConnectDatagram(uint32_t slot, const SocketAddress& target,
   sqe->flags |= IOSQE_FIXED_FILE;
   io_uring_sqe_set_data64(sqe, Data(slot, Op::kConnect));
   s.connecting = true;
+}
+
+void RingEventLoop::ListenDatagram(uint32_t slot, int fd) {
+  URINGLOAD_CHECK(datagram_buffers_ != nullptr, "slot %u: the loop has no datagram buffers", slot);
+  SlotState& s = slots_[slot];
+  URINGLOAD_CHECK(!s.open && !s.connecting, "listen on slot %u open %d connecting %d", slot, s.open,
+                  s.connecting);
+  s.open = true;
+  s.datagram = true;
+  s.socket_error = 0;
+  int error = -ring_->InstallFile(slot, fd);
+  URINGLOAD_CHECK(error == 0, "slot %u: installing the UDP listener: %s", slot, strerror(error));
 }
 
 void RingEventLoop::SendDatagrams(uint32_t slot, const char* data, uint32_t size,
@@ -322,6 +335,10 @@ Completion RingEventLoop::DatagramCompletion(uint32_t slot, std::string_view buf
   Completion c = MakeCompletion(slot, Op::kRecv, static_cast<int>(length), more,
                                 std::string_view(payload, length));
   c.datagram_size = length;
+  if (out->namelen > 0 && out->namelen <= sizeof(sockaddr_storage)) {
+    c.peer = static_cast<const sockaddr*>(io_uring_recvmsg_name(out));
+    c.peer_length = out->namelen;
+  }
   for (cmsghdr* cmsg = io_uring_recvmsg_cmsg_firsthdr(out, &datagram_receive_); cmsg != nullptr;
        cmsg = io_uring_recvmsg_cmsg_nexthdr(out, &datagram_receive_, cmsg)) {
     if (cmsg->cmsg_level == SOL_UDP && cmsg->cmsg_type == UDP_GRO) {

@@ -43,6 +43,7 @@ class RingEventLoop final : public EventLoop {
   void Send(uint32_t slot, const char* data, uint32_t size) override;
   void SendDatagrams(uint32_t slot, const char* data, uint32_t size,
                      uint32_t datagram_size) override;
+  void ListenDatagram(uint32_t slot, int fd) override;
   void Receive(uint32_t slot) override;
   void Accept(uint32_t listener, int fd) override;
   void Close(uint32_t slot) override;
@@ -94,7 +95,8 @@ class RingEventLoop final : public EventLoop {
   bool flag_waiting_work_ = false;
   std::unique_ptr<ProvidedBufferRing> buffers_;
   std::unique_ptr<ProvidedBufferRing> datagram_buffers_;  // None unless asked for.
-  msghdr datagram_receive_{};  // What every datagram receive asks room for (a control message).
+  // What every datagram receive asks room for: the sender's address and a control message.
+  msghdr datagram_receive_{};
   std::vector<DatagramSend> datagram_sends_;  // Per slot, when the loop carries datagrams.
   std::unique_ptr<TimerWheel> wheel_;
   std::vector<SlotState> slots_;

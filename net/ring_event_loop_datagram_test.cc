@@ -1,6 +1,8 @@
 // RingEventLoop's UDP slots over real loopback sockets: one send goes out as many datagrams
 // (UDP_SEGMENT), a run of them comes back joined with its datagram size (UDP_GRO), a closed
-// port is -ECONNREFUSED on the receive, and Close ends a slot with a receive armed.
+// port is -ECONNREFUSED on the receive, and Close ends a slot with a receive armed. A QUIC
+// server's listener names each sender, and a socket connected back to one sender from the
+// listener's port takes that sender's next datagrams.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -38,6 +40,8 @@ class Recorder : public CompletionHandler {
             datagrams.push_back(std::min<size_t>(c.datagram_size, c.data.size() - at));
           }
           ++receives;
+          receive_slot = c.slot;
+          if (c.peer != nullptr) peer.assign(reinterpret_cast<const char*>(c.peer), c.peer_length);
         } else {
           receive_error = c.res;
         }
@@ -53,6 +57,8 @@ class Recorder : public CompletionHandler {
   int send_res = 1;
   int receive_error = 0;
   int receives = 0;
+  uint32_t receive_slot = 0;
+  std::string peer;  // The last receive's sender, as the sockaddr's bytes.
   bool closed = false;
   std::string received;
   std::vector<size_t> datagrams;  // Each datagram's length, in order.
@@ -208,6 +214,54 @@ TEST_F(RingEventLoopDatagramTest, ASlotClosedWithAReceiveArmedCarriesTcpNext) {
   loop->Connect(0, target, nullptr);
   Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
   EXPECT_EQ(recorder.connect_res, -ECONNREFUSED);
+}
+
+TEST_F(RingEventLoopDatagramTest, AListenerNamesTheSenderAndAConnectedSocketTakesItsNext) {
+  absl::StatusOr<SocketAddress> any = Resolve("127.0.0.1", 0);
+  ASSERT_TRUE(any.ok());
+  absl::StatusOr<UniqueFd> listener = OpenDatagramListener(*any);
+  ASSERT_TRUE(listener.ok()) << listener.status();
+  SocketAddress local;
+  local.length = sizeof(local.storage);
+  ASSERT_EQ(
+      getsockname(listener->get(), reinterpret_cast<sockaddr*>(&local.storage), &local.length), 0);
+  EXPECT_FALSE(CheckAddressFree(local, SOCK_DGRAM).ok());  // The port is taken, for UDP.
+  loop->ListenDatagram(0, listener->get());
+  loop->Receive(0);
+
+  // The peer writes to the listener: the receive names the peer.
+  ASSERT_EQ(sendto(peer.get(), "first", 5, 0, local.get(), local.length), 5);
+  Turn(*loop, recorder, [&] { return recorder.received.size() >= 5; });
+  ASSERT_EQ(recorder.received, "first");
+  EXPECT_EQ(recorder.receive_slot, 0u);
+  ASSERT_EQ(recorder.peer.size(), static_cast<size_t>(target.length));
+  EXPECT_EQ(memcmp(recorder.peer.data(), target.get(), target.length), 0);
+
+  // A socket of the listener's port connected to the peer: the peer's next datagram is its.
+  loop->ConnectDatagram(1, target, &local);
+  Turn(*loop, recorder, [&] { return recorder.connect_res != 1; });
+  ASSERT_EQ(recorder.connect_res, 0);
+  loop->Receive(1);
+  ASSERT_EQ(sendto(peer.get(), "second", 6, 0, local.get(), local.length), 6);
+  Turn(*loop, recorder, [&] { return recorder.received.size() >= 11; });
+  EXPECT_EQ(recorder.received, "firstsecond");
+  EXPECT_EQ(recorder.receive_slot, 1u);
+  // What the connected socket sends comes from the listener's port.
+  loop->SendDatagrams(1, "third", 5, 1200);
+  Turn(*loop, recorder, [&] { return recorder.send_res != 1; });
+  sockaddr_storage from{};
+  socklen_t from_length = sizeof(from);
+  char got[16];
+  ASSERT_EQ(
+      recvfrom(peer.get(), got, sizeof(got), 0, reinterpret_cast<sockaddr*>(&from), &from_length),
+      5);
+  ASSERT_EQ(from_length, local.length);
+  EXPECT_EQ(memcmp(&from, local.get(), local.length), 0);
+  for (uint32_t slot : {0u, 1u}) {
+    recorder.closed = false;
+    loop->Close(slot);
+    Turn(*loop, recorder, [&] { return recorder.closed; });
+  }
 }
 
 }  // namespace

@@ -48,12 +48,6 @@ bool SameAddress(const ProcEndpoint& e, const SocketAddress& a) {
   return std::memcmp(e.words, &v6->sin6_addr, 16) == 0;
 }
 
-uint16_t PortOf(const SocketAddress& a) {
-  if (a.family() == AF_INET)
-    return ntohs(reinterpret_cast<const sockaddr_in*>(&a.storage)->sin_port);
-  return ntohs(reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_port);
-}
-
 // Index of the first address in `list` of `family` that `matches`, or -1.
 template <typename Matches>
 int Find(std::span<const SocketAddress> list, int family, Matches matches) {
@@ -81,7 +75,7 @@ void CountLine(absl::string_view line, bool ipv6, std::span<const SocketAddress>
     return;
   }
   int t = Find(targets, family, [&](const SocketAddress& a) {
-    return PortOf(a) == remote.port && SameAddress(remote, a);
+    return a.port() == remote.port && SameAddress(remote, a);
   });
   if (t < 0) return;
   int s = sources.empty() ? 0 : Find(sources, family, [&](const SocketAddress& a) {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/grpc_message.h"
+#include "proto/response_builder.h"
 
 namespace uringload::proto {
 namespace {
@@ -15,14 +16,6 @@ namespace {
 void* IndexData(uint32_t index) { return reinterpret_cast<void*>(uintptr_t{index} + 1); }
 uint32_t IndexOf(void* data) {
   return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1);
-}
-
-// What serve echoes: the last segment of the path, without the query, at most `max` bytes.
-std::string_view LastSegment(std::string_view path, size_t max) {
-  path = path.substr(0, path.find_first_of("?#"));
-  size_t slash = path.rfind('/');
-  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
-  return path.substr(0, max);
 }
 
 }  // namespace
@@ -215,7 +208,7 @@ int Http2ServerSession::OnHeader(nghttp2_session*, const nghttp2_frame* frame, c
     }
   }
   if (!is_path) return 0;
-  std::string_view echo = LastSegment(text, kMaxEcho);
+  std::string_view echo = EchoedSegment(text, kMaxEcho);
   std::copy(echo.begin(), echo.end(), stream->echo);
   stream->echo_size = static_cast<uint8_t>(echo.size());
   return 0;

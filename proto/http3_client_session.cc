@@ -99,11 +99,10 @@ absl::Status Http3ClientSession::Start(Events* events, int64_t control_stream,
   nghttp3_settings settings;
   nghttp3_settings_default(&settings);
   int rv = nghttp3_conn_client_new(&conn_, Callbacks(), &settings, nghttp3_mem_default(), this);
-  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp3: ", nghttp3_strerror(rv)));
-  rv = nghttp3_conn_bind_control_stream(conn_, control_stream);
-  if (rv == 0)
-    rv = nghttp3_conn_bind_qpack_streams(conn_, qpack_encoder_stream, qpack_decoder_stream);
-  if (rv != 0) return absl::InternalError(absl::StrCat("nghttp3: ", nghttp3_strerror(rv)));
+  if (absl::Status s = Bind(rv, control_stream, qpack_encoder_stream, qpack_decoder_stream);
+      !s.ok()) {
+    return s;
+  }
   free_slots_.clear();
   for (uint32_t slot = static_cast<uint32_t>(slots_.size()); slot-- > 0;) {
     slots_[slot].id = -1;
@@ -111,14 +110,10 @@ absl::Status Http3ClientSession::Start(Events* events, int64_t control_stream,
   }
   open_requests_ = 0;
   going_away_ = false;
-  error_code_ = 0;
   return absl::OkStatus();
 }
 
-void Http3ClientSession::Stop() {
-  if (conn_ != nullptr) nghttp3_conn_del(conn_);
-  conn_ = nullptr;
-}
+void Http3ClientSession::Stop() { Free(); }
 
 absl::Status Http3ClientSession::Submit(const RequestTemplate& request,
                                         const TemplateContext& context, uint32_t tag,
@@ -158,56 +153,6 @@ absl::Status Http3ClientSession::Submit(const RequestTemplate& request,
   }
   ++open_requests_;
   return absl::OkStatus();
-}
-
-absl::Status Http3ClientSession::Receive(int64_t stream_id, std::span<const uint8_t> data,
-                                         bool fin) {
-  nghttp3_ssize n = nghttp3_conn_read_stream(conn_, stream_id, data.data(), data.size(), fin);
-  if (n < 0) {
-    error_code_ = nghttp3_err_infer_quic_app_error_code(static_cast<int>(n));
-    return absl::DataLossError(absl::StrCat("HTTP/3: ", nghttp3_strerror(static_cast<int>(n))));
-  }
-  return absl::OkStatus();
-}
-
-int64_t Http3ClientSession::NextStreamData(std::span<Http3Vec> vecs, size_t* count, bool* fin) {
-  static_assert(sizeof(Http3Vec) == sizeof(nghttp3_vec));
-  int64_t stream_id = -1;
-  int end = 0;
-  nghttp3_vec v[16];
-  size_t room = std::min(vecs.size(), std::size(v));
-  nghttp3_ssize n = nghttp3_conn_writev_stream(conn_, &stream_id, &end, v, room);
-  *count = 0;
-  *fin = false;
-  if (n < 0) {
-    error_code_ = nghttp3_err_infer_quic_app_error_code(static_cast<int>(n));
-    return -1;
-  }
-  for (nghttp3_ssize i = 0; i < n; ++i) vecs[static_cast<size_t>(i)] = {v[i].base, v[i].len};
-  *count = static_cast<size_t>(n);
-  *fin = end != 0;
-  return stream_id;
-}
-
-void Http3ClientSession::Consumed(int64_t stream_id, size_t bytes) {
-  nghttp3_conn_add_write_offset(conn_, stream_id, bytes);
-}
-
-void Http3ClientSession::Blocked(int64_t stream_id) { nghttp3_conn_block_stream(conn_, stream_id); }
-
-void Http3ClientSession::Unblocked(int64_t stream_id) {
-  nghttp3_conn_unblock_stream(conn_, stream_id);
-}
-
-void Http3ClientSession::Acked(int64_t stream_id, uint64_t bytes) {
-  nghttp3_conn_add_ack_offset(conn_, stream_id, bytes);
-}
-
-absl::Status Http3ClientSession::StreamClosed(int64_t stream_id, uint64_t app_error_code) {
-  int rv = nghttp3_conn_close_stream(conn_, stream_id, app_error_code);
-  if (rv == 0 || rv == NGHTTP3_ERR_STREAM_NOT_FOUND) return absl::OkStatus();
-  error_code_ = nghttp3_err_infer_quic_app_error_code(rv);
-  return absl::DataLossError(absl::StrCat("HTTP/3: ", nghttp3_strerror(rv)));
 }
 
 void Http3ClientSession::Cancel(uint32_t tag) {

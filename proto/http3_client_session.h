@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "proto/body_matcher.h"
+#include "proto/http3_streams.h"
 #include "proto/request_fields.h"
 #include "proto/request_template.h"
 
@@ -32,13 +33,7 @@ struct Http3StreamEnd {
   bool body_found = false;  // The body contains the text of the session's body matcher.
 };
 
-// A span of stream bytes to send, laid out as nghttp3_vec and ngtcp2_vec are.
-struct Http3Vec {
-  const uint8_t* base = nullptr;
-  size_t length = 0;
-};
-
-class Http3ClientSession {
+class Http3ClientSession : public Http3Streams {
  public:
   class Events {
    public:
@@ -63,7 +58,6 @@ class Http3ClientSession {
   // The connection ended: frees the nghttp3 connection (requests still open are not
   // reported).
   void Stop();
-  bool started() const { return conn_ != nullptr; }
 
   // A request may go out: a slot is free and no GOAWAY came.
   bool can_open() const { return !free_slots_.empty() && !going_away_; }
@@ -72,28 +66,10 @@ class Http3ClientSession {
   // layer opened. `request` must outlive the stream.
   absl::Status Submit(const RequestTemplate& request, const TemplateContext& context, uint32_t tag,
                       int64_t stream_id);
-  // Bytes QUIC received on stream `stream_id` (`fin`: its last). Ended requests are reported
-  // during the call. An error is nghttp3's and ends the connection with its code (error_code()).
-  absl::Status Receive(int64_t stream_id, std::span<const uint8_t> data, bool fin);
-
-  // The next stream with bytes or a FIN to send: its id, the bytes in `vecs` (how many in
-  // `*count`) and `*fin`; -1 when none. They stay valid until QUIC acknowledges them.
-  int64_t NextStreamData(std::span<Http3Vec> vecs, size_t* count, bool* fin);
-  // `bytes` of stream `stream_id`'s data went into QUIC packets.
-  void Consumed(int64_t stream_id, size_t bytes);
-  // QUIC's flow control holds stream `stream_id` / lets it go again.
-  void Blocked(int64_t stream_id);
-  void Unblocked(int64_t stream_id);
-  // The peer acknowledged `bytes` more of stream `stream_id`.
-  void Acked(int64_t stream_id, uint64_t bytes);
-  // QUIC closed stream `stream_id` (both directions done, or reset): its slot is free.
-  absl::Status StreamClosed(int64_t stream_id, uint64_t app_error_code);
   // Ends request `tag` from the client's side (it timed out): it is not reported; the caller
   // resets the QUIC stream, whose close frees the slot.
   void Cancel(uint32_t tag);
 
-  // The HTTP/3 error code the connection must close with after a failed Receive.
-  uint64_t error_code() const { return error_code_; }
   uint32_t open_requests() const { return open_requests_; }
 
  private:
@@ -113,7 +89,6 @@ class Http3ClientSession {
   void End(Stream& stream, uint64_t error_code, bool complete);
   static const nghttp3_callbacks* Callbacks();
 
-  nghttp3_conn* conn_ = nullptr;
   Events* events_ = nullptr;
   const BodyMatcher* matcher_ = nullptr;
   std::vector<Stream> slots_;
@@ -123,7 +98,6 @@ class Http3ClientSession {
   std::vector<nghttp3_nv> nv_;  // Grown to the largest request once.
   uint32_t open_requests_ = 0;
   bool going_away_ = false;
-  uint64_t error_code_ = 0;
 };
 
 }  // namespace uringload::proto

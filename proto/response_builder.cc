@@ -54,6 +54,13 @@ size_t WriteResponse(std::span<char> out, int status, bool keep_alive, std::stri
   return static_cast<size_t>(p - out.data());
 }
 
+std::string_view EchoedSegment(std::string_view path, size_t max) {
+  path = path.substr(0, path.find_first_of("?#"));
+  size_t slash = path.rfind('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  return path.substr(0, max);
+}
+
 std::string BuildResponse(int status, bool keep_alive, std::string_view body) {
   std::string out(kMaxResponseHead + body.size(), '\0');
   out.resize(WriteResponse(out, status, keep_alive, body));

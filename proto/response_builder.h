@@ -26,6 +26,10 @@ inline constexpr std::string_view kHeadersTooLargeResponse =
     "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n"
     "Connection: close\r\n\r\n";
 
+// What serve echoes over HTTP/2 and HTTP/3: the last segment of the path, without the query,
+// at most `max` bytes (RequestParser keeps the same over HTTP/1.1).
+std::string_view EchoedSegment(std::string_view path, size_t max);
+
 // A response no HTTP parser accepts: for fault injection.
 inline constexpr std::string_view kMalformedResponse = "HTTP/1.1 2x0 NOT HTTP\r\n\r\n";
 

@@ -1,0 +1,80 @@
+#include "core/http3_transport.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace uringload::core {
+namespace {
+
+constexpr uint64_t kH3GeneralProtocolError = 0x101;  // RFC 9114 8.1.
+
+}  // namespace
+
+const std::string& Http3Transport::end_reason() const {
+  return http3_failure_.empty() ? quic_->end_reason() : http3_failure_;
+}
+
+void Http3Transport::Attach(std::unique_ptr<net::QuicConnection> quic) {
+  http3_failure_.clear();
+  quic_ = std::move(quic);
+  quic_->set_source(this);
+}
+
+void Http3Transport::OnHandshakeCompleted() {
+  // HTTP/3's control stream and QPACK's two streams, this side's first unidirectional ones
+  // (the peer allows at least three: RFC 9114 6.2).
+  int64_t control = quic_->OpenUniStream();
+  int64_t encoder = quic_->OpenUniStream();
+  int64_t decoder = quic_->OpenUniStream();
+  if (control < 0 || encoder < 0 || decoder < 0) {
+    FailHttp3(absl::UnavailableError("the peer allows fewer than 3 unidirectional streams"));
+    return;
+  }
+  if (absl::Status s = StartHttp3(control, encoder, decoder); !s.ok()) FailHttp3(s);
+}
+
+void Http3Transport::OnStreamData(int64_t id, std::span<const uint8_t> data, bool fin) {
+  if (!streams_->started()) return;
+  if (absl::Status s = streams_->Receive(id, data, fin); !s.ok()) FailHttp3(s);
+}
+
+void Http3Transport::OnStreamDataAcked(int64_t id, uint64_t /*offset*/, uint64_t length) {
+  if (streams_->started()) streams_->Acked(id, length);
+}
+
+void Http3Transport::OnStreamClosed(int64_t id, uint64_t app_error_code) {
+  if (!streams_->started()) return;
+  if (absl::Status s = streams_->StreamClosed(id, app_error_code); !s.ok()) FailHttp3(s);
+}
+
+int64_t Http3Transport::NextStreamData(std::span<net::QuicVec> vecs, size_t* count, bool* fin) {
+  *count = 0;
+  *fin = false;
+  if (!streams_->started()) return -1;
+  static_assert(sizeof(net::QuicVec) == sizeof(proto::Http3Vec));
+  proto::Http3Vec h3[16];
+  int64_t id =
+      streams_->NextStreamData(std::span(h3, std::min(vecs.size(), std::size(h3))), count, fin);
+  for (size_t i = 0; i < *count; ++i) vecs[i] = {h3[i].base, h3[i].length};
+  if (id < 0 && streams_->error_code() != 0) {
+    FailHttp3(absl::DataLossError("HTTP/3: nghttp3 could not write"));
+  }
+  return id;
+}
+
+void Http3Transport::Consumed(int64_t id, size_t bytes) { streams_->Consumed(id, bytes); }
+
+void Http3Transport::Blocked(int64_t id) { streams_->Blocked(id); }
+
+void Http3Transport::Unblocked(int64_t id) {
+  if (streams_->started()) streams_->Unblocked(id);
+}
+
+void Http3Transport::FailHttp3(const absl::Status& status) {
+  if (!http3_failure_.empty()) return;
+  http3_failure_ = std::string(status.message());
+  uint64_t code = streams_->error_code() != 0 ? streams_->error_code() : kH3GeneralProtocolError;
+  quic_->CloseWithApplicationError(code, http3_failure_);
+}
+
+}  // namespace uringload::core
