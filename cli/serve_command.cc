@@ -76,6 +76,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_flag("--http2", o.http2,
                   "HTTP/2: h2c with prior knowledge on plain listeners (instead of HTTP/1.1); "
                   "over TLS, h2 or HTTP/1.1 as the client's ALPN allows");
+  serve->add_flag("--http3", o.http3,
+                  "HTTP/3 over QUIC on UDP (the --listen ports), with --tls-cert and --tls-key; "
+                  "one thread; faults: --fault-reset (CONNECTION_CLOSE), --fault-stall, "
+                  "--fault-rst-stream, --fault-status; --http2-goaway-after sends HTTP/3's GOAWAY");
   serve->add_flag("--grpc", o.grpc,
                   "gRPC over HTTP/2 (implies --http2): every call, whatever its method, is "
                   "answered with an empty message and grpc-status OK; --fault-status is then a "
@@ -94,10 +98,12 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
       ->capture_default_str();
   serve
       ->add_option("--http2-goaway-after", o.http2_goaway_after,
-                   "HTTP/2: GOAWAY after this many streams of a connection (0: never)")
+                   "HTTP/2 and HTTP/3: GOAWAY after this many streams of a connection (0: "
+                   "never)")
       ->capture_default_str();
   serve->add_option("--fault-rst-stream", o.fault_rst_stream,
-                    "Probability (HTTP/2): RST_STREAM(INTERNAL_ERROR) instead of the response");
+                    "Probability (HTTP/2, HTTP/3): the stream reset with INTERNAL_ERROR instead "
+                    "of the response");
   serve->add_option("--tls-cert", o.tls_cert, "Serve HTTPS with this PEM certificate (chain)")
       ->type_name(kFileValue);
   serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert")
@@ -128,10 +134,11 @@ int ServeCommand(const ServeCommandOptions& options) {
     // io_uring down asynchronously, and the listener lives until the pending accept is gone
     // (seen: a restart right after SIGKILL refused under TSan). Only a holder that stays
     // for 2 s is another server.
-    absl::Status free = net::CheckAddressFree(address);
+    int type = plan->http3 ? SOCK_DGRAM : SOCK_STREAM;
+    absl::Status free = net::CheckAddressFree(address, type);
     for (int i = 0; i < 40 && absl::IsFailedPrecondition(free); ++i) {
       usleep(50'000);
-      free = net::CheckAddressFree(address);
+      free = net::CheckAddressFree(address, type);
     }
     if (!free.ok()) {
       bool usage = absl::IsFailedPrecondition(free) || absl::IsInvalidArgument(free);
@@ -151,7 +158,7 @@ int ServeCommand(const ServeCommandOptions& options) {
     return Fail(metrics.status(),
                 absl::IsInvalidArgument(metrics.status()) ? kUsageError : kRuntimeError);
   }
-  if (!options.quiet) WarnAboutBacklog(plan->backlog);
+  if (!options.quiet && !plan->http3) WarnAboutBacklog(plan->backlog);  // UDP has none.
   if (absl::Status s = engine.Start(); !s.ok()) return Fail(s, kRuntimeError);
   if (!options.quiet) {
     std::fprintf(stderr, "uringload serve: listening on %s with %u threads%s\n",

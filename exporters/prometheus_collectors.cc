@@ -209,7 +209,7 @@ std::vector<MetricFamily> RunCollector::Collect() const {
   b.Counter("uringload_warmup_requests_total", "Requests started during --warmup (not measured)",
             s.warmup_started);
   b.Counter("uringload_requests_retried_total",
-            "HTTP/2: requests the server refused unprocessed, sent again", s.retried);
+            "HTTP/2 and HTTP/3: requests the server refused unprocessed, sent again", s.retried);
   // The client's own limits (core/run/generator_check.h): live for the CPU it waited for, the
   // cgroup's throttling, responses left unread and the schedule lag; the busy share and
   // unsent requests at the end.

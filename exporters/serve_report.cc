@@ -11,6 +11,7 @@ std::string ListenSummary(const core::ServePlan& plan) {
   for (const net::SocketAddress& address : plan.listen) {
     absl::StrAppend(&out, out.empty() ? "" : ", ", address.ToString());
   }
+  if (plan.http3) absl::StrAppend(&out, " (UDP, HTTP/3)");
   return out;
 }
 

@@ -36,6 +36,15 @@ void TimerWheel::Cancel(TimerNode* node) {
   if (node->scheduled()) Unlink(node);
 }
 
+void TimerWheel::Move(TimerNode* node, TimerNode* list) {
+  node->prev->next = node->next;
+  node->next->prev = node->prev;
+  node->next = list;
+  node->prev = list->prev;
+  list->prev->next = node;
+  list->prev = node;
+}
+
 void TimerWheel::Unlink(TimerNode* node) {
   node->prev->next = node->next;
   node->next->prev = node->prev;

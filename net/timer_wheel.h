@@ -36,7 +36,11 @@ class TimerWheel {
   int64_t EarliestWithin(int64_t now_ns, int64_t within_ns) const;
 
   // Expires every node whose deadline is <= now_ns, calling on_expire(TimerNode*) after
-  // unlinking it (the callback may schedule it again).
+  // unlinking it. The callback may schedule or cancel any node, this one and the other due
+  // ones included: a slot's due nodes move to a list of their own first, which Cancel unlinks
+  // from as from a slot. A node scheduled again for a past deadline lands in the last tick's
+  // slot: it fires again on the next Advance (or later in this one if it came from an earlier
+  // tick), never in a loop.
   template <typename Fn>
   void Advance(int64_t now_ns, Fn&& on_expire) {
     int64_t target_tick = now_ns / kTickNs;
@@ -46,23 +50,28 @@ class TimerWheel {
     }
     // After a long sleep one revolution visits every slot; no need for more.
     int64_t first = std::max(current_tick_, target_tick - static_cast<int64_t>(kSlots) + 1);
+    current_tick_ = target_tick;  // What the callbacks schedule lands from here on.
+    TimerNode due;
     for (int64_t tick = first; tick <= target_tick; ++tick) {
       TimerNode& head = slots_[static_cast<size_t>(tick) & (kSlots - 1)];
-      TimerNode* node = head.next;
-      while (node != &head) {
+      due.prev = due.next = &due;
+      for (TimerNode* node = head.next; node != &head;) {
         TimerNode* next = node->next;
-        if (node->deadline_ns <= now_ns) {
-          Unlink(node);
-          on_expire(node);
-        }
+        if (node->deadline_ns <= now_ns) Move(node, &due);
         node = next;
       }
+      while (due.next != &due) {
+        TimerNode* node = due.next;
+        Unlink(node);
+        on_expire(node);
+      }
     }
-    current_tick_ = target_tick;
   }
 
  private:
   void Unlink(TimerNode* node);
+  // From its list to the end of `list` (still scheduled, still counted).
+  static void Move(TimerNode* node, TimerNode* list);
 
   std::vector<TimerNode> slots_;  // Circular list heads.
   int64_t current_tick_;

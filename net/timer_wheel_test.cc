@@ -91,5 +91,41 @@ TEST(TimerWheelTest, PastDeadlineFiresOnNextAdvanceAndCallbackMayReschedule) {
   EXPECT_EQ(fired, 2);
 }
 
+// A connection's two timers due in the same tick: the first one's callback closes the
+// connection and cancels the second, which then never fires (and the walk survives it).
+TEST(TimerWheelTest, ACallbackMayCancelAnotherDueNode) {
+  TimerWheel wheel(0);
+  std::vector<TimerNode> nodes(3);
+  for (TimerNode& n : nodes) wheel.Schedule(&n, 2 * kMs);
+  std::vector<TimerNode*> fired;
+  wheel.Advance(2 * kMs, [&](TimerNode* n) {
+    fired.push_back(n);
+    if (n == &nodes[0]) wheel.Cancel(&nodes[1]);
+  });
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_EQ(fired[0], &nodes[0]);
+  EXPECT_EQ(fired[1], &nodes[2]);
+  EXPECT_FALSE(nodes[1].scheduled());
+  EXPECT_EQ(wheel.size(), 0u);
+}
+
+// A callback that schedules its node in the past again (QUIC's expiry while its send is in
+// flight) fires it once per Advance of the same tick, not in a loop.
+TEST(TimerWheelTest, ANodeScheduledInThePastDoesNotFireInALoop) {
+  TimerWheel wheel(0);
+  TimerNode node;
+  wheel.Schedule(&node, 1 * kMs);
+  int fired = 0;
+  auto again = [&](TimerNode* n) {
+    ++fired;
+    wheel.Schedule(n, 0);
+  };
+  wheel.Advance(1 * kMs, again);
+  EXPECT_EQ(fired, 1);
+  wheel.Advance(1 * kMs, again);
+  EXPECT_EQ(fired, 2);
+  EXPECT_EQ(wheel.size(), 1u);
+}
+
 }  // namespace
 }  // namespace uringload::net

@@ -2,7 +2,7 @@
 // ring, QUIC and HTTP/3 in memory (Http3Connection), QUIC's timer on the same timer wheel.
 // Requests are streams in the same pool of -p entries as HTTP/2's (worker_http2.cc); the
 // connection is kConnecting until QUIC's handshake ends, as a TCP one is until its connect
-// (and TLS handshake) does. One send in flight per connection, of up to kQuicSendPackets
+// (and TLS handshake) does. One send in flight per connection, of up to net::kQuicSendPackets
 // packets joined by UDP_SEGMENT.
 #include <algorithm>
 #include <cstring>
@@ -14,8 +14,6 @@
 namespace uringload::core {
 namespace {
 
-constexpr uint32_t kQuicSendPackets = 8;
-constexpr size_t kQuicSendBytes = kQuicSendPackets * net::kQuicMaxPacket;
 // A request the server rejected unprocessed (H3_REQUEST_REJECTED) goes out again once.
 constexpr uint8_t kMaxHttp3Retries = 1;
 constexpr uint64_t kH3NoError = 0x100;
@@ -63,7 +61,7 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   if (q.h3 == nullptr) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
     q.h3->SetBodyMatcher(config_.plan->checks.body.get());
-    q.out = std::make_unique<uint8_t[]>(kQuicSendBytes);
+    q.out = std::make_unique<uint8_t[]>(net::kQuicSendBytes);
   }
   net::QuicSettings settings;
   settings.handshake_timeout_ns = connect_timeout_ns_;
@@ -324,7 +322,7 @@ bool Worker::SendQuicPackets(Connection& c) {
   QuicSlot& q = quic_[c.slot];
   uint32_t datagram_size = 0;
   size_t n =
-      q.h3->Write(std::span(q.out.get(), kQuicSendBytes), completions_at_ns_, &datagram_size);
+      q.h3->Write(std::span(q.out.get(), net::kQuicSendBytes), completions_at_ns_, &datagram_size);
   if (n == 0) return false;
   stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
   c.send_size = static_cast<uint32_t>(n);

@@ -118,7 +118,7 @@ absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
 absl::Status PlanHttp2(const ServeOptions& o, ServePlan& plan) {
   bool h2_flags = o.fault_rst_stream > 0 || o.http2_max_streams != 128 || o.http2_window != 65535 ||
                   o.http2_goaway_after != 0;
-  if (h2_flags && !o.http2 && !IsGrpc(o)) {
+  if (h2_flags && !o.http2 && !IsGrpc(o) && !o.http3) {
     return absl::InvalidArgumentError(
         "--fault-rst-stream, --http2-max-streams, --http2-window and --http2-goaway-after need "
         "--http2");
@@ -144,6 +144,37 @@ absl::Status PlanHttp2(const ServeOptions& o, ServePlan& plan) {
   plan.http2_max_streams = static_cast<uint32_t>(o.http2_max_streams);
   plan.http2_window = static_cast<uint32_t>(o.http2_window);
   plan.http2_goaway_after = static_cast<uint32_t>(o.http2_goaway_after);
+  return absl::OkStatus();
+}
+
+// --http3: HTTP/3 over QUIC, which is always TLS (GnuTLS: OpenSSL 3.0 has no QUIC API).
+// What has no HTTP/3 form here is refused, not ignored.
+absl::Status PlanHttp3(const ServeOptions& o, ServePlan& plan) {
+  if (!o.http3) return absl::OkStatus();
+  auto refuse = [](const char* what) {
+    return absl::InvalidArgumentError(absl::StrCat("--http3: ", what));
+  };
+  if (o.http2 || IsGrpc(o)) return refuse("serves HTTP/3 only, not with --http2 or --grpc");
+  if (!o.unix_sockets.empty()) return refuse("listens on UDP, not with --unix");
+  if (!o.tls_cert.has_value()) return refuse("needs --tls-cert and --tls-key (QUIC is TLS)");
+  if (o.http2_max_streams != 128 || o.http2_window != 65535) {
+    return refuse("--http2-max-streams and --http2-window are HTTP/2's");
+  }
+  if (o.fault_partial > 0 || o.fault_malformed > 0 || o.fault_no_close_notify > 0) {
+    return refuse(
+        "--fault-partial, --fault-malformed and --fault-no-close-notify have no HTTP/3 form "
+        "(--fault-reset, --fault-stall, --fault-rst-stream and --fault-status do)");
+  }
+  if (o.log_requests.has_value()) return refuse("--log-requests is for HTTP/1.1 and HTTP/2");
+  // One worker: a client's datagrams reach the worker whose socket is connected to it, and
+  // a new client's first ones reach any listener; one worker keeps both on one ring.
+  if (o.threads.has_value() && *o.threads != 1) return refuse("serves on one thread (-t 1)");
+  plan.threads = 1;
+  plan.http3 = true;
+  absl::StatusOr<std::unique_ptr<net::QuicTlsContext>> tls =
+      net::QuicTlsContext::Server({.cert_file = *o.tls_cert, .key_file = *o.tls_key});
+  if (!tls.ok()) return tls.status();
+  plan.quic_tls = *std::move(tls);
   return absl::OkStatus();
 }
 
@@ -271,7 +302,8 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }
   if (absl::Status s = PlanHttp2(options, plan); !s.ok()) return s;
-  if (options.tls_cert.has_value()) {
+  if (absl::Status s = PlanHttp3(options, plan); !s.ok()) return s;
+  if (options.tls_cert.has_value() && !plan.http3) {
     absl::StatusOr<std::shared_ptr<net::TlsContext>> tls = net::TlsContext::Server(
         {.cert_file = *options.tls_cert, .key_file = *options.tls_key, .http2 = plan.http2});
     if (!tls.ok()) return tls.status();

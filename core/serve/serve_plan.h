@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "core/serve/request_log.h"
 #include "net/address.h"
+#include "net/quic_tls.h"
 #include "net/tls_context.h"
 #include "proto/seeded_random.h"
 
@@ -76,6 +77,7 @@ struct ServeOptions {
   double fault_no_close_notify = 0;
   double fault_rst_stream = 0;
   bool http2 = false;      // --http2
+  bool http3 = false;      // --http3
   bool grpc = false;       // --grpc
   bool grpc_echo = false;  // --grpc-echo
   int64_t http2_max_streams = 128;
@@ -113,6 +115,10 @@ struct ServePlan {
   // grpc-status OK, or its fault: faults.status_code is then a gRPC status (1-16).
   bool grpc = false;
   bool grpc_echo = false;  // --grpc-echo: the call's own messages instead of the empty one.
+  // --http3: HTTP/3 over QUIC on UDP listeners, TLS by quic_tls (GnuTLS; `tls` stays null),
+  // served by one worker; http2_goaway_after applies to its GOAWAY too.
+  bool http3 = false;
+  std::shared_ptr<net::QuicTlsContext> quic_tls;
   std::shared_ptr<RequestLog> request_log;  // --log-requests: every request received.
 };
 

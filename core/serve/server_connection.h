@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/serve/http3_server_connection.h"
 #include "core/serve/serve_plan.h"
 #include "net/base/check.h"
 #include "net/timer_wheel.h"
@@ -55,6 +56,30 @@ struct ServerHttp2 {
   // its requests unread would send a RST that can overtake the frame (and turn the fault into
   // a reset); the server closes itself only at this deadline.
   int64_t malformed_close_at_ns = 0;
+};
+
+// HTTP/3 (core/serve/server_http3.cc): a request's answer waiting for its moment.
+struct Http3Response {
+  int64_t ready_at_ns = 0;
+  int64_t stream_id = 0;
+  uint32_t handle = 0;  // Its entry in the session's stream pool.
+  Fault fault = Fault::kNone;
+};
+
+// An HTTP/3 connection: its own UDP socket connected to the client from the listener's
+// port, QUIC and HTTP/3 in memory, and its waiting answers. Made on a slot's first HTTP/3
+// connection and kept for the slot's later ones.
+struct ServerHttp3 {
+  Http3ServerConnection connection;
+  net::TimerNode expiry;  // QUIC's own timer (owner: slot | ServerWorker::kQuicTimer).
+  std::unique_ptr<uint8_t[]> out = std::make_unique<uint8_t[]>(net::kQuicSendBytes);
+  std::vector<Http3Response> waiting;
+  net::SocketAddress peer;  // The client: its socket connects to it.
+  std::string peer_key;     // The client's sockaddr bytes: what its slot is found by.
+  uint32_t listener = 0;    // The listener whose port the socket shares.
+  uint32_t requests = 0;    // Processed on this connection (for --http2-goaway-after).
+  bool connected = false;   // The socket's connect completed: packets may go out.
+  bool handshake_counted = false;
 };
 
 // A server connection's state. Allowed transitions:
@@ -107,6 +132,9 @@ struct ServerConnection {
   // The connection speaks HTTP/2 (serve --http2: h2c, or h2 chosen by ALPN); h2 holds it.
   bool http2 = false;
   std::unique_ptr<ServerHttp2> h2;
+  // The connection speaks HTTP/3 (serve --http3); h3 holds it.
+  bool http3 = false;
+  std::unique_ptr<ServerHttp3> h3;
 
   bool Full() const { return count == kMaxPipelined; }
   PendingResponse& Head() { return pending[head]; }

@@ -58,7 +58,9 @@ absl::Status ServerWorker::Listen(std::span<const int> shared) {
       continue;
     }
     const net::SocketAddress& address = plan_->listen[i];
-    absl::StatusOr<net::UniqueFd> fd = net::OpenListener(address, plan_->backlog, incoming_cpu_);
+    absl::StatusOr<net::UniqueFd> fd =
+        plan_->http3 ? net::OpenDatagramListener(address)
+                     : net::OpenListener(address, plan_->backlog, incoming_cpu_);
     if (!fd.ok()) return fd.status();
     listeners_.push_back(*std::move(fd));
   }
@@ -73,7 +75,9 @@ absl::Status ServerWorker::Setup() {
         .sq_entries = 4096,
         .cq_entries = std::bit_ceil(std::clamp<uint32_t>(2 * table, 1024, 65536)),
         .receive_connections = table / 2,
-        .accept_into_free_slots = true};
+        // --http3: runs of datagrams of up to 64 KiB each; a few per connection wait at once.
+        .datagram_buffers = plan_->http3 ? 256u : 0u,
+        .accept_into_free_slots = !plan_->http3};
     absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
         net::MakeWorkerLoop(options, plan_->tls, "");
     if (!loop.ok()) return loop.status();
@@ -85,9 +89,13 @@ absl::Status ServerWorker::Setup() {
 
 absl::Status ServerWorker::Run() {
   if (absl::Status s = Setup(); !s.ok()) return s;
-  for (uint32_t i = 0; i < listeners_.size(); ++i) loop_->Accept(i, listeners_[i].get());
+  if (plan_->http3) {
+    StartHttp3Listeners();
+  } else {
+    for (uint32_t i = 0; i < listeners_.size(); ++i) loop_->Accept(i, listeners_[i].get());
+  }
   while (!stop_->load(std::memory_order_relaxed)) {
-    loop_->timers().Advance(loop_->Now(), [this](net::TimerNode* n) { Pump(n->owner); });
+    loop_->timers().Advance(loop_->Now(), [this](net::TimerNode* n) { OnTimer(n->owner); });
     // Wake for the earliest delay that ends within the next wait, not a tick later.
     int64_t now = loop_->Now();
     int64_t wait =
@@ -111,6 +119,10 @@ ServerConnection& ServerWorker::Conn(uint32_t slot) {
 }
 
 void ServerWorker::OnCompletion(const net::Completion& completion) {
+  if (plan_->http3) {
+    OnHttp3Completion(completion);
+    return;
+  }
   URINGLOAD_CHECK(completion.op == net::Op::kAccept || completion.slot < connections_.size(),
                   "slot %u of %zu op %d", completion.slot, connections_.size(),
                   static_cast<int>(completion.op));
@@ -257,6 +269,10 @@ void ServerWorker::Pump(uint32_t slot) {
   ServerConnection& c = Conn(slot);
   if (c.in_use() && c.http2) {
     PumpHttp2(slot, c);
+    return;
+  }
+  if (c.in_use() && c.http3) {
+    PumpHttp3(slot, c);
     return;
   }
   if (!c.in_use() || c.send_pending || c.state == ServerConnState::kStalled) return;

@@ -1,7 +1,8 @@
 // ServerWorker: one thread of `uringload serve`: its own ring, an SO_REUSEPORT listener per
 // listen address with multishot accept into direct descriptors, multishot receive into its
 // buffer ring, llhttp request parsing, delays on its timer wheel and fault injection.
-// Pipelined responses that are due together leave in one send.
+// Pipelined responses that are due together leave in one send. With --http3 the listeners
+// are UDP sockets and each client gets a UDP socket of its own (core/serve/server_http3.cc).
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "core/serve/request_log.h"
 #include "core/serve/serve_plan.h"
@@ -31,7 +33,9 @@ struct FixedResponses {
 // The plan's prebuilt responses (all empty when the body echoes the request).
 FixedResponses MakeFixedResponses(const ServePlan& plan);
 
-class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSession::Events {
+class ServerWorker : public net::CompletionHandler,
+                     private proto::Http2ServerSession::Events,
+                     private Http3ServerConnection::Events {
  public:
   // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   ServerWorker(const ServePlan* plan, const FixedResponses* fixed, uint32_t index,
@@ -72,6 +76,25 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   void PumpHttp2(uint32_t slot, ServerConnection& c);
   void AnswerStream(ServerConnection& c, const Http2Response& r);
   void FlushHttp2(uint32_t slot, ServerConnection& c);
+  // HTTP/3 connections (server_http3.cc).
+  static constexpr uint32_t kQuicTimer = 1u << 31;
+  void OnTimer(uint32_t owner);
+  void StartHttp3Listeners();
+  void OnHttp3Completion(const net::Completion& completion);
+  void OnDatagrams(uint32_t slot, const net::Completion& completion);
+  // The slot whose connection the datagram from `peer` is for, a new connection when it is a
+  // new client's Initial, or -1 (dropped).
+  int64_t Http3SlotFor(std::string_view peer, socklen_t peer_length, uint32_t listener,
+                       std::span<const uint8_t> datagram);
+  int64_t AcceptHttp3(std::string_view peer, socklen_t peer_length, uint32_t listener,
+                      std::span<const uint8_t> initial);
+  void OnRequest(const proto::Http3ServerSession::Request& request) override;
+  void PumpHttp3(uint32_t slot, ServerConnection& c);
+  void AnswerHttp3(ServerConnection& c, const Http3Response& r);
+  // Sends what QUIC has due (one send in flight), moves QUIC's timer, and closes a connection
+  // that ended once its CONNECTION_CLOSE went.
+  void FlushHttp3(uint32_t slot, ServerConnection& c);
+  void CloseHttp3(uint32_t slot, ServerConnection& c);
 
   const ServePlan* plan_;
   const FixedResponses* fixed_;
@@ -87,7 +110,11 @@ class ServerWorker : public net::CompletionHandler, private proto::Http2ServerSe
   proto::Http2Memory http2_memory_;  // Shared by the HTTP/2 connections' sessions.
   std::vector<std::unique_ptr<ServerConnection>> connections_;
   bool warned_table_full_ = false;
-  uint32_t session_slot_ = 0;  // Whose HTTP/2 session is reporting (OnRequest).
+  uint32_t session_slot_ = 0;  // Whose HTTP/2 or HTTP/3 session is reporting (OnRequest).
+  // --http3: the slots past the listeners' no connection holds (closed ones return on kClose),
+  // and each client's slot by its address.
+  std::vector<uint32_t> free_http3_slots_;
+  absl::flat_hash_map<std::string, uint32_t> http3_slots_;
 };
 
 }  // namespace uringload::core

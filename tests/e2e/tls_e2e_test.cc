@@ -22,10 +22,6 @@ std::vector<std::string> ServeTls(std::vector<std::string> more = {}) {
   return flags;
 }
 
-std::string Https(const UringloadServer& server, const std::string& path) {
-  return "https://127.0.0.1:" + std::to_string(server.port()) + path;
-}
-
 // -c, -t, keep-alive, requests.
 class TlsCounts : public ::testing::TestWithParam<std::tuple<int, int, bool, uint64_t>> {};
 
@@ -76,7 +72,7 @@ TEST_P(TlsCounts, ServeAnswersExactlyTheOkRequests) {
   UringloadServer server(ServeTls());
   ASSERT_TRUE(server.ok());
   uint64_t n = std::get<3>(GetParam());
-  RunOutput run = RunUringload(MatrixArgs(GetParam(), {"-k", Https(server, "/{i}")}), 600);
+  RunOutput run = RunUringload(MatrixArgs(GetParam(), {"-k", server.HttpsUrl("/{i}")}), 600);
   ExpectAllOk(run, n);
   FlatJson summary;
   ASSERT_EQ(server.Stop(&summary), 0);
@@ -141,15 +137,15 @@ TEST(TlsE2ETest, VerificationFailuresAreConnectErrorsWithTheReason) {
 TEST(TlsE2ETest, ReconnectsResumeSessionsUnlessTold) {
   UringloadServer server(ServeTls());
   ASSERT_TRUE(server.ok());
-  RunOutput resumed =
-      RunUringload({"-n", "500", "-c", "5", "-t", "1", "--no-keepalive", "-k", Https(server, "/")});
+  RunOutput resumed = RunUringload(
+      {"-n", "500", "-c", "5", "-t", "1", "--no-keepalive", "-k", server.HttpsUrl("/")});
   ExpectAllOk(resumed, 500);
   EXPECT_EQ(JsonCount(resumed.json, "tls.handshakes"), 500u);
   // Every handshake but each connection's first (5 at once, before any ticket) resumes; with
   // one session object shared by the connections, 396-470 did.
   EXPECT_EQ(JsonCount(resumed.json, "tls.resumed"), 495u);
   RunOutput full = RunUringload({"-n", "500", "-c", "5", "-t", "1", "--no-keepalive",
-                                 "--no-tls-resume", "-k", Https(server, "/")});
+                                 "--no-tls-resume", "-k", server.HttpsUrl("/")});
   ExpectAllOk(full, 500);
   EXPECT_EQ(JsonCount(full.json, "tls.resumed"), 0u);
   EXPECT_GT(std::stod(full.json.at("tls_handshake_seconds.p50")), 0.0);
@@ -159,12 +155,12 @@ TEST(TlsE2ETest, VersionAndCiphersArePassedThrough) {
   UringloadServer server(ServeTls());
   ASSERT_TRUE(server.ok());
   RunOutput v13 = RunUringload(
-      {"-n", "20", "-k", "--ciphersuites", "TLS_CHACHA20_POLY1305_SHA256", Https(server, "/")});
+      {"-n", "20", "-k", "--ciphersuites", "TLS_CHACHA20_POLY1305_SHA256", server.HttpsUrl("/")});
   ExpectAllOk(v13, 20);
   EXPECT_EQ(v13.json.at("tls.version"), "TLSv1.3");
   EXPECT_EQ(v13.json.at("tls.cipher"), "TLS_CHACHA20_POLY1305_SHA256");
   RunOutput v12 = RunUringload({"-n", "20", "-k", "--tls-max-version", "1.2", "--ciphers",
-                                "ECDHE-ECDSA-AES128-GCM-SHA256", Https(server, "/")});
+                                "ECDHE-ECDSA-AES128-GCM-SHA256", server.HttpsUrl("/")});
   ExpectAllOk(v12, 20);
   EXPECT_EQ(v12.json.at("tls.version"), "TLSv1.2");
   EXPECT_EQ(v12.json.at("tls.cipher"), "ECDHE-ECDSA-AES128-GCM-SHA256");
@@ -180,7 +176,7 @@ TEST(TlsE2ETest, FaultsAreCountedExactlyOverTls) {
   // A stalled request times out after 3 s: long enough that an answered one is never late
   // (at 1 s, an ASan client on a busy machine once took longer for one of 19,076).
   RunOutput run =
-      RunUringload({"-n", "20000", "-c", "50", "--timeout", "3s", "-k", Https(server, "/")});
+      RunUringload({"-n", "20000", "-c", "50", "--timeout", "3s", "-k", server.HttpsUrl("/")});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   FlatJson summary;
   ASSERT_EQ(server.Stop(&summary), 0);
@@ -213,7 +209,7 @@ TEST(TlsLongE2ETest, TenThousandTlsConnectionsHeld) {
   UringloadServer server(ServeTls({"-t", "2", "--delay", "15s"}));
   ASSERT_TRUE(server.ok());
   RunOutput run = RunUringload({"-n", "10000", "-c", "10000", "-t", "2", "--timeout", "60s",
-                                "--connect-timeout", "60s", "-k", Https(server, "/")},
+                                "--connect-timeout", "60s", "-k", server.HttpsUrl("/")},
                                600);
   ExpectAllOk(run, 10000);
   EXPECT_EQ(JsonCount(run.json, "connections.peak"), 10000u);
@@ -228,7 +224,7 @@ TEST(TlsE2ETest, BadTlsInputExitsTwoBeforeAnyTraffic) {
                                              {"--tls-max-version", "1.1"},
                                              {"--ciphers", "NOT-A-CIPHER"}}) {
     args.insert(args.begin(), {"-n", "10"});
-    args.push_back(Https(server, "/"));
+    args.push_back(server.HttpsUrl("/"));
     RunOutput run = RunUringload(args);
     EXPECT_EQ(run.process.exit_code, 2) << args[2];
   }

@@ -1,10 +1,11 @@
 // Starts the built `uringload serve` on a free 127.0.0.1 port for end-to-end tests and reads
-// its exit summary (JSON) when stopped.
+// its exit summary (JSON) when stopped. With --http3 among the flags the port is UDP's.
 #pragma once
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -32,13 +33,15 @@ class UringloadServer {
                                      "--json",          json_path_, "--quiet"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     process_ = std::make_unique<BackgroundProcess>(argv);
+    bool udp = std::find(flags.begin(), flags.end(), "--http3") != flags.end();
     // Our process must hold every listener: a port that answers while someone else holds it
     // would let the test pass against the wrong server (serve itself refuses such a port).
     ok_ = true;
     for (int i = 0; i < ports && ok_; ++i) {
       bool ours = false;
       for (int tries = 0; tries < 200 && !ours && process_->running(); ++tries) {
-        ours = ListensOn(process_->pid(), static_cast<uint16_t>(port_ + i));
+        auto port = static_cast<uint16_t>(port_ + i);
+        ours = udp ? ReceivesUdpOn(process_->pid(), port) : ListensOn(process_->pid(), port);
         if (!ours) usleep(50'000);
       }
       ok_ = ours;
@@ -57,6 +60,10 @@ class UringloadServer {
     std::string ports = std::to_string(port_);
     if (ports_ > 1) ports += "-" + std::to_string(port_ + ports_ - 1);
     return "http://127.0.0.1:" + ports + path;
+  }
+  // The same over TLS (--tls-cert): "https://127.0.0.1:P/path".
+  std::string HttpsUrl(const std::string& path) const {
+    return "https://127.0.0.1:" + std::to_string(port_) + path;
   }
   // SIGTERM, then the exit status and the JSON summary.
   int Stop(FlatJson* summary) {

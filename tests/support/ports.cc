@@ -47,10 +47,14 @@ uint16_t FreePort() {
   static std::mt19937 random(std::random_device{}());
   for (int attempt = 0; low > 11'000 && attempt < 200; ++attempt) {
     auto port = static_cast<uint16_t>(std::uniform_int_distribution<int>(10'000, low - 1)(random));
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr = Loopback(port);
-    bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    close(fd);
+    // Free for TCP and for UDP: QUIC servers (caddy, serve --http3) take the UDP port.
+    bool free = true;
+    for (int type : {SOCK_STREAM, SOCK_DGRAM}) {
+      int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+      sockaddr_in addr = Loopback(port);
+      free = free && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+      close(fd);
+    }
     if (free) return port;
   }
   uint16_t port = 0;

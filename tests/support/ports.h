@@ -9,7 +9,7 @@ namespace uringload::testing {
 
 // "127.0.0.1:port", as --listen and --metrics-listen take it.
 inline std::string LoopbackAddress(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
-// A port on 127.0.0.1 that was free a moment ago.
+// A port on 127.0.0.1 that was free a moment ago, for TCP and for UDP.
 uint16_t FreePort();
 // The first of `count` consecutive ports on 127.0.0.1 that were all free a moment ago.
 uint16_t FreePortRange(int count);

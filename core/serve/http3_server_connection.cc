@@ -1,0 +1,50 @@
+#include "core/serve/http3_server_connection.h"
+
+#include <memory>
+
+namespace uringload::core {
+namespace {
+
+constexpr uint64_t kH3InternalError = 0x102;  // RFC 9114 8.1.
+
+}  // namespace
+
+absl::Status Http3ServerConnection::Accept(const net::QuicTlsContext& tls,
+                                           const net::QuicPath& path,
+                                           std::span<const uint8_t> initial,
+                                           const net::QuicSettings& settings, Events* events,
+                                           int64_t now_ns) {
+  events_ = events;
+  max_streams_ = settings.max_streams_bidi;
+  session_.Stop();
+  absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic =
+      net::QuicConnection::Accept(tls, path, initial, settings, quic_events(), now_ns);
+  if (!quic.ok()) return quic.status();
+  Attach(*std::move(quic));
+  return absl::OkStatus();
+}
+
+void Http3ServerConnection::Abort() {
+  quic_->CloseWithApplicationError(kH3InternalError, "the reset fault");
+}
+
+void Http3ServerConnection::Stop() {
+  session_.Stop();
+  quic_.reset();
+}
+
+absl::Status Http3ServerConnection::StartHttp3(int64_t control_stream, int64_t qpack_encoder_stream,
+                                               int64_t qpack_decoder_stream) {
+  return session_.Start(this, control_stream, qpack_encoder_stream, qpack_decoder_stream,
+                        max_streams_);
+}
+
+void Http3ServerConnection::OnRequest(const proto::Http3ServerSession::Request& request) {
+  events_->OnRequest(request);
+}
+
+void Http3ServerConnection::OnStreamShutdown(int64_t id, uint64_t code) {
+  quic_->ShutdownStream(id, code);
+}
+
+}  // namespace uringload::core

@@ -1,0 +1,266 @@
+// End-to-end `serve --http3`: the real `uringload run --http3` against it, and ngtcp2's own
+// client (gtlsclient) as a peer nobody here wrote: exact counts on both sides, its delays,
+// each fault counted once on both sides, GOAWAY's rejected requests sent again and processed
+// once, shards merged with thresholds and a timeline; bad input, and a UDP port someone else
+// holds.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/uringload_runner.h"
+#include "tests/e2e/uringload_server.h"
+#include "tests/support/ports.h"
+#include "tests/support/process.h"
+#include "tests/support/tls_certs.h"
+
+namespace uringload::testing {
+namespace {
+
+std::vector<std::string> Http3Serve(std::vector<std::string> more = {}) {
+  std::vector<std::string> flags = {"--http3", "--tls-cert", SharedCert().cert(), "--tls-key",
+                                    SharedCert().key()};
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
+// `run --http3` trusting the server's certificate, `args` before the URL.
+RunOutput RunHttp3(const UringloadServer& server, std::vector<std::string> args,
+                   const std::string& path = "/{i}") {
+  args.insert(args.begin(), {"--http3", "--cacert", SharedCert().cert()});
+  args.push_back(server.HttpsUrl(path));
+  return RunUringload(args);
+}
+
+FlatJson Stopped(UringloadServer& server) {
+  FlatJson summary;
+  EXPECT_EQ(server.Stop(&summary), 0);
+  return summary;
+}
+
+TEST(ServeHttp3E2ETest, EveryRequestIsAnsweredOnceAfterItsDelay) {
+  ASSERT_TRUE(SharedCert().ok());
+  UringloadServer server(Http3Serve({"--delay", "uniform:2ms-10ms"}));
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunHttp3(server, {"-n", "5000", "-c", "4", "-p", "8"});
+  ExpectAllOk(run, 5000);
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"), 4u);
+  EXPECT_EQ(JsonCount(run.json, "tls.handshakes"), 4u);
+  // The server's delays show in the client's latency.
+  EXPECT_GE(JsonNumber(run.json, "latency_seconds.min"), 0.002);
+  EXPECT_GT(JsonNumber(run.json, "latency_seconds.p50"), 0.004);
+  FlatJson s = Stopped(server);
+  EXPECT_EQ(JsonCount(s, "requests.received"), 5000u);
+  EXPECT_EQ(JsonCount(s, "requests.answered"), 5000u);
+  EXPECT_EQ(JsonCount(s, "connections.accepted"), 4u);
+  EXPECT_EQ(JsonCount(s, "tls.handshakes"), 4u);
+  EXPECT_EQ(s.at("listen"), LoopbackAddress(server.port()) + " (UDP, HTTP/3)");
+}
+
+// Each fault the server injects is the one outcome the client counts for it.
+TEST(ServeHttp3E2ETest, ClientCountsExactlyWhatTheServerInjected) {
+  ASSERT_TRUE(SharedCert().ok());
+  struct Case {
+    std::vector<std::string> flags;
+    const char* fault;
+    const char* outcome;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--fault-stall", "0.01"}, "stall", "outcomes.timeout"},
+           {{"--fault-rst-stream", "0.01"}, "rst_stream", "outcomes.reset"},
+           {{"--fault-status", "503", "--fault-status-rate", "0.01"}, "status", "status_codes.503"},
+       }) {
+    std::vector<std::string> flags = c.flags;
+    flags.insert(flags.end(), {"--seed", "7"});
+    UringloadServer server(Http3Serve(flags));
+    ASSERT_TRUE(server.ok()) << c.fault;
+    RunOutput run = RunHttp3(server, {"-n", "3000", "-c", "4", "-p", "8", "--timeout", "1s"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    FlatJson s = Stopped(server);
+    uint64_t injected = JsonCount(s, std::string("faults.") + c.fault);
+    EXPECT_GT(injected, 0u) << c.fault;
+    EXPECT_EQ(JsonCount(run.json, c.outcome), injected) << c.fault << ErrorsOf(run.json);
+    EXPECT_EQ(JsonCount(run.json, "requests.completed"), 3000u) << c.fault;
+    EXPECT_EQ(JsonCount(run.json, "connections.opened"), 4u) << c.fault;
+    EXPECT_EQ(JsonCount(s, "requests.received"), 3000u) << c.fault;
+  }
+}
+
+// The reset fault ends the connection with CONNECTION_CLOSE(H3_INTERNAL_ERROR): the requests
+// on it are resets with that code, the client reconnects, and every request ends once.
+TEST(ServeHttp3E2ETest, AConnectionResetEndsItsRequestsAsResets) {
+  ASSERT_TRUE(SharedCert().ok());
+  UringloadServer server(Http3Serve({"--fault-reset", "0.01", "--seed", "3"}));
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunHttp3(server, {"-n", "2000", "-c", "4", "-p", "8"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  FlatJson s = Stopped(server);
+  uint64_t resets = JsonCount(s, "faults.reset");
+  EXPECT_GT(resets, 0u);
+  EXPECT_GE(JsonCount(run.json, "outcomes.reset"), resets);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok") + JsonCount(run.json, "outcomes.reset"), 2000u)
+      << ErrorsOf(run.json);
+  EXPECT_NE(ErrorsOf(run.json).find("H3_INTERNAL_ERROR"), std::string::npos) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "connections.opened"), JsonCount(s, "connections.accepted"));
+  EXPECT_GE(JsonCount(s, "connections.accepted"), 4 + resets - 1);
+}
+
+// GOAWAY after 30 requests of each connection: the requests beyond it are rejected
+// unprocessed, sent again on a new connection, and the server processes each exactly once.
+TEST(ServeHttp3E2ETest, GoawayResendsLandExactlyOnce) {
+  ASSERT_TRUE(SharedCert().ok());
+  UringloadServer server(Http3Serve({"--http2-goaway-after", "30"}));
+  ASSERT_TRUE(server.ok());
+  RunOutput run = RunHttp3(server, {"-n", "3000", "-c", "4", "-p", "16"});
+  ExpectAllOk(run, 3000);
+  EXPECT_GE(JsonCount(run.json, "connections.opened"), 3000u / 30);
+  EXPECT_GT(JsonCount(run.json, "requests.retried"), 0u);
+  FlatJson s = Stopped(server);
+  EXPECT_EQ(JsonCount(s, "requests.received"), 3000u);
+  EXPECT_EQ(JsonCount(s, "requests.answered"), 3000u);
+}
+
+// ngtcp2's own client: three requests on one connection, each answered with the echoed path
+// segment, and counted once by the server.
+TEST(ServeHttp3E2ETest, NgtcpsOwnClientGetsItsAnswers) {
+  ASSERT_TRUE(SharedCert().ok());
+  UringloadServer server(Http3Serve({"--fault-status", "503", "--fault-status-rate", "1"}));
+  ASSERT_TRUE(server.ok());
+  std::string port = std::to_string(server.port());
+  ProcessResult client =
+      RunProcess({"/usr/bin/gtlsclient", "--exit-on-all-streams-close", "--no-quic-dump", "-n", "3",
+                  "127.0.0.1", port, "https://127.0.0.1:" + port + "/echoed"},
+                 30);
+  EXPECT_EQ(client.exit_code, 0) << client.err;
+  std::string out = client.out + client.err;
+  size_t statuses = 0;
+  for (size_t at = out.find("[:status: 503]"); at != std::string::npos;
+       at = out.find("[:status: 503]", at + 1)) {
+    ++statuses;
+  }
+  EXPECT_EQ(statuses, 3u) << out;
+  EXPECT_NE(out.find("|echoed|"), std::string::npos) << out;
+  FlatJson s = Stopped(server);
+  EXPECT_EQ(JsonCount(s, "requests.received"), 3u);
+  EXPECT_EQ(JsonCount(s, "faults.status"), 3u);
+  EXPECT_EQ(JsonCount(s, "connections.accepted"), 1u);
+}
+
+// Two shards of one run over HTTP/3, each with a threshold and a timeline, merged: the
+// shards' counts add up to the server's, the merge keeps the HTTP/3 connections, each
+// timeline has its records, and the thresholds hold.
+TEST(ServeHttp3E2ETest, ShardsWithThresholdsAndTimelinesMergeToTheServersCount) {
+  ASSERT_TRUE(SharedCert().ok());
+  UringloadServer server(Http3Serve());
+  ASSERT_TRUE(server.ok());
+  std::vector<std::string> results, timelines;
+  for (int k = 0; k < 2; ++k) {
+    char result[] = "/tmp/uringload-h3-shard-XXXXXX";
+    close(mkstemp(result));
+    char timeline[] = "/tmp/uringload-h3-timeline-XXXXXX";
+    close(mkstemp(timeline));
+    results.push_back(result);
+    timelines.push_back(timeline);
+    ProcessResult shard = RunProcess({UringloadBinary(),
+                                      "run",
+                                      "--http3",
+                                      "--cacert",
+                                      SharedCert().cert(),
+                                      "-n",
+                                      "4000",
+                                      "-c",
+                                      "2",
+                                      "-p",
+                                      "4",
+                                      "--shard",
+                                      std::to_string(k) + "/2",
+                                      "--run-id",
+                                      "h3",
+                                      "--fail-if",
+                                      "error_rate>0%",
+                                      "--timeline",
+                                      timeline,
+                                      "--interval",
+                                      "100ms",
+                                      "--json",
+                                      result,
+                                      "-q",
+                                      server.HttpsUrl("/{i}")},
+                                     120);
+    EXPECT_EQ(shard.exit_code, 0) << shard.err;
+  }
+  char merged[] = "/tmp/uringload-h3-merged-XXXXXX";
+  close(mkstemp(merged));
+  ProcessResult merge = RunProcess({UringloadBinary(), "merge", results[0], results[1], "--json",
+                                    merged, "--fail-if", "ok<4000", "-q"},
+                                   60);
+  EXPECT_EQ(merge.exit_code, 0) << merge.err;
+  std::ifstream in(merged);
+  absl::StatusOr<FlatJson> j = FlattenJson(
+      std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ(JsonCount(*j, "outcomes.ok"), 4000u);
+  EXPECT_EQ(JsonCount(*j, "connections.protocols.h3"), 2u);  // -c 2 is the run's: one a shard.
+  for (const std::string& timeline : timelines) {
+    std::ifstream t(timeline);
+    std::string text((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"ok\""), std::string::npos) << timeline;
+  }
+  FlatJson s = Stopped(server);
+  EXPECT_EQ(JsonCount(s, "requests.received"), 4000u);
+  for (const std::string& path : results) unlink(path.c_str());
+  for (const std::string& path : timelines) unlink(path.c_str());
+  unlink(merged);
+}
+
+// Bad input exits 2 with one line before any traffic; a UDP port someone else holds is
+// refused, not shared.
+TEST(ServeHttp3E2ETest, BadInputAndATakenUdpPortExitTwoWithTheirLine) {
+  ASSERT_TRUE(SharedCert().ok());
+  std::string cert = SharedCert().cert(), key = SharedCert().key();
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--http3"}, "--http3: needs --tls-cert and --tls-key"},
+           {{"--http3", "--http2", "--tls-cert", cert, "--tls-key", key}, "not with --http2"},
+           {{"--http3", "-t", "2", "--tls-cert", cert, "--tls-key", key}, "one thread"},
+           {{"--http3", "--fault-partial", "0.1", "--tls-cert", cert, "--tls-key", key},
+            "no HTTP/3 form"},
+           {{"--http3", "--unix", "/tmp/x.sock", "--tls-cert", cert, "--tls-key", key},
+            "not with --unix"},
+       }) {
+    std::vector<std::string> argv = {UringloadBinary(), "serve", "--listen",
+                                     LoopbackAddress(FreePort())};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    ProcessResult r = RunProcess(argv, 10);
+    EXPECT_EQ(r.exit_code, 2) << c.says << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // Someone else's UDP socket on the port.
+  uint16_t port = FreePort();
+  int taken = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::vector<std::string> argv = {UringloadBinary(), "serve", "--listen", LoopbackAddress(port)};
+  std::vector<std::string> flags = Http3Serve();
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  ProcessResult r = RunProcess(argv, 20);
+  close(taken);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot listen on UDP"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace uringload::testing
