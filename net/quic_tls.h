@@ -46,9 +46,11 @@ class QuicTlsContext {
 
  private:
   QuicTlsContext() = default;
+  absl::Status InitPriorities();
 
   bool server_ = false;
   bool verify_ = true;
+  gnutls_priority_t priorities_ = nullptr;  // Shared by the sessions (TLS 1.3, QUIC's AEADs).
   gnutls_certificate_credentials_t credentials_ = nullptr;
   gnutls_datum_t ticket_key_{};  // Server: session tickets for resumption.
 };

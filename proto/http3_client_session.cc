@@ -53,18 +53,33 @@ const nghttp3_callbacks* Http3ClientSession::Callbacks() {
                      void* self, void* stream_data) {
       auto* session = static_cast<Http3ClientSession*>(self);
       Stream* stream = session->StreamOf(stream_id, stream_data);
-      if (stream != nullptr && session->matcher_ != nullptr) {
-        stream->body_state = session->matcher_->Feed(
-            stream->body_state, std::string_view(reinterpret_cast<const char*>(data), length));
+      std::string_view piece(reinterpret_cast<const char*>(data), length);
+      if (stream == nullptr) return 0;
+      if (session->inspector_ != nullptr) {
+        session->inspector_->OnBody(piece);
+      } else if (session->matcher_ != nullptr) {
+        stream->body_state = session->matcher_->Feed(stream->body_state, piece);
       }
       return 0;
     };
-    c.recv_header = [](nghttp3_conn*, int64_t stream_id, int32_t token, nghttp3_rcbuf*,
+    c.recv_header = [](nghttp3_conn*, int64_t stream_id, int32_t token, nghttp3_rcbuf* name,
                        nghttp3_rcbuf* value, uint8_t, void* self, void* stream_data) {
       auto* session = static_cast<Http3ClientSession*>(self);
       Stream* stream = session->StreamOf(stream_id, stream_data);
-      if (stream == nullptr || token != NGHTTP3_QPACK_TOKEN__STATUS) return 0;
+      if (stream == nullptr) return 0;
       nghttp3_vec v = nghttp3_rcbuf_get_buf(value);
+      if (token != NGHTTP3_QPACK_TOKEN__STATUS) {
+        if (session->inspector_ != nullptr) {
+          nghttp3_vec n = nghttp3_rcbuf_get_buf(name);
+          session->inspector_->OnHeaderName(
+              std::string_view(reinterpret_cast<const char*>(n.base), n.len));
+          session->inspector_->OnHeaderValue(
+              std::string_view(reinterpret_cast<const char*>(v.base), v.len));
+          session->inspector_->OnHeaderEnd();
+        }
+        return 0;
+      }
+      if (session->inspector_ != nullptr) session->inspector_->OnResponseBegin();
       int status = 0;
       for (size_t i = 0; i < v.len; ++i) status = status * 10 + (v.base[i] - '0');
       // An interim (1xx) response is followed by the final one, whose status is kept.

@@ -21,6 +21,7 @@
 #include "proto/http3_streams.h"
 #include "proto/request_fields.h"
 #include "proto/request_template.h"
+#include "proto/response_parser.h"
 
 namespace uringload::proto {
 
@@ -55,6 +56,8 @@ class Http3ClientSession : public Http3Streams {
                      int64_t qpack_decoder_stream);
   // From the next Start() on, each response body is searched for `matcher`'s text.
   void SetBodyMatcher(const BodyMatcher* matcher) { matcher_ = matcher; }
+  // A flow's user sees each response's fields and body (one request at a time: its own).
+  void SetInspector(ResponseInspector* inspector) { inspector_ = inspector; }
   // The connection ended: frees the nghttp3 connection (requests still open are not
   // reported).
   void Stop();
@@ -91,6 +94,7 @@ class Http3ClientSession : public Http3Streams {
 
   Events* events_ = nullptr;
   const BodyMatcher* matcher_ = nullptr;
+  ResponseInspector* inspector_ = nullptr;
   std::vector<Stream> slots_;
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> slot_of_tag_;

@@ -51,6 +51,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
   // Ends request `tag` from the client's side: its stream is reset, it is not reported.
   void Cancel(uint32_t tag) { session_.Cancel(tag); }
   void SetBodyMatcher(const proto::BodyMatcher* matcher) { session_.SetBodyMatcher(matcher); }
+  void SetInspector(proto::ResponseInspector* inspector) { session_.SetInspector(inspector); }
 
   // Ends it from this side without error (H3_NO_ERROR): the next Write gives its
   // CONNECTION_CLOSE, then nothing.

@@ -96,9 +96,6 @@ absl::Status PlanQuic(const RunOptions& options, RunPlan& plan) {
     return absl::InvalidArgumentError(
         "--http3 excludes --http1.1, --http2 and --grpc (HTTP/3 is its own protocol)");
   }
-  if (plan.flow != nullptr) {
-    return absl::InvalidArgumentError("--http3: flows run over HTTP/1.1 and HTTP/2 for now");
-  }
   if (!plan.url.tls) {
     return absl::InvalidArgumentError("--http3 needs an https:// URL (QUIC is always encrypted)");
   }

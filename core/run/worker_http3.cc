@@ -61,6 +61,7 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   if (q.h3 == nullptr) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
     q.h3->SetBodyMatcher(config_.plan->checks.body.get());
+    if (flow_ != nullptr) q.h3->SetInspector(&users_[c.slot]);
     q.out = std::make_unique<uint8_t[]>(net::kQuicSendBytes);
   }
   net::QuicSettings settings;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "tests/e2e/uringload_runner.h"
 #include "tests/e2e/uringload_server.h"
+#include "tests/support/caddy.h"
 #include "tests/support/shop.h"
 #include "tests/support/temp_folder.h"
 #include "tests/support/tls_certs.h"
@@ -201,13 +202,16 @@ TEST(FlowE2ETest, VariablesFlowThroughStepsOverEveryProtocol) {
     const char* name;
     bool tls;
     bool http2;
+    bool http3 = false;
   };
-  for (const Mode& mode : {Mode{"http/1.1", false, false}, Mode{"https", true, false},
-                           Mode{"h2c", false, true}, Mode{"h2", true, true}}) {
+  for (const Mode& mode :
+       {Mode{"http/1.1", false, false}, Mode{"https", true, false}, Mode{"h2c", false, true},
+        Mode{"h2", true, true}, Mode{"h3", true, false, true}}) {
     std::vector<std::string> server_flags;
     if (mode.tls)
       server_flags = {"--tls-cert", SharedCert().cert(), "--tls-key", SharedCert().key()};
     if (mode.http2) server_flags.push_back("--http2");
+    if (mode.http3) server_flags.push_back("--http3");
     UringloadServer server(server_flags);
     ASSERT_TRUE(server.ok());
     TempFolder dir;
@@ -216,7 +220,7 @@ TEST(FlowE2ETest, VariablesFlowThroughStepsOverEveryProtocol) {
                                                   {"PORT", std::to_string(server.port())}}));
     std::vector<std::string> args = {"--flow", flow, "-n", "10", "-c", "4", "-R", "200"};
     if (mode.tls) args.insert(args.end(), {"--cacert", SharedCert().cert()});
-    args.push_back(mode.http2 ? "--http2" : "--http1.1");
+    args.push_back(mode.http3 ? "--http3" : mode.http2 ? "--http2" : "--http1.1");
     RunOutput run = RunUringload(args);
     ASSERT_EQ(run.process.exit_code, 0) << mode.name << run.process.err << ErrorsOf(run.json);
     // Iterations 0-9: the third step's body is the index, one digit.
@@ -225,10 +229,61 @@ TEST(FlowE2ETest, VariablesFlowThroughStepsOverEveryProtocol) {
     EXPECT_EQ(JsonCount(run.json, "connections.protocols.h2"),
               mode.http2 ? JsonCount(run.json, "connections.opened") : 0u)
         << mode.name;
+    EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"),
+              mode.http3 ? JsonCount(run.json, "connections.opened") : 0u)
+        << mode.name;
     FlatJson summary;
     ASSERT_EQ(server.Stop(&summary), 0);
     EXPECT_EQ(JsonCount(summary, "requests.answered"), 30u) << mode.name;
   }
+}
+
+// Over HTTP/3 to caddy (quic-go): the login's Set-Cookie goes back as the cookie field and
+// its token in the next step's header; caddy echoes both, and the last step's path makes it
+// answer 200 only when the iteration's user, the cookie's and the token's are one.
+TEST(FlowE2ETest, CookiesAndTokensGoBackOverHttp3) {
+  ASSERT_TRUE(SharedCert().ok());
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key(), R"(@login path /login
+	handle @login {
+		header Set-Cookie "session=s-{query.user}; Path=/"
+		respond "{\"token\":\"t-{query.user}\"}"
+	}
+	handle /me {
+		respond "{cookie.session} {header.Authorization}"
+	}
+	@same expression `{path.1} == {path.2} && {path.2} == {path.3}`
+	handle @same {
+		respond "same"
+	}
+	handle {
+		respond "different" 409
+	})");
+  ASSERT_TRUE(caddy.ok());
+  constexpr char kFlow[] = R"(flow:
+  - name: login
+    request: GET URL/login?user=u{i}
+    expect: {status: 200}
+    extract: {token: 'json:/token'}
+  - name: me
+    request: GET URL/me
+    headers: {Authorization: 'Bearer {token}'}
+    expect: {status: 200}
+    extract: {c: 'regex:^s-(\w+) ', a: 'regex:Bearer t-(\w+)$'}
+  - name: check
+    request: GET URL/c/u{i}/{c}/{a}
+    expect: {status: 200, body_contains: same}
+)";
+  TempFolder dir;
+  std::string flow = dir.Write("h3.yaml", absl::StrReplaceAll(kFlow, {{"URL", caddy.Url("")}}));
+  RunOutput run = RunUringload(
+      {"--http3", "--flow", flow, "-n", "60", "-c", "6", "--cacert", SharedCert().cert()});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 60u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.ok"), 180u) << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "connections.protocols.h3"),
+            JsonCount(run.json, "connections.opened"));
+  caddy.Stop();
+  EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 180u);
 }
 
 // A recorded session (tests/e2e/data/shop.har: a login, a cart, an order) becomes a flow with

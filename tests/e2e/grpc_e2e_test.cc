@@ -337,9 +337,6 @@ TEST(GrpcE2ETest, BadInputExitsTwoBeforeAnyCall) {
   std::vector<Case> flows = {
       {{"--flow", flow("a.yaml", "")}, "needs the service's schema: --proto or --protoset"},
       {{"--flow", flow("h3.yaml", ""), "--proto", ShopProto(), "--http3"}, "--http3 excludes"},
-      {{"--flow", folder.Write("h3-http.yaml", "flow:\n  - request: GET https://127.0.0.1:1/\n"),
-        "--http3"},
-       "--http3: flows run over HTTP/1.1 and HTTP/2 for now"},
       {{"--flow", flow("b.yaml", "    extract: {x: 'json:/itemz/0'}\n"), "--proto", ShopProto()},
        "shop.Cart has no field 'itemz'"},
       {{"--flow", flow("c.yaml", "    extract: {x: 'json:/items'}\n"), "--proto", ShopProto()},

@@ -1,7 +1,8 @@
 // CaddyServer: Debian's caddy (Go's TLS and quic-go: an HTTP/3 server nobody here wrote),
 // configured by the test in a temporary prefix: HTTPS on a free 127.0.0.1 port with the
 // test's certificate, HTTP/1.1, HTTP/2 and HTTP/3 (UDP on the same port), answering "hello"
-// at every path, each request a line of its JSON access log; stopped when the object goes away.
+// at every path (or as the test's own site directives say), each request a line of its JSON
+// access log; stopped when the object goes away.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,9 @@ namespace uringload::testing {
 
 class CaddyServer {
  public:
-  CaddyServer(const std::string& tls_cert, const std::string& tls_key);
+  // `site`: Caddyfile directives of the site instead of `respond "hello"`.
+  CaddyServer(const std::string& tls_cert, const std::string& tls_key,
+              const std::string& site = "respond \"hello\"");
   ~CaddyServer();
   CaddyServer(const CaddyServer&) = delete;
   CaddyServer& operator=(const CaddyServer&) = delete;
