@@ -203,6 +203,10 @@ std::vector<MetricFamily> RunCollector::Collect() const {
               s.quic_packets_sent);
     b.Counter("uringload_quic_packets_received_total",
               "HTTP/3: QUIC packets (UDP datagrams) received", s.quic_packets_received);
+    b.Counter("uringload_quic_packets_lost_total",
+              "HTTP/3: QUIC packets sent that QUIC declared lost (their data went again in new "
+              "packets)",
+              s.quic_packets_lost);
   }
   b.Counter("uringload_late_starts_total",
             "Open model: requests due while every connection was busy", s.late_starts);

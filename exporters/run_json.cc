@@ -187,7 +187,8 @@ std::string RunResultToJson(const RunReport& report) {
   Json quic = nullptr;
   if ((plan != nullptr && plan->http == core::HttpVersion::kHttp3) || s.connections_http3 > 0) {
     quic = {{run_key::kPacketsSent, s.quic_packets_sent},
-            {run_key::kPacketsReceived, s.quic_packets_received}};
+            {run_key::kPacketsReceived, s.quic_packets_received},
+            {run_key::kPacketsLost, s.quic_packets_lost}};
   }
   Json doc = {
       {run_key::kTarget, report.target},

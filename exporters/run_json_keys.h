@@ -67,6 +67,7 @@ inline constexpr char kH3[] = "h3";
 inline constexpr char kQuic[] = "quic";
 inline constexpr char kPacketsSent[] = "packets_sent";
 inline constexpr char kPacketsReceived[] = "packets_received";
+inline constexpr char kPacketsLost[] = "packets_lost";
 inline constexpr char kHttp1[] = "http/1.1";
 inline constexpr char kProtocols[] = "protocols";
 inline constexpr char kRetried[] = "retried";

@@ -155,6 +155,10 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   if (doc.contains(run_key::kQuic) && !At(doc, run_key::kQuic).is_null()) {  // HTTP/3 runs.
     s.quic_packets_sent = Count(At(doc, run_key::kQuic), run_key::kPacketsSent);
     s.quic_packets_received = Count(At(doc, run_key::kQuic), run_key::kPacketsReceived);
+    // Absent from results before it was recorded.
+    if (At(doc, run_key::kQuic).contains(run_key::kPacketsLost)) {
+      s.quic_packets_lost = Count(At(doc, run_key::kQuic), run_key::kPacketsLost);
+    }
   }
   if (doc.contains(run_key::kGenerator)) {  // Absent from results before it was recorded.
     const Json& g = At(doc, run_key::kGenerator);

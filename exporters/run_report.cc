@@ -384,7 +384,8 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
   }
   if (s.connections_http3 > 0) {
-    absl::StrAppend(&out, "QUIC:        ", s.quic_packets_sent, " packets sent, ",
+    absl::StrAppend(&out, "QUIC:        ", s.quic_packets_sent, " packets sent (",
+                    s.quic_packets_lost, " declared lost, their data sent again), ",
                     s.quic_packets_received, " received\n");
   }
   AppendGenerator(report, GeneratorVerdictOf(report), &out);

@@ -154,6 +154,9 @@ class QuicConnection {
   const std::string& end_reason() const { return end_reason_; }
   // The largest datagram the path carries now.
   uint32_t max_datagram_size() const;
+  // Packets this side sent and then declared lost (RFC 9002 6.1). QUIC sends no packet again:
+  // their frames go out in new packets, which packets_sent counts.
+  uint64_t packets_lost() const { return packets_lost_; }
 
  private:
   QuicConnection() = default;
@@ -164,6 +167,7 @@ class QuicConnection {
   // One packet into `out` (0: nothing more to send), with stream data when a source has some.
   int64_t WritePacket(std::span<uint8_t> out, int64_t now_ns);
 
+  static void QlogCallback(void* self, uint32_t flags, const void* data, size_t length);
   static int OnHandshakeCompletedCallback(ngtcp2_conn* conn, void* self);
   static int OnStreamDataCallback(ngtcp2_conn* conn, uint32_t flags, int64_t id, uint64_t offset,
                                   const uint8_t* data, size_t length, void* self, void* stream);
@@ -191,6 +195,7 @@ class QuicConnection {
   uint64_t application_error_ = 0;
   bool application_close_ = false;
   bool close_sent_ = false;  // Its CONNECTION_CLOSE went out.
+  uint64_t packets_lost_ = 0;
   // A packet written after a run of another size: it goes out first in the next Write.
   std::unique_ptr<uint8_t[]> held_;
   size_t held_length_ = 0;

@@ -169,6 +169,7 @@ class Worker : public net::CompletionHandler,
     uint32_t streams_opened = 0;  // Since the handshake (--no-keepalive: one).
     bool ready = false;           // The handshake ended during the last input (OnReady).
     bool ticket_taken = false;    // Its session was kept for the connections after it.
+    uint64_t losses_counted = 0;  // Of QUIC's packets_lost, those in the stats.
   };
   static constexpr uint32_t kQuicTimer = 1u << 31;
   void OnTimer(net::TimerNode* node, int64_t now);
@@ -186,6 +187,8 @@ class Worker : public net::CompletionHandler,
   void FlushQuic(Connection& c);
   bool SendQuicPackets(Connection& c);
   void ScheduleQuicExpiry(Connection& c);
+  // The packets QUIC declared lost since the last look (ACKs and loss timers) into the stats.
+  void CountQuicLosses(Connection& c);
   // The QUIC connection ended (end() says how): every request on it gets its outcome.
   void EndQuic(Connection& c);
   void LoseQuic(Connection& c, Outcome outcome, int cause);

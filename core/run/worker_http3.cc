@@ -58,6 +58,7 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   q.ready = false;
   q.ticket_taken = false;
   q.streams_opened = 0;
+  q.losses_counted = 0;
   if (q.h3 == nullptr) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
     q.h3->SetBodyMatcher(config_.plan->checks.body.get());
@@ -109,6 +110,7 @@ void Worker::OnQuicReceive(Connection& c, const net::Completion& completion) {
     data.remove_prefix(n);
   }
   session_connection_ = nullptr;
+  CountQuicLosses(c);
   if (!open) {
     EndQuic(c);
     return;
@@ -138,6 +140,7 @@ void Worker::OnQuicExpiry(Connection& c, int64_t now) {
   session_connection_ = &c;
   bool open = Http3Of(c).HandleExpiry(now);
   session_connection_ = nullptr;
+  CountQuicLosses(c);
   if (!open) {
     EndQuic(c);
     return;
@@ -247,6 +250,14 @@ void Worker::FlushQuic(Connection& c) {
     c.stamped = 1;
     unstamped_sends_.push_back(c.slot);
   }
+}
+
+void Worker::CountQuicLosses(Connection& c) {
+  QuicSlot& q = quic_[c.slot];
+  uint64_t lost = q.h3->quic().packets_lost();
+  if (lost == q.losses_counted) return;
+  stats_->QuicPacketsLost(lost - q.losses_counted);
+  q.losses_counted = lost;
 }
 
 void Worker::ScheduleQuicExpiry(Connection& c) {

@@ -132,6 +132,7 @@ void RunStats::Merge(const RunStats& other) {
   connections_http3 += other.connections_http3;
   quic_packets_sent += other.quic_packets_sent;
   quic_packets_received += other.quic_packets_received;
+  quic_packets_lost += other.quic_packets_lost;
   retried += other.retried;
   for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
   grpc_messages += other.grpc_messages;
@@ -227,6 +228,7 @@ RunStats WorkerStats::Snapshot() const {
   s.connections_http3 = Read(connections_http3_);
   s.quic_packets_sent = Read(quic_packets_sent_);
   s.quic_packets_received = Read(quic_packets_received_);
+  s.quic_packets_lost = Read(quic_packets_lost_);
   s.retried = Read(retried_);
   for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
   s.grpc_messages = Read(grpc_messages_);

@@ -115,9 +115,11 @@ struct RunStats {
   const char* tls_cipher = "";
   uint64_t connections_http2 = 0;  // Of connections_opened, those that spoke HTTP/2.
   uint64_t connections_http3 = 0;  // And those that spoke HTTP/3 (over QUIC).
-  // HTTP/3: the UDP datagrams (QUIC packets) sent and received.
+  // HTTP/3: the UDP datagrams (QUIC packets) sent and received, and those of the sent that
+  // QUIC declared lost (their frames went again in new packets, counted in quic_packets_sent).
   uint64_t quic_packets_sent = 0;
   uint64_t quic_packets_received = 0;
+  uint64_t quic_packets_lost = 0;
   uint64_t connections_http1() const {
     return connections_opened - connections_http2 - connections_http3;
   }
@@ -234,6 +236,7 @@ class WorkerStats {
   void Http3Connected() { Add(connections_http3_); }
   void QuicPacketsSent(uint64_t n) { Add(quic_packets_sent_, n); }
   void QuicPacketsReceived(uint64_t n) { Add(quic_packets_received_, n); }
+  void QuicPacketsLost(uint64_t n) { Add(quic_packets_lost_, n); }
   void RequestRetried() { Add(retried_); }
   // An ok gRPC call ended with grpc-status `code` (0-16) after `messages` response messages.
   void GrpcFirstMessage(uint64_t latency_ns) { grpc_first_message_.Record(latency_ns); }
@@ -272,6 +275,7 @@ class WorkerStats {
   SingleWriterCounter connections_http3_{0};
   SingleWriterCounter quic_packets_sent_{0};
   SingleWriterCounter quic_packets_received_{0};
+  SingleWriterCounter quic_packets_lost_{0};
   SingleWriterCounter retried_{0};
   SingleWriterCounter streams_capped_at_{0};
   std::array<SingleWriterCounter, proto::kGrpcStatusCount> grpc_status_{};
