@@ -94,6 +94,10 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   cmd->add_flag("--http3", o.http3,
                 "HTTP/3 over QUIC (UDP) to an https:// URL: -p streams per connection, capped by "
                 "the server's limit; -k and --cacert as over TCP");
+  cmd->add_flag("--0rtt", o.zero_rtt,
+                "--http3: a reconnect that resumes a session sends its requests in 0-RTT, before "
+                "the handshake ends, when the server's ticket allows it (counted; refused early "
+                "data is sent again after the handshake)");
   cmd->add_option("--http2-window", o.http2_window,
                   absl::StrCat("HTTP/2: the receive window the client announces per stream and "
                                "for the connection, in bytes (default ",

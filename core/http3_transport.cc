@@ -21,6 +21,15 @@ void Http3Transport::Attach(std::unique_ptr<net::QuicConnection> quic) {
 }
 
 void Http3Transport::OnHandshakeCompleted() {
+  if (streams_->started()) {  // Before the handshake ended: a client's 0-RTT, a server's.
+    if (!quic_->early_data_attempted() || quic_->early_data_accepted()) return;
+    quic_->RejectEarlyData();  // QUIC forgot the streams opened early: HTTP/3 starts over.
+    OnEarlyDataRejected();
+  }
+  StartStreams();
+}
+
+void Http3Transport::StartStreams() {
   // HTTP/3's control stream and QPACK's two streams, this side's first unidirectional ones
   // (the peer allows at least three: RFC 9114 6.2).
   int64_t control = quic_->OpenUniStream();
@@ -34,6 +43,8 @@ void Http3Transport::OnHandshakeCompleted() {
 }
 
 void Http3Transport::OnStreamData(int64_t id, std::span<const uint8_t> data, bool fin) {
+  // A server's first request can come in 0-RTT, before its handshake ended.
+  if (!streams_->started() && http3_failure_.empty()) StartStreams();
   if (!streams_->started()) return;
   if (absl::Status s = streams_->Receive(id, data, fin); !s.ok()) FailHttp3(s);
 }

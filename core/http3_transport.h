@@ -1,8 +1,10 @@
 // Http3Transport: HTTP/3 over one QUIC connection in memory, for either side. QUIC's stream
 // bytes, acknowledgements and closes feed the side's HTTP/3 session (proto::Http3Streams), and
 // the session's stream bytes are what QUIC packs into packets. When QUIC's handshake ends,
-// the side's control and QPACK streams open and its session starts (StartHttp3). An HTTP/3
-// error ends the connection with its code. The worker hands it the datagrams its UDP slot
+// the side's control and QPACK streams open and its session starts (StartHttp3), unless it
+// started before: a client sending 0-RTT starts at once, a server when early data comes. A
+// client whose early data the server refused starts over. An HTTP/3 error ends the
+// connection with its code. The worker hands it the datagrams its UDP slot
 // received and its expiry, and sends what Write gives. The client's Http3Connection and
 // serve's Http3ServerConnection are its two sides.
 #pragma once
@@ -55,6 +57,10 @@ class Http3Transport : private net::QuicConnection::Events,
                                   int64_t qpack_decoder_stream) = 0;
   // HTTP/3 broke: the connection ends with its error.
   void FailHttp3(const absl::Status& status);
+  // Opens this side's control and QPACK streams and starts its session (StartHttp3).
+  void StartStreams();
+  // The server refused the early data: the side drops its session's state; StartHttp3 follows.
+  virtual void OnEarlyDataRejected() {}
 
   std::unique_ptr<net::QuicConnection> quic_;
 

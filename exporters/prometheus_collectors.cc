@@ -207,6 +207,12 @@ std::vector<MetricFamily> RunCollector::Collect() const {
               "HTTP/3: QUIC packets sent that QUIC declared lost (their data went again in new "
               "packets)",
               s.quic_packets_lost);
+    b.Counter("uringload_quic_zero_rtt_attempted_total",
+              "HTTP/3 --0rtt: reconnects that sent their requests in 0-RTT",
+              s.quic_zero_rtt_attempted);
+    b.Counter("uringload_quic_zero_rtt_accepted_total",
+              "HTTP/3 --0rtt: of them, those whose early data the server took",
+              s.quic_zero_rtt_accepted);
   }
   b.Counter("uringload_late_starts_total",
             "Open model: requests due while every connection was busy", s.late_starts);

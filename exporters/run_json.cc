@@ -188,7 +188,9 @@ std::string RunResultToJson(const RunReport& report) {
   if ((plan != nullptr && plan->http == core::HttpVersion::kHttp3) || s.connections_http3 > 0) {
     quic = {{run_key::kPacketsSent, s.quic_packets_sent},
             {run_key::kPacketsReceived, s.quic_packets_received},
-            {run_key::kPacketsLost, s.quic_packets_lost}};
+            {run_key::kPacketsLost, s.quic_packets_lost},
+            {run_key::kZeroRttAttempted, s.quic_zero_rtt_attempted},
+            {run_key::kZeroRttAccepted, s.quic_zero_rtt_accepted}};
   }
   Json doc = {
       {run_key::kTarget, report.target},

@@ -158,6 +158,8 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     // Absent from results before it was recorded.
     if (At(doc, run_key::kQuic).contains(run_key::kPacketsLost)) {
       s.quic_packets_lost = Count(At(doc, run_key::kQuic), run_key::kPacketsLost);
+      s.quic_zero_rtt_attempted = Count(At(doc, run_key::kQuic), run_key::kZeroRttAttempted);
+      s.quic_zero_rtt_accepted = Count(At(doc, run_key::kQuic), run_key::kZeroRttAccepted);
     }
   }
   if (doc.contains(run_key::kGenerator)) {  // Absent from results before it was recorded.

@@ -386,7 +386,12 @@ std::string FormatRunSummary(const RunReport& report) {
   if (s.connections_http3 > 0) {
     absl::StrAppend(&out, "QUIC:        ", s.quic_packets_sent, " packets sent (",
                     s.quic_packets_lost, " declared lost, their data sent again), ",
-                    s.quic_packets_received, " received\n");
+                    s.quic_packets_received, " received");
+    if (s.quic_zero_rtt_attempted > 0) {
+      absl::StrAppend(&out, "; 0-RTT taken on ", s.quic_zero_rtt_accepted, " of ",
+                      s.quic_zero_rtt_attempted, " reconnects");
+    }
+    absl::StrAppend(&out, "\n");
   }
   AppendGenerator(report, GeneratorVerdictOf(report), &out);
   AppendRoundTrip(report, &out);

@@ -53,36 +53,50 @@ ngtcp2_path MakePath(const QuicPath& path) {
 
 absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Client(
     const QuicTlsContext& tls, const QuicPath& path, std::string server_name,
-    const QuicSettings& settings, Events* events, int64_t now_ns, std::span<const uint8_t> resume) {
+    const QuicSettings& settings, Events* events, int64_t now_ns, std::span<const uint8_t> resume,
+    std::span<const uint8_t> early_params) {
   URINGLOAD_CHECK(!tls.server(), "a client connection from a server context");
   std::unique_ptr<QuicConnection> self(new QuicConnection());
   self->path_ = path;
   self->server_name_ = std::move(server_name);
   self->events_ = events;
-  absl::Status started = self->Start(tls, false, settings, now_ns, {}, resume);
+  absl::Status started = self->Start(tls, false, settings, now_ns, {}, resume, early_params);
   if (!started.ok()) return started;
   return self;
 }
 
-absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Accept(
+absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Server(
     const QuicTlsContext& tls, const QuicPath& path, std::span<const uint8_t> initial,
     const QuicSettings& settings, Events* events, int64_t now_ns) {
   URINGLOAD_CHECK(tls.server(), "a server connection from a client context");
   std::unique_ptr<QuicConnection> self(new QuicConnection());
   self->path_ = path;
   self->events_ = events;
-  absl::Status started = self->Start(tls, true, settings, now_ns, initial, {});
+  absl::Status started = self->Start(tls, true, settings, now_ns, initial, {}, {});
   if (!started.ok()) return started;
-  if (!self->Receive(initial, now_ns)) {
-    return absl::InvalidArgumentError(absl::StrCat("client Initial: ", self->end_reason_));
-  }
+  return self;
+}
+
+absl::Status QuicConnection::ReceiveInitial(std::span<const uint8_t> initial, int64_t now_ns) {
+  if (Receive(initial, now_ns)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("client Initial: ", end_reason_));
+}
+
+absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Accept(
+    const QuicTlsContext& tls, const QuicPath& path, std::span<const uint8_t> initial,
+    const QuicSettings& settings, Events* events, int64_t now_ns) {
+  absl::StatusOr<std::unique_ptr<QuicConnection>> self =
+      Server(tls, path, initial, settings, events, now_ns);
+  if (!self.ok()) return self;
+  if (absl::Status s = (*self)->ReceiveInitial(initial, now_ns); !s.ok()) return s;
   return self;
 }
 
 absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
                                    const QuicSettings& settings, int64_t now_ns,
                                    std::span<const uint8_t> initial,
-                                   std::span<const uint8_t> resume) {
+                                   std::span<const uint8_t> resume,
+                                   std::span<const uint8_t> early_params) {
   ngtcp2_callbacks callbacks{};
   if (server) {
     callbacks.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
@@ -159,15 +173,21 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
   ngtcp2_conn_set_tls_native_handle(conn_, session_);
   // A ticket GnuTLS does not take (expired, another server's) means a full handshake.
   if (!resume.empty()) gnutls_session_set_data(session_, resume.data(), resume.size());
+  if (!resume.empty() && early_params.size() == sizeof(ngtcp2_transport_params)) {
+    ngtcp2_transport_params early;
+    memcpy(&early, early_params.data(), sizeof(early));
+    ngtcp2_conn_set_early_remote_transport_params(conn_, &early);
+    early_data_attempted_ = true;
+  }
   held_ = std::make_unique<uint8_t[]>(kMaxPacket);
   return absl::OkStatus();
 }
 
-void QuicConnection::QlogCallback(void* self, uint32_t /*flags*/, const void* data,
-                                  size_t length) {
+void QuicConnection::QlogCallback(void* self, uint32_t /*flags*/, const void* data, size_t length) {
   static constexpr std::string_view kLost = "\"recovery:packet_lost\"";
   std::string_view event(static_cast<const char*>(data), length);
-  if (event.find(kLost) != std::string_view::npos) ++static_cast<QuicConnection*>(self)->packets_lost_;
+  if (event.find(kLost) != std::string_view::npos)
+    ++static_cast<QuicConnection*>(self)->packets_lost_;
 }
 
 QuicConnection::~QuicConnection() {
@@ -355,6 +375,20 @@ bool QuicConnection::TakeSessionTicket(std::vector<uint8_t>* out) const {
   gnutls_free(data.data);
   return true;
 }
+
+bool QuicConnection::TakeEarlyParams(std::vector<uint8_t>* out) const {
+  const ngtcp2_transport_params* params = ngtcp2_conn_get_remote_transport_params(conn_);
+  if (params == nullptr || !handshake_completed()) return false;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(params);
+  out->assign(bytes, bytes + sizeof(*params));
+  return true;
+}
+
+bool QuicConnection::early_data_accepted() const {
+  return early_data_attempted_ && (gnutls_session_get_flags(session_) & GNUTLS_SFLAGS_EARLY_DATA);
+}
+
+void QuicConnection::RejectEarlyData() { ngtcp2_conn_early_data_rejected(conn_); }
 
 bool QuicConnection::handshake_completed() const {
   return ngtcp2_conn_get_handshake_completed(conn_) != 0;

@@ -94,13 +94,24 @@ class QuicConnection {
 
   // A client connection: the Initial packet waits in the first Write. `resume`: a session
   // an earlier connection to the server kept (TakeSessionTicket), to resume instead of a full
-  // handshake; empty: none.
+  // handshake; empty: none. `early_params` with it: that connection's TakeEarlyParams, and
+  // streams may open and send at once, in 0-RTT packets when the ticket allows early data
+  // (early_data_attempted()).
   static absl::StatusOr<std::unique_ptr<QuicConnection>> Client(
       const QuicTlsContext& tls, const QuicPath& path, std::string server_name,
       const QuicSettings& settings, Events* events, int64_t now_ns,
-      std::span<const uint8_t> resume = {});
-  // A server connection for the client whose first datagram is `initial` (taken here too).
-  // Fails when `initial` is no client Initial.
+      std::span<const uint8_t> resume = {}, std::span<const uint8_t> early_params = {});
+  // A server connection for the client whose first datagram is `initial`, which it then
+  // reads (ReceiveInitial): a caller that must hold the connection before its first events
+  // (0-RTT requests come with the Initial) calls the two apart. Fails when `initial` is no
+  // client Initial.
+  static absl::StatusOr<std::unique_ptr<QuicConnection>> Server(const QuicTlsContext& tls,
+                                                                const QuicPath& path,
+                                                                std::span<const uint8_t> initial,
+                                                                const QuicSettings& settings,
+                                                                Events* events, int64_t now_ns);
+  absl::Status ReceiveInitial(std::span<const uint8_t> initial, int64_t now_ns);
+  // Server, then ReceiveInitial.
   static absl::StatusOr<std::unique_ptr<QuicConnection>> Accept(const QuicTlsContext& tls,
                                                                 const QuicPath& path,
                                                                 std::span<const uint8_t> initial,
@@ -138,6 +149,15 @@ class QuicConnection {
   // Once the server's NewSessionTicket came: the session to resume on a later connection, into
   // `out`; false until then.
   bool TakeSessionTicket(std::vector<uint8_t>* out) const;
+  // Once the handshake is done: the server's transport parameters, which a later connection
+  // resuming its session obeys for 0-RTT (RFC 9000 7.4.1), into `out`.
+  bool TakeEarlyParams(std::vector<uint8_t>* out) const;
+  // 0-RTT: streams were allowed before the handshake; after it, whether the server took the
+  // early data. A side that attempted and was refused calls RejectEarlyData: QUIC forgets the
+  // streams opened early, and their requests go again on new ones.
+  bool early_data_attempted() const { return early_data_attempted_; }
+  bool early_data_accepted() const;
+  void RejectEarlyData();
   // The handshake's TLS version and cipher (GnuTLS's static names) and whether it resumed a
   // session.
   const char* tls_version() const;
@@ -162,7 +182,7 @@ class QuicConnection {
   QuicConnection() = default;
   absl::Status Start(const QuicTlsContext& tls, bool server, const QuicSettings& settings,
                      int64_t now_ns, std::span<const uint8_t> initial,
-                     std::span<const uint8_t> resume);
+                     std::span<const uint8_t> resume, std::span<const uint8_t> early_params);
   bool Fail(int code, QuicEnd end);
   // One packet into `out` (0: nothing more to send), with stream data when a source has some.
   int64_t WritePacket(std::span<uint8_t> out, int64_t now_ns);
@@ -196,6 +216,7 @@ class QuicConnection {
   bool application_close_ = false;
   bool close_sent_ = false;  // Its CONNECTION_CLOSE went out.
   uint64_t packets_lost_ = 0;
+  bool early_data_attempted_ = false;
   // A packet written after a run of another size: it goes out first in the next Write.
   std::unique_ptr<uint8_t[]> held_;
   size_t held_length_ = 0;

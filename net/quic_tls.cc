@@ -74,6 +74,10 @@ absl::StatusOr<std::unique_ptr<QuicTlsContext>> QuicTlsContext::Server(
   }
   rv = gnutls_session_ticket_key_generate(&self->ticket_key_);
   if (rv != 0) return GnutlsError("QUIC session ticket key", rv);
+  rv = gnutls_anti_replay_init(&self->anti_replay_);
+  if (rv != 0) return GnutlsError("QUIC anti-replay", rv);
+  gnutls_anti_replay_set_add_function(self->anti_replay_, [](void*, time_t, const gnutls_datum_t*,
+                                                             const gnutls_datum_t*) { return 0; });
   return self;
 }
 
@@ -81,6 +85,7 @@ QuicTlsContext::~QuicTlsContext() {
   if (priorities_ != nullptr) gnutls_priority_deinit(priorities_);
   if (credentials_ != nullptr) gnutls_certificate_free_credentials(credentials_);
   if (ticket_key_.data != nullptr) gnutls_free(ticket_key_.data);
+  if (anti_replay_ != nullptr) gnutls_anti_replay_deinit(anti_replay_);
 }
 
 absl::StatusOr<gnutls_session_t> QuicTlsContext::NewSession(ngtcp2_crypto_conn_ref* ref,
@@ -110,6 +115,11 @@ absl::StatusOr<gnutls_session_t> QuicTlsContext::NewSession(ngtcp2_crypto_conn_r
   if (server_) {
     if ((rv = gnutls_session_ticket_enable_server(session, &ticket_key_)) != 0) {
       return fail("session tickets", rv);
+    }
+    // Its tickets allow 0-RTT; QUIC's early data has no size limit of TLS's (RFC 9001 4.6.1).
+    gnutls_anti_replay_enable(session, anti_replay_);
+    if ((rv = gnutls_record_set_max_early_data_size(session, 0xffffffffu)) != 0) {
+      return fail("early data", rv);
     }
     return session;
   }

@@ -53,6 +53,9 @@ class QuicTlsContext {
   gnutls_priority_t priorities_ = nullptr;  // Shared by the sessions (TLS 1.3, QUIC's AEADs).
   gnutls_certificate_credentials_t credentials_ = nullptr;
   gnutls_datum_t ticket_key_{};  // Server: session tickets for resumption.
+  // Server: 0-RTT needs GnuTLS's anti-replay; its store takes every ClientHello (a load
+  // target, not a bank: a replayed request is one more request).
+  gnutls_anti_replay_t anti_replay_ = nullptr;
 };
 
 }  // namespace uringload::net

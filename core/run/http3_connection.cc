@@ -9,14 +9,16 @@ constexpr uint64_t kH3NoError = 0x100;  // RFC 9114 8.1.
 
 absl::Status Http3Connection::Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                                     std::string server_name, const net::QuicSettings& settings,
-                                    Events* events, int64_t now_ns,
-                                    std::span<const uint8_t> resume) {
+                                    Events* events, int64_t now_ns, std::span<const uint8_t> resume,
+                                    std::span<const uint8_t> early_params) {
   events_ = events;
+  early_rejected_ = false;
   session_.Stop();
   absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic = net::QuicConnection::Client(
-      tls, path, std::move(server_name), settings, quic_events(), now_ns, resume);
+      tls, path, std::move(server_name), settings, quic_events(), now_ns, resume, early_params);
   if (!quic.ok()) return quic.status();
   Attach(*std::move(quic));
+  if (quic_->early_data_attempted()) StartStreams();  // 0-RTT: requests may go at once.
   return absl::OkStatus();
 }
 
@@ -56,8 +58,18 @@ absl::Status Http3Connection::StartHttp3(int64_t control_stream, int64_t qpack_e
       !s.ok()) {
     return s;
   }
-  events_->OnReady();
+  if (early_rejected_) {
+    early_rejected_ = false;
+    events_->OnEarlyDataRejected();
+  } else {
+    events_->OnReady();
+  }
   return absl::OkStatus();
+}
+
+void Http3Connection::OnEarlyDataRejected() {
+  session_.Stop();
+  early_rejected_ = true;
 }
 
 void Http3Connection::OnStreamEnd(const proto::Http3StreamEnd& end) { events_->OnStreamEnd(end); }

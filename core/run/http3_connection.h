@@ -21,8 +21,10 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
   class Events {
    public:
     virtual ~Events() = default;
-    // HTTP/3 is ready: requests may be submitted.
+    // HTTP/3 is ready: requests may be submitted (with 0-RTT, before the handshake ended).
     virtual void OnReady() {}
+    // The server refused the 0-RTT data: the requests in flight must be submitted again.
+    virtual void OnEarlyDataRejected() {}
     virtual void OnStreamEnd(const proto::Http3StreamEnd& end) = 0;
   };
 
@@ -30,11 +32,14 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
   explicit Http3Connection(uint32_t streams) : Http3Transport(&session_), session_(streams) {}
 
   // A new connection to `server_name` over `path`: its Initial waits in the first Write.
-  // `resume`: a session to resume (TakeSessionTicket of an earlier connection), or empty.
+  // `resume`: a session to resume (TakeSessionTicket of an earlier connection), or empty;
+  // `early_params` with it (TakeEarlyParams): 0-RTT, HTTP/3 ready at once (OnReady).
   absl::Status Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                      std::string server_name, const net::QuicSettings& settings, Events* events,
-                     int64_t now_ns, std::span<const uint8_t> resume = {});
+                     int64_t now_ns, std::span<const uint8_t> resume = {},
+                     std::span<const uint8_t> early_params = {});
   bool TakeSessionTicket(std::vector<uint8_t>* out) const { return quic_->TakeSessionTicket(out); }
+  bool TakeEarlyParams(std::vector<uint8_t>* out) const { return quic_->TakeEarlyParams(out); }
 
   // HTTP/3 is up and a request may go out (a slot and a QUIC stream are free).
   bool can_open() const;
@@ -63,12 +68,14 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
  private:
   absl::Status StartHttp3(int64_t control_stream, int64_t qpack_encoder_stream,
                           int64_t qpack_decoder_stream) override;
+  void OnEarlyDataRejected() override;
   // HTTP/3's events.
   void OnStreamEnd(const proto::Http3StreamEnd& end) override;
   void OnStreamShutdown(int64_t id, uint64_t code) override;
 
   proto::Http3ClientSession session_;
   Events* events_ = nullptr;
+  bool early_rejected_ = false;  // The next StartHttp3 starts over after refused 0-RTT.
 };
 
 }  // namespace uringload::core

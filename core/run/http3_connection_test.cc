@@ -69,7 +69,9 @@ class Recorder : public Http3Connection::Events {
  public:
   void OnReady() override { ready = true; }
   void OnStreamEnd(const proto::Http3StreamEnd& end) override { ends.push_back(end); }
+  void OnEarlyDataRejected() override { rejected = true; }
   bool ready = false;
+  bool rejected = false;
   std::vector<proto::Http3StreamEnd> ends;
 };
 
@@ -107,25 +109,26 @@ class Http3Pair {
       if (client.expiry_ns() <= now_ns) client.HandleExpiry(now_ns);
       for (const std::string& d : TakeDatagrams(client, now_ns)) {
         moved = true;
-        if (peer.quic == nullptr) {
-          absl::StatusOr<std::unique_ptr<net::QuicConnection>> s = net::QuicConnection::Accept(
-              **server_tls_, LoopbackPath(443, 40000), Bytes(d), server_settings_, &peer, now_ns);
+        if (peer_->quic == nullptr) {
+          absl::StatusOr<std::unique_ptr<net::QuicConnection>> s =
+              net::QuicConnection::Accept(**server_tls_, LoopbackPath(443, 40000), Bytes(d),
+                                          server_settings_, peer_.get(), now_ns);
           ASSERT_TRUE(s.ok()) << s.status();
-          peer.quic = *std::move(s);
-          peer.quic->set_source(&peer);
+          peer_->quic = *std::move(s);
+          peer_->quic->set_source(peer_.get());
           continue;
         }
-        peer.quic->Receive(Bytes(d), now_ns);
+        peer_->quic->Receive(Bytes(d), now_ns);
       }
-      if (peer.quic == nullptr) continue;
+      if (peer_->quic == nullptr) continue;
       now_ns += 500'000;
-      if (peer.quic->expiry_ns() <= now_ns) peer.quic->HandleExpiry(now_ns);
-      for (const std::string& d : TakeDatagrams(*peer.quic, now_ns)) {
+      if (peer_->quic->expiry_ns() <= now_ns) peer_->quic->HandleExpiry(now_ns);
+      for (const std::string& d : TakeDatagrams(*peer_->quic, now_ns)) {
         moved = true;
         client.Receive(Bytes(d), now_ns);
       }
       if (!moved) {
-        int64_t next = std::min(client.expiry_ns(), peer.quic->expiry_ns());
+        int64_t next = std::min(client.expiry_ns(), peer_->quic->expiry_ns());
         if (next > now_ns && next - now_ns < 1'000'000'000) now_ns = next - 500'000;
       }
     }
@@ -140,7 +143,23 @@ class Http3Pair {
   Recorder events;
   Http3Connection client;
   net::QuicSettings server_settings_;
-  Http3TestPeer peer;
+  std::unique_ptr<Http3TestPeer> peer_ = std::make_unique<Http3TestPeer>();
+  Http3TestPeer& peer() { return *peer_; }
+
+  // The client connects again to a new server connection, resuming `ticket` with `early`
+  // transport parameters (0-RTT). `new_key`: the server restarted (another ticket key).
+  void Reconnect(std::span<const uint8_t> ticket, std::span<const uint8_t> early, bool new_key) {
+    if (new_key) {
+      server_tls_ =
+          net::QuicTlsContext::Server({.cert_file = pem_.cert_file(), .key_file = pem_.key_file()});
+    }
+    peer_ = std::make_unique<Http3TestPeer>();
+    client.Stop();
+    events = Recorder();
+    absl::Status started = client.Start(**client_tls_, LoopbackPath(40001, 443), "localhost", {},
+                                        &events, now_ns, ticket, early);
+    EXPECT_TRUE(started.ok()) << started;
+  }
 };
 
 TEST(Http3ConnectionTest, RequestsGoOutOnceHttp3IsUpAndAreAnswered) {
@@ -160,9 +179,9 @@ TEST(Http3ConnectionTest, RequestsGoOutOnceHttp3IsUpAndAreAnswered) {
     EXPECT_TRUE(end.complete);
     EXPECT_EQ(end.status, 200);
   }
-  EXPECT_EQ(pair.peer.h3.requests[0].fields[":path"], "/items/1");
-  EXPECT_EQ(pair.peer.h3.requests[4].body.size(), 50'000u);  // Many packets, in order.
-  EXPECT_EQ(pair.peer.h3.requests[4].fields["content-length"], "50000");
+  EXPECT_EQ(pair.peer().h3.requests[0].fields[":path"], "/items/1");
+  EXPECT_EQ(pair.peer().h3.requests[4].body.size(), 50'000u);  // Many packets, in order.
+  EXPECT_EQ(pair.peer().h3.requests[4].fields["content-length"], "50000");
   EXPECT_EQ(pair.client.end(), net::QuicEnd::kOpen);
 }
 
@@ -188,7 +207,7 @@ TEST(Http3ConnectionTest, MoreRequestsThanTheServerAllowsStreamsWaitForIt) {
   ASSERT_TRUE(pair.client.Submit(get, {.index = 3}, 3).ok());
   pair.Exchange(20);
   EXPECT_EQ(pair.events.ends.size(), 4u);
-  EXPECT_EQ(pair.peer.h3.requests[12].fields[":path"], "/s/3");
+  EXPECT_EQ(pair.peer().h3.requests[12].fields[":path"], "/s/3");
 }
 
 TEST(Http3ConnectionTest, ACertificateForAnotherNameEndsTheConnectionSayingWhy) {
@@ -199,6 +218,44 @@ TEST(Http3ConnectionTest, ACertificateForAnotherNameEndsTheConnectionSayingWhy) 
   EXPECT_EQ(pair.client.end(), net::QuicEnd::kError);
   EXPECT_NE(pair.client.end_reason().find("TLS alert"), std::string::npos)
       << pair.client.end_reason();
+}
+
+// 0-RTT: a reconnect with the last connection's session and transport parameters is ready at
+// once and its request goes before the handshake ends; the server takes it. A restarted server
+// (another ticket key) cannot resume the session and drops the early request: the client
+// hears so when the handshake ends, HTTP/3 starts over and the request, sent again, is
+// answered. Each server sees the request once.
+TEST(Http3ConnectionTest, ZeroRttRequestsAreTakenOrRefusedAndSentAgain) {
+  Http3Pair pair(2);
+  pair.Exchange(10);
+  ASSERT_TRUE(pair.events.ready);
+  proto::RequestTemplate get = H3Request("GET", "/z/{i}");
+  ASSERT_TRUE(pair.client.Submit(get, {.index = 0}, 0).ok());
+  pair.Exchange(10);
+  ASSERT_EQ(pair.events.ends.size(), 1u);
+  std::vector<uint8_t> ticket, early;
+  ASSERT_TRUE(pair.client.TakeSessionTicket(&ticket));
+  ASSERT_TRUE(pair.client.TakeEarlyParams(&early));
+
+  for (bool restarted : {false, true}) {
+    pair.Reconnect(ticket, early, restarted);
+    ASSERT_TRUE(pair.events.ready) << restarted;  // Before any packet.
+    ASSERT_TRUE(pair.client.quic().early_data_attempted());
+    ASSERT_TRUE(pair.client.Submit(get, {.index = 1}, 0).ok());
+    pair.Exchange(10);
+    EXPECT_EQ(pair.client.quic().early_data_accepted(), !restarted);
+    EXPECT_EQ(pair.events.rejected, restarted);
+    if (restarted) {  // What the worker does: the request again, same tag.
+      EXPECT_TRUE(pair.events.ends.empty());
+      ASSERT_TRUE(pair.client.Submit(get, {.index = 1}, 0).ok());
+      pair.Exchange(10);
+    }
+    ASSERT_EQ(pair.events.ends.size(), 1u) << restarted;
+    EXPECT_TRUE(pair.events.ends[0].complete);
+    EXPECT_EQ(pair.events.ends[0].status, 200);
+    EXPECT_EQ(pair.peer().h3.requests.size(), 1u) << restarted;
+    EXPECT_TRUE(pair.client.quic().tls_resumed() == !restarted);
+  }
 }
 
 }  // namespace

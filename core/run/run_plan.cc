@@ -108,6 +108,11 @@ absl::Status PlanQuic(const RunOptions& options, RunPlan& plan) {
         "with its own ciphers)");
   }
   plan.quic_resume = !options.no_tls_resume;
+  if (options.zero_rtt && options.no_tls_resume) {
+    return absl::InvalidArgumentError(
+        "--0rtt resumes a session (0-RTT rides on it): not with --no-tls-resume");
+  }
+  plan.quic_zero_rtt = options.zero_rtt;
   absl::StatusOr<std::unique_ptr<net::QuicTlsContext>> context = net::QuicTlsContext::Client(
       {.verify = !options.insecure, .ca_file = options.cacert.value_or("")});
   if (!context.ok()) return context.status();
@@ -141,6 +146,7 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
   if (options.http3) return PlanQuic(options, plan);
+  if (options.zero_rtt) return absl::InvalidArgumentError("--0rtt needs --http3");
   if (!plan.url.tls) {
     if (tls_flags) {
       return absl::InvalidArgumentError(

@@ -89,6 +89,7 @@ struct RunOptions {
   bool http1 = false;                         // --http1.1
   bool http2 = false;                         // --http2
   bool http3 = false;                         // --http3
+  bool zero_rtt = false;                      // --0rtt
   std::optional<int64_t> http2_window;        // --http2-window
   std::optional<int64_t> http2_header_table;  // --http2-header-table
   // gRPC: --grpc package.Service/Method, its schema from --proto (with --import-path) or
@@ -154,6 +155,7 @@ struct RunPlan {
   // --http3: QUIC's TLS (GnuTLS), one context for every connection (then `tls` is null).
   std::shared_ptr<net::QuicTlsContext> quic_tls;
   bool quic_resume = true;           // --http3: resume the session of an earlier connection.
+  bool quic_zero_rtt = false;        // --0rtt: and send the requests in 0-RTT.
   std::optional<uint64_t> requests;  // Exact count, or none (duration only).
   std::optional<absl::Duration> duration;
   uint32_t concurrency = 100;            // Connections that will open: -c, at most -n.

@@ -165,11 +165,13 @@ class Worker : public net::CompletionHandler,
     net::TimerNode expiry;           // QUIC's own timer (owner: slot | kQuicTimer).
     std::unique_ptr<uint8_t[]> out;  // The packets of the send in flight.
     std::unique_ptr<Http3Connection> h3;
-    int64_t socket_ns = 0;        // Connect call to the connected UDP socket.
-    uint32_t streams_opened = 0;  // Since the handshake (--no-keepalive: one).
-    bool ready = false;           // The handshake ended during the last input (OnReady).
-    bool ticket_taken = false;    // Its session was kept for the connections after it.
-    uint64_t losses_counted = 0;  // Of QUIC's packets_lost, those in the stats.
+    int64_t socket_ns = 0;           // Connect call to the connected UDP socket.
+    uint32_t streams_opened = 0;     // Since the handshake (--no-keepalive: one).
+    bool ready = false;              // The handshake ended during the last input (OnReady).
+    bool ticket_taken = false;       // Its session was kept for the connections after it.
+    uint64_t losses_counted = 0;     // Of QUIC's packets_lost, those in the stats.
+    bool handshake_counted = false;  // Its handshake is in the stats (0-RTT: after it opened).
+    bool resubmit = false;           // The server refused the 0-RTT data: the requests go again.
   };
   static constexpr uint32_t kQuicTimer = 1u << 31;
   void OnTimer(net::TimerNode* node, int64_t now);
@@ -194,6 +196,11 @@ class Worker : public net::CompletionHandler,
   void LoseQuic(Connection& c, Outcome outcome, int cause);
   void CloseQuic(Connection& c);
   void OnReady() override;
+  void OnEarlyDataRejected() override;
+  // The handshake's numbers into the stats, once it ended (with 0-RTT, after OpenQuic).
+  void CountQuicHandshake(Connection& c);
+  // Refused 0-RTT: every request in flight goes again on a new stream of the connection.
+  void ResubmitQuic(Connection& c);
   void OnStreamEnd(const proto::Http3StreamEnd& end) override;
 
   const WorkerConfig config_;
@@ -239,7 +246,8 @@ class Worker : public net::CompletionHandler,
   std::vector<QuicSlot> quic_;                // --http3: by slot.
   // --http3: the session the last connection's server gave, resumed by the next connects.
   std::vector<uint8_t> quic_ticket_;
-  int64_t late_since_ns_ = -1;  // Requests due by then found every connection busy.
+  std::vector<uint8_t> quic_early_params_;  // --0rtt: its server's transport parameters.
+  int64_t late_since_ns_ = -1;              // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;

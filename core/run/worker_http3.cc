@@ -59,6 +59,8 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   q.ticket_taken = false;
   q.streams_opened = 0;
   q.losses_counted = 0;
+  q.handshake_counted = false;
+  q.resubmit = false;
   if (q.h3 == nullptr) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
     q.h3->SetBodyMatcher(config_.plan->checks.body.get());
@@ -67,15 +69,24 @@ void Worker::OnQuicConnected(Connection& c, int res) {
   }
   net::QuicSettings settings;
   settings.handshake_timeout_ns = connect_timeout_ns_;
-  std::span<const uint8_t> resume;
+  std::span<const uint8_t> resume, early_params;
   if (config_.plan->quic_resume) resume = quic_ticket_;
-  absl::Status s = q.h3->Start(*config_.plan->quic_tls, PathTo(config_.plan->addresses[c.address]),
-                               config_.plan->url.host, settings, this, completions_at_ns_, resume);
+  if (config_.plan->quic_zero_rtt && !resume.empty()) early_params = quic_early_params_;
+  session_connection_ = &c;  // With 0-RTT, HTTP/3 is ready at once (OnReady).
+  absl::Status s =
+      q.h3->Start(*config_.plan->quic_tls, PathTo(config_.plan->addresses[c.address]),
+                  config_.plan->url.host, settings, this, completions_at_ns_, resume, early_params);
+  session_connection_ = nullptr;
   if (!s.ok()) {  // GnuTLS could not make a session: out of memory.
     Fail(c, Outcome::kConnectError, ENOMEM);
     return;
   }
   loop_->Receive(c.slot);
+  if (q.ready) {  // 0-RTT: the requests go with the Initial.
+    q.ready = false;
+    OpenQuic(c);
+    return;
+  }
   FlushQuic(c);
 }
 
@@ -152,8 +163,16 @@ void Worker::AfterQuicInput(Connection& c, uint16_t open_before, uint32_t respon
   QuicSlot& q = quic_[c.slot];
   // The server's ticket comes after the handshake: kept once per connection (a copy per
   // connection, not per request), for the next connects to resume.
-  if (config_.plan->quic_resume && !q.ticket_taken && c.state != ConnState::kConnecting) {
+  if (config_.plan->quic_resume && !q.ticket_taken && q.h3->quic().handshake_completed()) {
     q.ticket_taken = q.h3->TakeSessionTicket(&quic_ticket_);
+    if (q.ticket_taken && config_.plan->quic_zero_rtt) q.h3->TakeEarlyParams(&quic_early_params_);
+  }
+  if (!q.handshake_counted && c.state == ConnState::kActive && q.h3->quic().handshake_completed()) {
+    CountQuicHandshake(c);
+  }
+  if (q.resubmit) {
+    q.resubmit = false;
+    ResubmitQuic(c);
   }
   if (q.ready) {
     q.ready = false;
@@ -176,19 +195,41 @@ void Worker::AfterQuicInput(Connection& c, uint16_t open_before, uint32_t respon
 // requests that waited for it become its first streams.
 void Worker::OnReady() { quic_[session_connection_->slot].ready = true; }
 
+void Worker::OnEarlyDataRejected() { quic_[session_connection_->slot].resubmit = true; }
+
+void Worker::CountQuicHandshake(Connection& c) {
+  QuicSlot& q = quic_[c.slot];
+  q.handshake_counted = true;
+  const net::QuicConnection& quic = q.h3->quic();
+  net::TlsHandshake handshake{
+      .tcp_ns = q.socket_ns,
+      .handshake_ns = completions_at_ns_ - c.connect_started_ns - q.socket_ns,
+      .resumed = quic.tls_resumed(),
+      .version = quic.tls_version(),
+      .cipher = quic.tls_cipher()};
+  stats_->TlsConnected(handshake);
+  if (quic.early_data_attempted()) stats_->QuicZeroRtt(quic.early_data_accepted());
+}
+
+void Worker::ResubmitQuic(Connection& c) {
+  Http3Connection& h3 = Http3Of(c);
+  for (uint32_t k = 0; k < c.pending.size(); ++k) {
+    const PendingRequest& r = c.pending[k];
+    if (!r.in_use) continue;
+    const proto::RequestTemplate& tmpl = TemplateFor(c, r);
+    if (!h3.can_open() || h3.streams_left() == 0 ||
+        !h3.Submit(tmpl, ContextFor(c, r, tmpl), k).ok()) {
+      RetryStream(c, k);  // The server's real limits are lower than its ticket's: elsewhere.
+    }
+  }
+}
+
 void Worker::OpenQuic(Connection& c) {
   LeaveConnecting(c);
   loop_->timers().Cancel(&c.timer);
   c.state = ConnState::kActive;
   stats_->ConnectionOpened();
-  const net::QuicConnection& quic = Http3Of(c).quic();
-  net::TlsHandshake handshake{
-      .tcp_ns = quic_[c.slot].socket_ns,
-      .handshake_ns = completions_at_ns_ - c.connect_started_ns - quic_[c.slot].socket_ns,
-      .resumed = quic.tls_resumed(),
-      .version = quic.tls_version(),
-      .cipher = quic.tls_cipher()};
-  stats_->TlsConnected(handshake);
+  if (Http3Of(c).quic().handshake_completed()) CountQuicHandshake(c);
   stats_->Http3Connected();
   if (received_ns_.empty()) received_ns_.resize(connections_.size());
   c.protocol = Protocol::kHttp3;
@@ -277,7 +318,7 @@ void Worker::EndQuic(Connection& c) {
   if (c.state != ConnState::kConnecting && c.state != ConnState::kActive) return;
   const Http3Connection& h3 = Http3Of(c);
   const net::QuicConnection& quic = h3.quic();
-  bool handshake_done = c.state == ConnState::kActive;
+  bool handshake_done = c.state == ConnState::kActive && quic.handshake_completed();
   switch (h3.end()) {
     case net::QuicEnd::kIdleTimeout:
       LoseQuic(c, Outcome::kTimeout, handshake_done ? kQuicIdleTimeout : kQuicHandshakeTimeout);

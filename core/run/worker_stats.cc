@@ -133,6 +133,8 @@ void RunStats::Merge(const RunStats& other) {
   quic_packets_sent += other.quic_packets_sent;
   quic_packets_received += other.quic_packets_received;
   quic_packets_lost += other.quic_packets_lost;
+  quic_zero_rtt_attempted += other.quic_zero_rtt_attempted;
+  quic_zero_rtt_accepted += other.quic_zero_rtt_accepted;
   retried += other.retried;
   for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
   grpc_messages += other.grpc_messages;
@@ -229,6 +231,8 @@ RunStats WorkerStats::Snapshot() const {
   s.quic_packets_sent = Read(quic_packets_sent_);
   s.quic_packets_received = Read(quic_packets_received_);
   s.quic_packets_lost = Read(quic_packets_lost_);
+  s.quic_zero_rtt_attempted = Read(quic_zero_rtt_attempted_);
+  s.quic_zero_rtt_accepted = Read(quic_zero_rtt_accepted_);
   s.retried = Read(retried_);
   for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
   s.grpc_messages = Read(grpc_messages_);

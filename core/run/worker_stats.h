@@ -120,6 +120,9 @@ struct RunStats {
   uint64_t quic_packets_sent = 0;
   uint64_t quic_packets_received = 0;
   uint64_t quic_packets_lost = 0;
+  // --0rtt: reconnects that sent their requests in 0-RTT, and those the server took.
+  uint64_t quic_zero_rtt_attempted = 0;
+  uint64_t quic_zero_rtt_accepted = 0;
   uint64_t connections_http1() const {
     return connections_opened - connections_http2 - connections_http3;
   }
@@ -237,6 +240,10 @@ class WorkerStats {
   void QuicPacketsSent(uint64_t n) { Add(quic_packets_sent_, n); }
   void QuicPacketsReceived(uint64_t n) { Add(quic_packets_received_, n); }
   void QuicPacketsLost(uint64_t n) { Add(quic_packets_lost_, n); }
+  void QuicZeroRtt(bool accepted) {
+    Add(quic_zero_rtt_attempted_);
+    if (accepted) Add(quic_zero_rtt_accepted_);
+  }
   void RequestRetried() { Add(retried_); }
   // An ok gRPC call ended with grpc-status `code` (0-16) after `messages` response messages.
   void GrpcFirstMessage(uint64_t latency_ns) { grpc_first_message_.Record(latency_ns); }
@@ -276,6 +283,8 @@ class WorkerStats {
   SingleWriterCounter quic_packets_sent_{0};
   SingleWriterCounter quic_packets_received_{0};
   SingleWriterCounter quic_packets_lost_{0};
+  SingleWriterCounter quic_zero_rtt_attempted_{0};
+  SingleWriterCounter quic_zero_rtt_accepted_{0};
   SingleWriterCounter retried_{0};
   SingleWriterCounter streams_capped_at_{0};
   std::array<SingleWriterCounter, proto::kGrpcStatusCount> grpc_status_{};

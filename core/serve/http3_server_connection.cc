@@ -18,10 +18,10 @@ absl::Status Http3ServerConnection::Accept(const net::QuicTlsContext& tls,
   max_streams_ = settings.max_streams_bidi;
   session_.Stop();
   absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic =
-      net::QuicConnection::Accept(tls, path, initial, settings, quic_events(), now_ns);
+      net::QuicConnection::Server(tls, path, initial, settings, quic_events(), now_ns);
   if (!quic.ok()) return quic.status();
   Attach(*std::move(quic));
-  return absl::OkStatus();
+  return quic_->ReceiveInitial(initial, now_ns);  // Its 0-RTT requests may come with it.
 }
 
 void Http3ServerConnection::Abort() {

@@ -111,21 +111,23 @@ void ServerWorker::OnDatagrams(uint32_t slot, const net::Completion& completion)
   for (size_t at = 0; at < data.size(); at += completion.datagram_size) {
     std::span<const uint8_t> datagram =
         data.subspan(at, std::min<size_t>(completion.datagram_size, data.size() - at));
-    int64_t target = Http3SlotFor(peer, completion.peer_length, listener_index, datagram);
+    bool read = false;  // A new connection read its Initial already.
+    int64_t target = Http3SlotFor(peer, completion.peer_length, listener_index, datagram, &read);
     if (target < 0) continue;
     if (touched >= 0 && touched != target) PumpHttp3(touched, Conn(touched));
     touched = target;
     ServerConnection& c = Conn(static_cast<uint32_t>(target));
     session_slot_ = static_cast<uint32_t>(target);
-    c.h3->connection.Receive(datagram, now);
+    if (!read) c.h3->connection.Receive(datagram, now);
   }
   if (touched >= 0) PumpHttp3(static_cast<uint32_t>(touched), Conn(touched));
 }
 
 int64_t ServerWorker::Http3SlotFor(std::string_view peer, socklen_t peer_length, uint32_t listener,
-                                   std::span<const uint8_t> datagram) {
+                                   std::span<const uint8_t> datagram, bool* read) {
   auto known = http3_slots_.find(absl::string_view(peer.data(), peer.size()));
-  if (known != http3_slots_.end()) return known->second;
+  *read = known == http3_slots_.end();
+  if (!*read) return known->second;
   return AcceptHttp3(peer, peer_length, listener, datagram);
 }
 
@@ -156,6 +158,8 @@ int64_t ServerWorker::AcceptHttp3(std::string_view peer, socklen_t peer_length, 
   path.local_length = local.length;
   memcpy(&path.remote, &h.peer.storage, sizeof(path.remote));
   path.remote_length = h.peer.length;
+  h.requests = 0;
+  h.waiting.clear();  // Before the Initial is read: 0-RTT requests may come with it.
   session_slot_ = slot;
   absl::Status accepted =
       h.connection.Accept(*plan_->quic_tls, path, initial, net::QuicSettings{}, this, loop_->Now());
@@ -163,10 +167,8 @@ int64_t ServerWorker::AcceptHttp3(std::string_view peer, socklen_t peer_length, 
   free_http3_slots_.pop_back();
   h.peer_key = std::string(peer);
   h.listener = listener;
-  h.requests = 0;
   h.connected = false;
   h.handshake_counted = false;
-  h.waiting.clear();
   h.expiry.owner = slot | kQuicTimer;
   c.state = ServerConnState::kOpen;
   c.http3 = true;

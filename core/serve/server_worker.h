@@ -83,9 +83,9 @@ class ServerWorker : public net::CompletionHandler,
   void OnHttp3Completion(const net::Completion& completion);
   void OnDatagrams(uint32_t slot, const net::Completion& completion);
   // The slot whose connection the datagram from `peer` is for, a new connection when it is a
-  // new client's Initial, or -1 (dropped).
+  // new client's Initial (which it read: `*read`), or -1 (dropped).
   int64_t Http3SlotFor(std::string_view peer, socklen_t peer_length, uint32_t listener,
-                       std::span<const uint8_t> datagram);
+                       std::span<const uint8_t> datagram, bool* read);
   int64_t AcceptHttp3(std::string_view peer, socklen_t peer_length, uint32_t listener,
                       std::span<const uint8_t> initial);
   void OnRequest(const proto::Http3ServerSession::Request& request) override;

@@ -79,6 +79,37 @@ TEST(Http3E2ETest, ReconnectsResumeTheSessionUnlessTold) {
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 100u);
 }
 
+// --0rtt against caddy (quic-go): each reconnect's request goes in 0-RTT, which caddy takes,
+// and reaches it once.
+TEST(Http3E2ETest, CaddyTakesZeroRttRequestsOnce) {
+  ASSERT_TRUE(SharedCert().ok());
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key());
+  ASSERT_TRUE(caddy.ok());
+  RunOutput run = RunUringload({"--http3", "--0rtt", "-n", "100", "-c", "1", "--no-keepalive",
+                                "--cacert", SharedCert().cert(), caddy.Url("/{i}")});
+  ExpectAllOk(run, 100);
+  EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_attempted"), 99u);
+  EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_accepted"), 99u);
+  caddy.Stop();
+  EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 100u);
+}
+
+TEST(Http3E2ETest, ZeroRttBadInputExitsTwo) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--0rtt", "-n", "1", "https://127.0.0.1:1/"}, "--0rtt needs --http3"},
+           {{"--http3", "--0rtt", "--no-tls-resume", "-n", "1", "https://127.0.0.1:1/"},
+            "not with --no-tls-resume"},
+       }) {
+    RunOutput run = RunUringload(c.args);
+    EXPECT_EQ(run.process.exit_code, 2) << c.says;
+    EXPECT_NE(run.process.err.find(c.says), std::string::npos) << run.process.err;
+  }
+}
+
 TEST(Http3E2ETest, AnUntrustedCertificateFailsEveryConnectAsOverTcp) {
   ASSERT_TRUE(SharedCert().ok());
   CaddyServer caddy(SharedCert().cert(), SharedCert().key());

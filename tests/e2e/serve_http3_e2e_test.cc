@@ -1,8 +1,8 @@
 // End-to-end `serve --http3`: the real `uringload run --http3` against it, and ngtcp2's own
 // client (gtlsclient) as a peer nobody here wrote: exact counts on both sides, its delays,
 // each fault counted once on both sides, GOAWAY's rejected requests sent again and processed
-// once, shards merged with thresholds and a timeline; bad input, and a UDP port someone else
-// holds.
+// once, shards merged with thresholds and a timeline, 0-RTT taken and refused; bad input,
+// and a UDP port someone else holds.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -124,6 +124,102 @@ TEST(ServeHttp3E2ETest, GoawayResendsLandExactlyOnce) {
   FlatJson s = Stopped(server);
   EXPECT_EQ(JsonCount(s, "requests.received"), 3000u);
   EXPECT_EQ(JsonCount(s, "requests.answered"), 3000u);
+}
+
+// --0rtt with one request per connection: every reconnect resumes the last session and sends
+// its request in 0-RTT, which the server takes; each request arrives once. Without --0rtt none
+// is sent early.
+TEST(ServeHttp3E2ETest, ZeroRttSendsEachReconnectsRequestEarlyOnce) {
+  ASSERT_TRUE(SharedCert().ok());
+  for (bool zero_rtt : {true, false}) {
+    UringloadServer server(Http3Serve());
+    ASSERT_TRUE(server.ok());
+    std::vector<std::string> args = {"-n", "200", "-c", "1", "--no-keepalive"};
+    if (zero_rtt) args.push_back("--0rtt");
+    RunOutput run = RunHttp3(server, args);
+    ExpectAllOk(run, 200);
+    EXPECT_EQ(JsonCount(run.json, "tls.resumed"), 199u) << zero_rtt;
+    EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_attempted"), zero_rtt ? 199u : 0u);
+    EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_accepted"), zero_rtt ? 199u : 0u);
+    FlatJson s = Stopped(server);
+    EXPECT_EQ(JsonCount(s, "requests.received"), 200u) << zero_rtt;
+    EXPECT_EQ(JsonCount(s, "connections.accepted"), 200u) << zero_rtt;
+  }
+}
+
+// A server restarted mid-run has a new ticket key: the sessions the client kept no longer
+// resume, the server drops the 0-RTT requests it cannot read, and the client sends them again
+// once the handshake ended. Every request ends once; the new server answers all it received.
+TEST(ServeHttp3E2ETest, ZeroRttARestartedServerRefusesIsSentAgain) {
+  ASSERT_TRUE(SharedCert().ok());
+  auto first = std::make_unique<UringloadServer>(Http3Serve());
+  ASSERT_TRUE(first->ok());
+  uint16_t port = first->port();
+  std::string result = "/tmp/uringload-0rtt-" + std::to_string(getpid()) + ".json";
+  BackgroundProcess run({UringloadBinary(),
+                         "run",
+                         "--http3",
+                         "--0rtt",
+                         "--cacert",
+                         SharedCert().cert(),
+                         "-c",
+                         "1",
+                         "--no-keepalive",
+                         "-R",
+                         "40",
+                         "-d",
+                         "3s",
+                         "--connect-timeout",
+                         "1s",
+                         "--timeout",
+                         "2s",
+                         "--json",
+                         result,
+                         "-q",
+                         first->HttpsUrl("/{i}")});
+  usleep(1'000'000);
+  FlatJson a;
+  ASSERT_EQ(first->Stop(&a), 0);
+  std::string second_json = result + ".server";
+  std::vector<std::string> argv = {UringloadBinary(),     "serve",  "-q",       "--listen",
+                                   LoopbackAddress(port), "--json", second_json};
+  std::vector<std::string> flags = Http3Serve();
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  BackgroundProcess second(argv);
+  bool up = false;
+  for (int i = 0; i < 100 && !up && second.running(); ++i) {
+    up = ReceivesUdpOn(second.pid(), port);
+    if (!up) usleep(20'000);
+  }
+  ASSERT_TRUE(up);
+  ASSERT_EQ(run.Wait(60), 0);
+  ASSERT_EQ(second.Stop(SIGTERM), 0);
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    absl::StatusOr<FlatJson> j = FlattenJson(
+        std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    unlink(path.c_str());
+    return j.ok() ? *j : FlatJson{};
+  };
+  FlatJson r = read(result), b = read(second_json);
+  uint64_t started = JsonCount(r, "requests.started");
+  EXPECT_GT(started, 80u);
+  EXPECT_EQ(JsonCount(r, "requests.completed"), started);
+  uint64_t attempted = JsonCount(r, "quic.zero_rtt_attempted");
+  uint64_t accepted = JsonCount(r, "quic.zero_rtt_accepted");
+  // The first server took them; the second refused the first reconnect's (the old session),
+  // whose ticket then resumed the rest.
+  EXPECT_GT(accepted, 0u);
+  EXPECT_GE(attempted, accepted + 1);
+  EXPECT_GT(JsonCount(b, "requests.received"), 40u);
+  EXPECT_EQ(JsonCount(b, "requests.received"), JsonCount(b, "requests.answered"));
+  // A refused request that did not go again would time out; the one request that may have
+  // been in flight when the first server stopped does.
+  EXPECT_LE(JsonCount(r, "outcomes.timeout"), 1u) << ErrorsOf(r);
+  uint64_t ok = JsonCount(r, "outcomes.ok");
+  EXPECT_GE(ok, JsonCount(b, "requests.answered"));
+  EXPECT_LE(ok, JsonCount(a, "requests.answered") + JsonCount(b, "requests.answered"))
+      << ErrorsOf(r);
 }
 
 // ngtcp2's own client: three requests on one connection, each answered with the echoed path
