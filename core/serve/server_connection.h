@@ -3,7 +3,9 @@
 // answered in order when its time comes. Responses due together go out in one send (a burst).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +83,26 @@ struct ServerHttp3 {
   bool connected = false;   // The socket's connect completed: packets may go out.
   bool handshake_counted = false;
 };
+
+// HTTP/2's and HTTP/3's streams are answered in the order their delays end: hands each
+// waiting answer whose moment has come to `answer` (which returns false to stop: the
+// connection ended), and returns the earliest moment of those left (INT64_MAX: none).
+template <typename Response, typename Answer>
+int64_t AnswerDue(std::vector<Response>& waiting, int64_t now, Answer answer) {
+  int64_t next = std::numeric_limits<int64_t>::max();
+  for (size_t i = 0; i < waiting.size();) {
+    if (waiting[i].ready_at_ns > now) {
+      next = std::min(next, waiting[i].ready_at_ns);
+      ++i;
+      continue;
+    }
+    Response r = waiting[i];
+    waiting[i] = waiting.back();
+    waiting.pop_back();
+    if (!answer(r)) break;
+  }
+  return next;
+}
 
 // A server connection's state. Allowed transitions:
 //   kFree --accept--> kOpen --stall fault--> kStalled   (held open, never answered again)

@@ -68,21 +68,10 @@ void ServerWorker::PumpHttp2(uint32_t slot, ServerConnection& c) {
     FlushHttp2(slot, c);
     return;
   }
-  int64_t now = loop_->Now();
-  int64_t next = std::numeric_limits<int64_t>::max();
-  std::vector<Http2Response>& waiting = c.h2->waiting;
-  for (size_t i = 0; i < waiting.size();) {
-    if (waiting[i].ready_at_ns > now) {
-      next = std::min(next, waiting[i].ready_at_ns);
-      ++i;
-      continue;
-    }
-    Http2Response r = waiting[i];
-    waiting[i] = waiting.back();
-    waiting.pop_back();
+  int64_t next = AnswerDue(c.h2->waiting, loop_->Now(), [&](const Http2Response& r) {
     AnswerStream(c, r);
-    if (c.h2->closing) break;
-  }
+    return !c.h2->closing;
+  });
   if (next != std::numeric_limits<int64_t>::max()) loop_->timers().Schedule(&c.timer, next);
   FlushHttp2(slot, c);
 }

@@ -199,21 +199,10 @@ void ServerWorker::PumpHttp3(uint32_t slot, ServerConnection& c) {
     c.h3->handshake_counted = true;
     stats_->TlsHandshake();
   }
-  int64_t now = loop_->Now();
-  int64_t next = std::numeric_limits<int64_t>::max();
-  std::vector<Http3Response>& waiting = c.h3->waiting;
-  for (size_t i = 0; i < waiting.size();) {
-    if (c.h3->connection.end() != net::QuicEnd::kOpen) break;  // The reset fault ended it.
-    if (waiting[i].ready_at_ns > now) {
-      next = std::min(next, waiting[i].ready_at_ns);
-      ++i;
-      continue;
-    }
-    Http3Response r = waiting[i];
-    waiting[i] = waiting.back();
-    waiting.pop_back();
+  int64_t next = AnswerDue(c.h3->waiting, loop_->Now(), [&](const Http3Response& r) {
     AnswerHttp3(c, r);
-  }
+    return c.h3->connection.end() == net::QuicEnd::kOpen;  // The reset fault ends it.
+  });
   if (next != std::numeric_limits<int64_t>::max()) loop_->timers().Schedule(&c.timer, next);
   FlushHttp3(slot, c);
 }
