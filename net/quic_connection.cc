@@ -379,8 +379,13 @@ bool QuicConnection::TakeSessionTicket(std::vector<uint8_t>* out) const {
 bool QuicConnection::TakeEarlyParams(std::vector<uint8_t>* out) const {
   const ngtcp2_transport_params* params = ngtcp2_conn_get_remote_transport_params(conn_);
   if (params == nullptr || !handshake_completed()) return false;
-  const auto* bytes = reinterpret_cast<const uint8_t*>(params);
-  out->assign(bytes, bytes + sizeof(*params));
+  // The copy outlives this connection: its one pointer (the versions list, memory of this
+  // connection's) goes; 0-RTT needs only the limits (RFC 9000 7.4.1).
+  ngtcp2_transport_params kept = *params;
+  kept.version_info_present = 0;
+  kept.version_info = {};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&kept);
+  out->assign(bytes, bytes + sizeof(kept));
   return true;
 }
 
