@@ -143,7 +143,7 @@ class QuicPair {
   std::unique_ptr<QuicConnection> client;
   std::unique_ptr<QuicConnection> server;
   int client_datagrams = 0;
-  int drop_every = 0;  // Every Nth datagram of the client's is lost (0: none).
+  int drop_every = 0;             // Every Nth datagram of the client's is lost (0: none).
   bool failure_expected = false;  // A side's Receive may fail (the test checks how).
 };
 
