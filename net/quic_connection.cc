@@ -179,7 +179,6 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
     ngtcp2_conn_set_early_remote_transport_params(conn_, &early);
     early_data_attempted_ = true;
   }
-  held_ = std::make_unique<uint8_t[]>(kMaxPacket);
   return absl::OkStatus();
 }
 
@@ -311,7 +310,9 @@ size_t QuicConnection::Write(std::span<uint8_t> out, int64_t now_ns, uint32_t* d
     if (n <= 0) break;
     if (packets == 0) *datagram_size = static_cast<uint32_t>(n);
     if (static_cast<uint32_t>(n) > *datagram_size) {
-      // Longer than the run's datagrams: it cannot end this run; it starts the next one.
+      // Longer than the run's datagrams: it cannot end this run; it starts the next one. Its
+      // room is made the first time (most connections never need it).
+      if (held_ == nullptr) held_ = std::make_unique_for_overwrite<uint8_t[]>(kMaxPacket);
       memcpy(held_.get(), out.data() + at, static_cast<size_t>(n));
       held_length_ = static_cast<size_t>(n);
       break;

@@ -163,7 +163,8 @@ class Worker : public net::CompletionHandler,
   // connection is kConnecting, its requests waiting as they do for a TCP connect.
   struct QuicSlot {
     net::TimerNode expiry;           // QUIC's own timer (owner: slot | kQuicTimer).
-    std::unique_ptr<uint8_t[]> out;  // The packets of the send in flight.
+    std::unique_ptr<uint8_t[]> out;  // The packets of the send in flight (from quic_buffers_).
+    bool out_full = false;           // out holds kQuicSendBytes, not one packet.
     std::unique_ptr<Http3Connection> h3;
     int64_t socket_ns = 0;           // Connect call to the connected UDP socket.
     uint32_t streams_opened = 0;     // Since the handshake (--no-keepalive: one).
@@ -247,7 +248,14 @@ class Worker : public net::CompletionHandler,
   // --http3: the session the last connection's server gave, resumed by the next connects.
   std::vector<uint8_t> quic_ticket_;
   std::vector<uint8_t> quic_early_params_;  // --0rtt: its server's transport parameters.
-  int64_t late_since_ns_ = -1;              // Requests due by then found every connection busy.
+  // QUIC's packets are written here, then copied into a send buffer of their size: one packet
+  // (most sends, and every connection's first at once) or up to kQuicSendPackets. Buffers no
+  // send holds wait for the next, by size: as many are made as sends were ever in flight at
+  // once, not one of 11.6 KB per connection (the largest part of an idle connection's memory).
+  std::unique_ptr<uint8_t[]> quic_scratch_;
+  std::vector<std::unique_ptr<uint8_t[]>> quic_buffers_[2];  // [out_full]
+  void GiveBackQuicBuffer(QuicSlot& q);
+  int64_t late_since_ns_ = -1;  // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;

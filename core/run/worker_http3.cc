@@ -65,7 +65,6 @@ void Worker::OnQuicConnected(Connection& c, int res) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
     q.h3->SetBodyMatcher(config_.plan->checks.body.get());
     if (flow_ != nullptr) q.h3->SetInspector(&users_[c.slot]);
-    q.out = std::make_unique<uint8_t[]>(net::kQuicSendBytes);
   }
   net::QuicSettings settings;
   settings.handshake_timeout_ns = connect_timeout_ns_;
@@ -131,6 +130,7 @@ void Worker::OnQuicReceive(Connection& c, const net::Completion& completion) {
 
 void Worker::OnQuicSent(Connection& c, int res) {
   c.send_size = 0;
+  GiveBackQuicBuffer(quic_[c.slot]);
   if (c.state != ConnState::kConnecting && c.state != ConnState::kActive) return;
   if (res < 0) {
     if (c.state == ConnState::kConnecting) {
@@ -369,19 +369,36 @@ void Worker::CloseQuic(Connection& c) {
   SendQuicPackets(c);  // Its CONNECTION_CLOSE.
 }
 
-// The packets QUIC has due, written into the slot's buffer and sent as one run (the caller
-// checked no send is in flight); false when there were none.
+// The packets QUIC has due, written and copied into a free send buffer of their size, then
+// sent as one run (the caller checked no send is in flight); false when there were none.
 bool Worker::SendQuicPackets(Connection& c) {
   QuicSlot& q = quic_[c.slot];
+  if (quic_scratch_ == nullptr) {
+    quic_scratch_ = std::make_unique_for_overwrite<uint8_t[]>(net::kQuicSendBytes);
+  }
   uint32_t datagram_size = 0;
-  size_t n =
-      q.h3->Write(std::span(q.out.get(), net::kQuicSendBytes), completions_at_ns_, &datagram_size);
+  size_t n = q.h3->Write(std::span(quic_scratch_.get(), net::kQuicSendBytes), completions_at_ns_,
+                         &datagram_size);
   if (n == 0) return false;
+  GiveBackQuicBuffer(q);  // A slot's last send before it closed (its completion was dropped).
+  q.out_full = n > net::kQuicMaxPacket;
+  if (std::vector<std::unique_ptr<uint8_t[]>>& free = quic_buffers_[q.out_full]; free.empty()) {
+    q.out = std::make_unique_for_overwrite<uint8_t[]>(q.out_full ? net::kQuicSendBytes
+                                                                 : net::kQuicMaxPacket);
+  } else {
+    q.out = std::move(free.back());
+    free.pop_back();
+  }
+  std::memcpy(q.out.get(), quic_scratch_.get(), n);
   stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
   c.send_size = static_cast<uint32_t>(n);
   loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
                        datagram_size);
   return true;
+}
+
+void Worker::GiveBackQuicBuffer(QuicSlot& q) {
+  if (q.out != nullptr) quic_buffers_[q.out_full].push_back(std::move(q.out));
 }
 
 void Worker::OnStreamEnd(const proto::Http3StreamEnd& end) {

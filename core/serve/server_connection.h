@@ -74,7 +74,7 @@ struct Http3Response {
 struct ServerHttp3 {
   Http3ServerConnection connection;
   net::TimerNode expiry;  // QUIC's own timer (owner: slot | ServerWorker::kQuicTimer).
-  std::unique_ptr<uint8_t[]> out = std::make_unique<uint8_t[]>(net::kQuicSendBytes);
+  std::unique_ptr<uint8_t[]> out = std::make_unique_for_overwrite<uint8_t[]>(net::kQuicSendBytes);
   std::vector<Http3Response> waiting;
   net::SocketAddress peer;  // The client: its socket connects to it.
   std::string peer_key;     // The client's sockaddr bytes: what its slot is found by.
