@@ -24,6 +24,7 @@
 #include "core/run/worker_stats.h"
 #include "core/wake_margin.h"
 #include "net/event_loop.h"
+#include "net/quic_send_buffers.h"
 #include "proto/http2_client_session.h"
 
 namespace uringload::core {
@@ -162,9 +163,8 @@ class Worker : public net::CompletionHandler,
   // its streams the same pool of -p entries as HTTP/2's. Until QUIC's handshake ends the
   // connection is kConnecting, its requests waiting as they do for a TCP connect.
   struct QuicSlot {
-    net::TimerNode expiry;           // QUIC's own timer (owner: slot | kQuicTimer).
-    std::unique_ptr<uint8_t[]> out;  // The packets of the send in flight (from quic_buffers_).
-    bool out_full = false;           // out holds kQuicSendBytes, not one packet.
+    net::TimerNode expiry;    // QUIC's own timer (owner: slot | kQuicTimer).
+    net::QuicSendBuffer out;  // The packets of the send in flight (from quic_buffers_).
     std::unique_ptr<Http3Connection> h3;
     int64_t socket_ns = 0;           // Connect call to the connected UDP socket.
     uint32_t streams_opened = 0;     // Since the handshake (--no-keepalive: one).
@@ -248,13 +248,7 @@ class Worker : public net::CompletionHandler,
   // --http3: the session the last connection's server gave, resumed by the next connects.
   std::vector<uint8_t> quic_ticket_;
   std::vector<uint8_t> quic_early_params_;  // --0rtt: its server's transport parameters.
-  // QUIC's packets are written here, then copied into a send buffer of their size: one packet
-  // (most sends, and every connection's first at once) or up to kQuicSendPackets. Buffers no
-  // send holds wait for the next, by size: as many are made as sends were ever in flight at
-  // once, not one of 11.6 KB per connection (the largest part of an idle connection's memory).
-  std::unique_ptr<uint8_t[]> quic_scratch_;
-  std::vector<std::unique_ptr<uint8_t[]>> quic_buffers_[2];  // [out_full]
-  void GiveBackQuicBuffer(QuicSlot& q);
+  net::QuicSendBuffers quic_buffers_;
   int64_t late_since_ns_ = -1;  // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.

@@ -130,7 +130,7 @@ void Worker::OnQuicReceive(Connection& c, const net::Completion& completion) {
 
 void Worker::OnQuicSent(Connection& c, int res) {
   c.send_size = 0;
-  GiveBackQuicBuffer(quic_[c.slot]);
+  quic_buffers_.GiveBack(quic_[c.slot].out);
   if (c.state != ConnState::kConnecting && c.state != ConnState::kActive) return;
   if (res < 0) {
     if (c.state == ConnState::kConnecting) {
@@ -373,32 +373,14 @@ void Worker::CloseQuic(Connection& c) {
 // sent as one run (the caller checked no send is in flight); false when there were none.
 bool Worker::SendQuicPackets(Connection& c) {
   QuicSlot& q = quic_[c.slot];
-  if (quic_scratch_ == nullptr) {
-    quic_scratch_ = std::make_unique_for_overwrite<uint8_t[]>(net::kQuicSendBytes);
-  }
   uint32_t datagram_size = 0;
-  size_t n = q.h3->Write(std::span(quic_scratch_.get(), net::kQuicSendBytes), completions_at_ns_,
-                         &datagram_size);
+  size_t n = q.h3->Write(quic_buffers_.scratch(), completions_at_ns_, &datagram_size);
   if (n == 0) return false;
-  GiveBackQuicBuffer(q);  // A slot's last send before it closed (its completion was dropped).
-  q.out_full = n > net::kQuicMaxPacket;
-  if (std::vector<std::unique_ptr<uint8_t[]>>& free = quic_buffers_[q.out_full]; free.empty()) {
-    q.out = std::make_unique_for_overwrite<uint8_t[]>(q.out_full ? net::kQuicSendBytes
-                                                                 : net::kQuicMaxPacket);
-  } else {
-    q.out = std::move(free.back());
-    free.pop_back();
-  }
-  std::memcpy(q.out.get(), quic_scratch_.get(), n);
+  quic_buffers_.Hold(n, q.out);
   stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
   c.send_size = static_cast<uint32_t>(n);
-  loop_->SendDatagrams(c.slot, reinterpret_cast<const char*>(q.out.get()), c.send_size,
-                       datagram_size);
+  loop_->SendDatagrams(c.slot, q.out.data(), c.send_size, datagram_size);
   return true;
-}
-
-void Worker::GiveBackQuicBuffer(QuicSlot& q) {
-  if (q.out != nullptr) quic_buffers_[q.out_full].push_back(std::move(q.out));
 }
 
 void Worker::OnStreamEnd(const proto::Http3StreamEnd& end) {

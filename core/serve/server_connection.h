@@ -13,6 +13,7 @@
 #include "core/serve/http3_server_connection.h"
 #include "core/serve/serve_plan.h"
 #include "net/base/check.h"
+#include "net/quic_send_buffers.h"
 #include "net/timer_wheel.h"
 #include "proto/http2_server_session.h"
 #include "proto/request_parser.h"
@@ -73,8 +74,8 @@ struct Http3Response {
 // connection and kept for the slot's later ones.
 struct ServerHttp3 {
   Http3ServerConnection connection;
-  net::TimerNode expiry;  // QUIC's own timer (owner: slot | ServerWorker::kQuicTimer).
-  std::unique_ptr<uint8_t[]> out = std::make_unique_for_overwrite<uint8_t[]>(net::kQuicSendBytes);
+  net::TimerNode expiry;    // QUIC's own timer (owner: slot | ServerWorker::kQuicTimer).
+  net::QuicSendBuffer out;  // The packets of the send in flight (the worker's QuicSendBuffers).
   std::vector<Http3Response> waiting;
   net::SocketAddress peer;  // The client: its socket connects to it.
   std::string peer_key;     // The client's sockaddr bytes: what its slot is found by.

@@ -71,6 +71,7 @@ void ServerWorker::OnHttp3Completion(const net::Completion& completion) {
       URINGLOAD_CHECK(c.in_use() && c.http3 && c.send_pending, "slot %u send state %d res %d", slot,
                       static_cast<int>(c.state), completion.res);
       c.send_pending = false;
+      quic_buffers_.GiveBack(c.h3->out);
       if (completion.res < 0) {  // The client's port is closed (ICMP): nobody to answer.
         CloseHttp3(slot, c);
         return;
@@ -241,13 +242,12 @@ void ServerWorker::FlushHttp3(uint32_t slot, ServerConnection& c) {
     return;
   }
   uint32_t datagram_size = 0;
-  size_t n =
-      h.connection.Write(std::span(h.out.get(), net::kQuicSendBytes), loop_->Now(), &datagram_size);
+  size_t n = h.connection.Write(quic_buffers_.scratch(), loop_->Now(), &datagram_size);
   if (n > 0) {
     c.send_pending = true;
     stats_->BytesSent(n);
-    loop_->SendDatagrams(slot, reinterpret_cast<const char*>(h.out.get()), static_cast<uint32_t>(n),
-                         datagram_size);
+    quic_buffers_.Hold(n, h.out);
+    loop_->SendDatagrams(slot, h.out.data(), static_cast<uint32_t>(n), datagram_size);
   }
   if (h.connection.end() != net::QuicEnd::kOpen) {  // It closes once its CONNECTION_CLOSE went.
     loop_->timers().Cancel(&h.expiry);

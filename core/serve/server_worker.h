@@ -22,6 +22,7 @@
 #include "core/serve/service_queue.h"
 #include "net/event_loop.h"
 #include "net/listener.h"
+#include "net/quic_send_buffers.h"
 #include "proto/seeded_random.h"
 
 namespace uringload::core {
@@ -115,6 +116,7 @@ class ServerWorker : public net::CompletionHandler,
   // and each client's slot by its address.
   std::vector<uint32_t> free_http3_slots_;
   absl::flat_hash_map<std::string, uint32_t> http3_slots_;
+  net::QuicSendBuffers quic_buffers_;
 };
 
 }  // namespace uringload::core
