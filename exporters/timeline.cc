@@ -1,5 +1,8 @@
 #include "exporters/timeline.h"
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -32,6 +35,18 @@ std::array<std::optional<double>, 4> Quantiles(const core::HistogramSnapshot& h)
   return {h.Quantile(0.5) / 1e9, h.Quantile(0.9) / 1e9, h.Quantile(0.99) / 1e9, h.max / 1e9};
 }
 
+// The mean latency of the ok requests, in seconds; none when there were none. Exact: from the
+// histogram's sum, not its buckets.
+std::optional<double> Mean(const core::HistogramSnapshot& h) {
+  if (h.count == 0) return std::nullopt;
+  return h.Mean() / 1e9;
+}
+
+std::string MeanCell(const TimelineCounts& counts) {
+  std::optional<double> mean = Mean(counts.latency);
+  return mean ? absl::StrFormat(",%.9f", *mean) : ",";
+}
+
 double Rate(const TimelineCounts& counts, double seconds) {
   return seconds > 0 ? counts.completed() / seconds : 0;
 }
@@ -54,6 +69,8 @@ void AddJsonCounts(const TimelineCounts& counts, double seconds, Json* j) {
   (*j)["rps"] = Rate(counts, seconds);
   std::array<std::optional<double>, 4> q = Quantiles(counts.latency);
   for (int i = 0; i < 4; ++i) (*j)[kQuantileNames[i]] = q[i] ? Json(*q[i]) : Json(nullptr);
+  std::optional<double> mean = Mean(counts.latency);
+  (*j)["mean"] = mean ? Json(*mean) : Json(nullptr);
 }
 
 // A header field, quoted (RFC 4180) when a target's name holds a comma or a quote.
@@ -101,13 +118,13 @@ std::string TimelineCsvHeader(std::span<const std::string> target_names) {
   for (const char* name : core::kOutcomeNames) absl::StrAppend(&header, ",", name);
   absl::StrAppend(&header,
                   ",rps,p50,p90,p99,max,in_flight,connections_open,run_queue_seconds,"
-                  "throttled_seconds,unread_seconds");
+                  "throttled_seconds,unread_seconds,mean");
   for (const std::string& target : target_names) {
     absl::StrAppend(&header, ",", CsvField(target + ":completed"));
     for (const char* name : core::kOutcomeNames) {
       absl::StrAppend(&header, ",", CsvField(absl::StrCat(target, ":", name)));
     }
-    for (const char* name : {"rps", "p50", "p90", "p99", "max"}) {
+    for (const char* name : {"rps", "p50", "p90", "p99", "max", "mean"}) {
       absl::StrAppend(&header, ",", CsvField(absl::StrCat(target, ":", name)));
     }
   }
@@ -122,11 +139,16 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv,
     AppendCsvCounts(row.counts, row.seconds, &line);
     absl::StrAppend(&line, ",", row.in_flight, ",", row.connections_open,
                     absl::StrFormat(",%.6f,%.6f,%.6f", row.run_queue_seconds, row.throttled_seconds,
-                                    row.unread_seconds));
-    for (size_t k = 0; k < targets; ++k) AppendCsvCounts(row.by_target[k], row.seconds, &line);
+                                    row.unread_seconds),
+                    MeanCell(row.counts));
+    for (size_t k = 0; k < targets; ++k) {
+      AppendCsvCounts(row.by_target[k], row.seconds, &line);
+      absl::StrAppend(&line, MeanCell(row.by_target[k]));
+    }
     // A run that tracks targets writes their columns even before its first snapshot has them.
     for (size_t k = targets; k < target_names.size(); ++k) {
       AppendCsvCounts(TimelineCounts{}, row.seconds, &line);
+      absl::StrAppend(&line, MeanCell(TimelineCounts{}));
     }
     return line + "\n";
   }

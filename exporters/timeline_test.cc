@@ -47,6 +47,10 @@ TEST(TimelineTest, EachTargetsIntervalCountsAndLatency) {
   EXPECT_NEAR(j["by_target"][0]["max"].get<double>(), 0.009, 1e-9);
   EXPECT_EQ(j["by_target"][1]["reset"], 1);
   EXPECT_TRUE(j["by_target"][1]["p50"].is_null());  // Nothing ok.
+  EXPECT_TRUE(j["by_target"][1]["mean"].is_null());
+  // The mean is the histogram's sum over its count: exact, where the quantiles are buckets.
+  EXPECT_NEAR(j["by_target"][0]["mean"].get<double>(), 0.007, 1e-12);
+  EXPECT_NEAR(j["mean"].get<double>(), 0.007, 1e-12);
   EXPECT_EQ(Json::parse(FormatTimelineRow(first, false)).count("by_target"), 0u);
 }
 
@@ -69,9 +73,9 @@ TEST(TimelineTest, EachRowSaysHowLongTheClientWaitedForACpu) {
   EXPECT_DOUBLE_EQ(j["throttled_seconds"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(j["unread_seconds"].get<double>(), 0.5);
   std::string csv = FormatTimelineRow(row, true);
-  EXPECT_NE(csv.find(",0.750000,0.250000,0.500000"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",0.750000,0.250000,0.500000,\n"), std::string::npos) << csv;  // No mean.
   EXPECT_NE(TimelineCsvHeader().find(
-                ",connections_open,run_queue_seconds,throttled_seconds,unread_seconds\n"),
+                ",connections_open,run_queue_seconds,throttled_seconds,unread_seconds,mean\n"),
             std::string::npos);
 }
 
@@ -86,11 +90,14 @@ TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
   EXPECT_NE(header.find(",\"a,\"\"b\"\":completed\","), std::string::npos) << header;
   // Every row has as many cells as the header has columns (the quoted name is one).
   std::vector<std::string> cells = absl::StrSplit(row.substr(0, row.size() - 1), ',');
-  EXPECT_EQ(cells.size(), 20u + 2 * 12u);  // The run's 20, then 12 per target.
-  EXPECT_EQ(cells[20], "1");               // login:completed
-  EXPECT_EQ(cells[21], "1");               // login:ok
-  EXPECT_EQ(cells[32], "1");               // a,"b":completed
-  EXPECT_EQ(cells[34], "1");               // a,"b":timeout
+  EXPECT_EQ(cells.size(), 21u + 2 * 13u);  // The run's 21, then 13 per target.
+  EXPECT_EQ(cells[20], "0.005000000");     // The run's mean
+  EXPECT_EQ(cells[21], "1");               // login:completed
+  EXPECT_EQ(cells[22], "1");               // login:ok
+  EXPECT_EQ(cells[33], "0.005000000");     // login:mean
+  EXPECT_EQ(cells[34], "1");               // a,"b":completed
+  EXPECT_EQ(cells[36], "1");               // a,"b":timeout
+  EXPECT_EQ(cells[46], "");                // a,"b":mean (nothing ok)
 
   absl::StatusOr<std::vector<TimelinePoint>> points = ReadTimeline(header + row, "t.csv");
   ASSERT_TRUE(points.ok()) << points.status();
