@@ -171,6 +171,8 @@ TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
 
 // The error-rate objective, against a server that answers 0.5% of requests with garbage and
 // takes 0-2 ms each (4 slots): 5% is met at the start rate, 0.1% never (exit 3, saying why).
+// The latency objective beside it is loose: p99<50ms failed once under ASan in CI, where a
+// stall of the VM of tens of milliseconds at 1,000/s delays more than 1% of a 3 s step.
 TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "4", "--delay",
                           "uniform:0ms-2ms", "--fault-malformed", "0.005"});
@@ -178,10 +180,12 @@ TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
   std::vector<std::string> base = {"--start-rate", "1000", "--max-rate", "1000", "-c", "50"};
   base.insert(base.end(), kQuickSteps.begin(), kQuickSteps.end());
   base.push_back(server.Url("/"));
-  std::vector<std::string> loose = {"--slo", "error_rate<5%", "--slo", "p99<50ms"};
+  std::vector<std::string> loose = {"--slo", "error_rate<5%", "--slo", "p99<500ms"};
   loose.insert(loose.end(), base.begin(), base.end());
   RunOutput met = RunUringloadCommand("search", loose, 120);
-  ASSERT_EQ(met.process.exit_code, 0) << met.process.err;
+  std::string whys;
+  for (const Step& step : Steps(met.json)) whys += step.why + "\n";
+  ASSERT_EQ(met.process.exit_code, 0) << met.process.err << whys;
   EXPECT_EQ(JsonNumber(met.json, "rate"), 1000);
   EXPECT_GT(JsonCount(met.json, "steps.0.slos.0.beyond"), 0u);  // Errors there were.
 
