@@ -25,8 +25,8 @@ namespace uringload::net {
 // The largest QUIC packet either side writes: what a 1500-byte Ethernet MTU carries in UDP
 // over IPv6 (RFC 9000 14 asks at least 1200).
 inline constexpr size_t kQuicMaxPacket = 1452;
-// What one send of a connection carries at most (UDP_SEGMENT): 8 packets, a buffer of 11.6 KB
-// per connection with one send in flight.
+// What one send of a connection carries at most (UDP_SEGMENT): 8 packets, 11.6 KB
+// (QuicSendBuffers keeps such buffers for the sends in flight).
 inline constexpr uint32_t kQuicSendPackets = 8;
 inline constexpr size_t kQuicSendBytes = kQuicSendPackets * kQuicMaxPacket;
 
