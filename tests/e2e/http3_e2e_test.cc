@@ -1,7 +1,7 @@
 // End-to-end HTTP/3: the real `uringload run --http3` against Debian's caddy (quic-go), whose
 // JSON access log names each request's protocol, and ngtcp2's own gtlsserver: exact counts,
 // every request over HTTP/3 and none over TCP; verification as over TCP; a port with no UDP
-// server.
+// server, and one whose server never answers.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -132,6 +132,21 @@ TEST(Http3E2ETest, APortWithoutAUdpServerIsAConnectErrorWithTheReason) {
   EXPECT_EQ(JsonCount(run.json, "requests.completed"), 20u);
   EXPECT_EQ(JsonCount(run.json, "outcomes.connect_error"), 20u) << ErrorsOf(run.json);
   EXPECT_NE(ErrorsOf(run.json).find("Connection refused"), std::string::npos) << ErrorsOf(run.json);
+}
+
+// A UDP socket that takes the Initials and never answers: each connection's handshake times
+// out at --connect-timeout, and every request is a timeout saying so, none lost, none hung.
+TEST(Http3E2ETest, AServerThatNeverAnswersIsAHandshakeTimeoutForEveryRequest) {
+  SilentUdpSocket silent;
+  RunOutput run = RunUringload({"--http3", "-n", "6", "-c", "2", "-k", "--connect-timeout", "300ms",
+                                "https://127.0.0.1:" + std::to_string(silent.port()) + "/"},
+                               60);
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 6u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.timeout"), 6u) << ErrorsOf(run.json);
+  EXPECT_NE(ErrorsOf(run.json).find("QUIC handshake timeout"), std::string::npos)
+      << ErrorsOf(run.json);
+  EXPECT_GE(silent.TakeDatagrams(), 2);  // At least an Initial from each connection.
 }
 
 }  // namespace

@@ -3,10 +3,7 @@
 // request bodies of many packets, each fault counted once on both sides, GOAWAY's rejected
 // requests sent again and processed once, shards merged with thresholds and a timeline, 0-RTT
 // taken and refused; bad input, and a UDP port someone else holds.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -364,18 +361,12 @@ TEST(ServeHttp3E2ETest, BadInputAndATakenUdpPortExitTwoWithTheirLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
   // Someone else's UDP socket on the port.
-  uint16_t port = FreePort();
-  int taken = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  std::vector<std::string> argv = {UringloadBinary(), "serve", "--listen", LoopbackAddress(port)};
+  SilentUdpSocket taken;
+  std::vector<std::string> argv = {UringloadBinary(), "serve", "--listen",
+                                   LoopbackAddress(taken.port())};
   std::vector<std::string> flags = Http3Serve();
   argv.insert(argv.end(), flags.begin(), flags.end());
   ProcessResult r = RunProcess(argv, 20);
-  close(taken);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("cannot listen on UDP"), std::string::npos) << r.err;
 }

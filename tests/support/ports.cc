@@ -25,9 +25,9 @@ sockaddr_in Loopback(uint16_t port) {
   return addr;
 }
 
-// Binds a TCP socket to 127.0.0.1:0 and returns it with its port.
-int BindAnyPort(uint16_t* port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// Binds a socket of `type` (TCP's by default) to 127.0.0.1:0 and returns it with its port.
+int BindAnyPort(uint16_t* port, int type = SOCK_STREAM) {
+  int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
   sockaddr_in addr = Loopback(0);
   bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   socklen_t len = sizeof(addr);
@@ -121,6 +121,17 @@ int SilentListener::AcceptAll() {
     close(fd);
     ++count;
   }
+  return count;
+}
+
+SilentUdpSocket::SilentUdpSocket() { fd_ = BindAnyPort(&port_, SOCK_DGRAM); }
+
+SilentUdpSocket::~SilentUdpSocket() { close(fd_); }
+
+int SilentUdpSocket::TakeDatagrams() {
+  int count = 0;
+  char byte;
+  while (recv(fd_, &byte, 1, MSG_DONTWAIT) >= 0) ++count;
   return count;
 }
 

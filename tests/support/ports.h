@@ -1,5 +1,5 @@
-// Loopback helpers for tests: a free port, waiting for a listener, and a listener that
-// accepts connections into its backlog but never answers (for timeout tests).
+// Loopback helpers for tests: a free port, waiting for a listener, and a TCP listener and a
+// UDP socket that take what comes but never answer (for timeout tests).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,23 @@ class SilentListener {
   uint16_t port() const { return port_; }
   // Accepts (and closes) every connection waiting in the backlog; returns how many.
   int AcceptAll();
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+// A UDP socket bound to 127.0.0.1 that never answers: a QUIC server that is not there, on a
+// port nobody else can take meanwhile.
+class SilentUdpSocket {
+ public:
+  SilentUdpSocket();
+  ~SilentUdpSocket();
+  SilentUdpSocket(const SilentUdpSocket&) = delete;
+  SilentUdpSocket& operator=(const SilentUdpSocket&) = delete;
+  uint16_t port() const { return port_; }
+  // Reads (and drops) the datagrams waiting; returns how many.
+  int TakeDatagrams();
 
  private:
   int fd_ = -1;
