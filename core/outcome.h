@@ -43,6 +43,7 @@ enum class ParseFailure : int {
   kGrpcMalformed,     // A gRPC call's DATA broke the message framing, or ended mid-message.
   kHttp3Protocol,     // nghttp3 found a frame or protocol error on the connection.
   kHttp3Incomplete,   // A stream ended without error before its response did.
+  kHttp3Malformed,    // nghttp3 found the response malformed (H3_MESSAGE_ERROR).
 };
 inline constexpr const char* ParseFailureText(int code) {
   switch (static_cast<ParseFailure>(code)) {
@@ -66,6 +67,8 @@ inline constexpr const char* ParseFailureText(int code) {
       return "HTTP/3 protocol error";
     case ParseFailure::kHttp3Incomplete:
       return "HTTP/3 stream ended before its response did";
+    case ParseFailure::kHttp3Malformed:
+      return "HTTP/3 response malformed";
     default:
       return "malformed or truncated response";
   }

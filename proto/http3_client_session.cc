@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint64_t kH3NoError = 0x100;
 constexpr uint64_t kH3RequestCancelled = 0x10c;
+constexpr uint64_t kH3MessageError = 0x10e;
 
 void* SlotData(uint32_t slot) { return reinterpret_cast<void*>(static_cast<uintptr_t>(slot) + 1); }
 uint32_t SlotOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
@@ -93,8 +94,11 @@ const nghttp3_callbacks* Http3ClientSession::Callbacks() {
       }
       return 0;
     };
-    c.stop_sending = [](nghttp3_conn*, int64_t stream_id, uint64_t code, void* self, void*) {
-      static_cast<Http3ClientSession*>(self)->events_->OnStreamShutdown(stream_id, code);
+    c.stop_sending = [](nghttp3_conn*, int64_t stream_id, uint64_t code, void* self, void* data) {
+      auto* session = static_cast<Http3ClientSession*>(self);
+      Stream* stream = session->StreamOf(stream_id, data);
+      if (stream != nullptr && code == kH3MessageError) stream->malformed = true;
+      session->events_->OnStreamShutdown(stream_id, code);
       return 0;
     };
     c.reset_stream = c.stop_sending;
@@ -194,6 +198,7 @@ void Http3ClientSession::End(Stream& stream, uint64_t error_code, bool complete)
                         .status = stream.status,
                         .error_code = error_code,
                         .complete = complete,
+                        .malformed = stream.malformed,
                         .body_found = stream.body_state == BodyMatcher::kFound});
 }
 

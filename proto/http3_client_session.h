@@ -31,6 +31,9 @@ struct Http3StreamEnd {
   int status = 0;           // The response's :status (0: no response header came).
   uint64_t error_code = 0;  // H3_NO_ERROR (0x100), or the code the stream was reset with.
   bool complete = false;    // The response ended with the stream's FIN.
+  // This side found the response malformed (RFC 9114 4.1.2) and reset the stream with
+  // H3_MESSAGE_ERROR: the response's fault, not a reset by the server.
+  bool malformed = false;
   bool body_found = false;  // The body contains the text of the session's body matcher.
 };
 
@@ -84,6 +87,7 @@ class Http3ClientSession : public Http3Streams {
     uint32_t tag = 0;
     bool reported = false;  // OnStreamEnd was called (or the request was cancelled).
     bool body_given = false;
+    bool malformed = false;  // nghttp3 shut it with H3_MESSAGE_ERROR.
     int status = 0;
     uint32_t body_state = 0;
   };

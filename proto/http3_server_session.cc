@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/check.h"
 #include "proto/response_builder.h"
 
 namespace uringload::proto {
@@ -92,14 +94,26 @@ absl::Status Http3ServerSession::Start(Events* events, int64_t control_stream,
 
 absl::Status Http3ServerSession::Respond(int64_t stream_id, uint32_t handle, int status,
                                          std::string_view body, bool echo) {
+  URINGLOAD_CHECK(status >= 100 && status <= 999, "an HTTP status of %d", status);
   Stream* stream = StreamOf(stream_id, PoolData(handle));
   if (stream == nullptr) return absl::OkStatus();  // The client reset it meanwhile.
   std::snprintf(stream->status, sizeof(stream->status), "%03d", status);
-  stream->body = echo ? std::string_view(stream->echo, stream->echo_size) : body;
-  std::string length = absl::StrCat(stream->body.size());
+  return Answer(*stream, echo ? std::string_view(stream->echo, stream->echo_size) : body);
+}
+
+absl::Status Http3ServerSession::RespondMalformed(int64_t stream_id, uint32_t handle) {
+  Stream* stream = StreamOf(stream_id, PoolData(handle));
+  if (stream == nullptr) return absl::OkStatus();
+  memcpy(stream->status, "2x0", sizeof(stream->status));
+  return Answer(*stream, kMalformedBody);
+}
+
+absl::Status Http3ServerSession::Answer(Stream& stream, std::string_view body) {
+  stream.body = body;
+  std::string length = absl::StrCat(stream.body.size());
   nghttp3_nv fields[] = {
       {.name = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(":status")),
-       .value = reinterpret_cast<uint8_t*>(stream->status),
+       .value = reinterpret_cast<uint8_t*>(stream.status),
        .namelen = 7,
        .valuelen = 3,
        .flags = NGHTTP3_NV_FLAG_NONE},
@@ -120,7 +134,7 @@ absl::Status Http3ServerSession::Respond(int64_t stream_id, uint32_t handle, int
     vec[0].len = stream->body.size();
     return 1;
   }};
-  int rv = nghttp3_conn_submit_response(conn_, stream_id, fields, std::size(fields), &reader);
+  int rv = nghttp3_conn_submit_response(conn_, stream.id, fields, std::size(fields), &reader);
   if (rv != 0) return Failed(rv);
   return absl::OkStatus();
 }

@@ -48,6 +48,9 @@ class Http3ServerSession : public Http3Streams {
   // A stream the client reset meanwhile is skipped.
   absl::Status Respond(int64_t stream_id, uint32_t handle, int status, std::string_view body,
                        bool echo);
+  // Answers with a response no client may take: a :status that is no number (RFC 9114 4.1.2,
+  // malformed), which the client's HTTP/3 ends as a stream error (H3_MESSAGE_ERROR).
+  absl::Status RespondMalformed(int64_t stream_id, uint32_t handle);
   // Resets stream `stream_id` with `code` instead of answering it.
   void Reset(int64_t stream_id, uint32_t handle, uint64_t code);
   // GOAWAY: the requests received so far are answered, later streams are rejected
@@ -66,6 +69,10 @@ class Http3ServerSession : public Http3Streams {
     bool body_given = false;
   };
   Stream* StreamOf(int64_t stream_id, void* data);
+  // Submits `stream`'s response: its status text, and `body` (valid until the stream closes).
+  absl::Status Answer(Stream& stream, std::string_view body);
+
+  static constexpr std::string_view kMalformedBody = "malformed";
   static const nghttp3_callbacks* Callbacks();
 
   Events* events_ = nullptr;

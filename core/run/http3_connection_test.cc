@@ -1,8 +1,8 @@
 // Http3Connection, the client's QUIC and HTTP/3 glued, against a server made of a QUIC
 // connection and an nghttp3 server, back to back in memory on a clock the test moves: the
 // handshake, HTTP/3's own streams, requests with and without bodies answered on their
-// streams, more requests than the server allows streams at once, and a connection the server
-// breaks ending with the reason.
+// streams, more requests than the server allows streams at once, a connection the server
+// breaks ending with the reason, a frame out of order closing it with its code, and 0-RTT.
 #include "core/run/http3_connection.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +45,13 @@ class Http3TestPeer : public net::QuicConnection::Events, public net::QuicConnec
     *count = 0;
     *fin = false;
     if (!streams_open) return -1;
+    if (!raw_answer.empty() && h3.requests.count(0) > 0 && raw_sent < raw_answer.size()) {
+      vecs[0] = {reinterpret_cast<const uint8_t*>(raw_answer.data()) + raw_sent,
+                 raw_answer.size() - raw_sent};
+      *count = 1;
+      *fin = true;
+      return 0;
+    }
     int64_t id = -1;
     int end = 0;
     nghttp3_ssize n = nghttp3_conn_writev_stream(
@@ -55,6 +62,10 @@ class Http3TestPeer : public net::QuicConnection::Events, public net::QuicConnec
     return id;
   }
   void Consumed(int64_t id, size_t bytes) override {
+    if (id == 0 && !raw_answer.empty()) {
+      raw_sent += bytes;
+      return;
+    }
     nghttp3_conn_add_write_offset(h3.conn, id, bytes);
   }
   void Blocked(int64_t id) override { nghttp3_conn_block_stream(h3.conn, id); }
@@ -63,6 +74,9 @@ class Http3TestPeer : public net::QuicConnection::Events, public net::QuicConnec
   proto::testing::Http3TestServer h3;
   std::unique_ptr<net::QuicConnection> quic;
   bool streams_open = false;
+  // Bytes that answer stream 0 instead of nghttp3's response, once its request came.
+  std::string raw_answer;
+  size_t raw_sent = 0;
 };
 
 class Recorder : public Http3Connection::Events {
@@ -218,6 +232,30 @@ TEST(Http3ConnectionTest, ACertificateForAnotherNameEndsTheConnectionSayingWhy) 
   EXPECT_EQ(pair.client.end(), net::QuicEnd::kError);
   EXPECT_NE(pair.client.end_reason().find("TLS alert"), std::string::npos)
       << pair.client.end_reason();
+}
+
+// A DATA frame before any HEADERS on a request stream breaks HTTP/3 (RFC 9114 4.1): the
+// client closes the connection with H3_FRAME_UNEXPECTED; that request is not reported
+// answered (the worker counts the requests left on it parse_error: http3_failed()).
+TEST(Http3ConnectionTest, AFrameOutOfOrderBreaksHttp3AndClosesWithItsCode) {
+  Http3Pair pair(2);
+  pair.Exchange(10);
+  ASSERT_TRUE(pair.events.ready);
+  pair.peer().raw_answer = std::string("\x00\x02ok", 4);  // DATA, 2 bytes: "ok".
+  proto::RequestTemplate get = H3Request("GET", "/m/{i}");
+  ASSERT_TRUE(pair.client.Submit(get, {.index = 0}, 0).ok());
+  ASSERT_TRUE(pair.client.Submit(get, {.index = 1}, 1).ok());
+  pair.Exchange(10);
+  EXPECT_EQ(pair.peer().raw_sent, 4u);
+  EXPECT_TRUE(pair.client.http3_failed());
+  EXPECT_EQ(pair.client.end(), net::QuicEnd::kError);
+  for (const proto::Http3StreamEnd& end : pair.events.ends) {
+    EXPECT_FALSE(end.tag == 0 && end.complete);  // The other request may have its answer.
+  }
+  ASSERT_NE(pair.peer().quic, nullptr);
+  EXPECT_EQ(pair.peer().quic->end(), net::QuicEnd::kClosedByPeer);
+  EXPECT_TRUE(pair.peer().quic->peer_error_is_application());
+  EXPECT_EQ(pair.peer().quic->peer_error_code(), 0x105u);  // H3_FRAME_UNEXPECTED.
 }
 
 // 0-RTT: a reconnect with the last connection's session and transport parameters is ready at

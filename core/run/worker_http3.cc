@@ -388,6 +388,9 @@ void Worker::OnStreamEnd(const proto::Http3StreamEnd& end) {
   if (end.complete) {
     ++responses_parsed_;
     FinishStream(c, end.tag, Outcome::kOk, 0, end.status, end.body_found);
+  } else if (end.malformed) {
+    FinishStream(c, end.tag, Outcome::kParseError, static_cast<int>(ParseFailure::kHttp3Malformed),
+                 0);
   } else if (end.error_code == kHttp3RequestRejected &&
              c.pending[end.tag].retries < kMaxHttp3Retries) {
     RetryStream(c, end.tag);

@@ -221,6 +221,9 @@ void ServerWorker::AnswerHttp3(ServerConnection& c, const Http3Response& r) {
     case Fault::kRstStream:
       h3.session().Reset(r.stream_id, r.handle, kH3InternalError);
       return;
+    case Fault::kMalformed:  // A :status that is no number: the client's stream error.
+      if (!h3.session().RespondMalformed(r.stream_id, r.handle).ok()) h3.Abort();
+      return;
     default:
       break;
   }

@@ -100,6 +100,7 @@ TEST(ServeHttp3E2ETest, ClientCountsExactlyWhatTheServerInjected) {
   };
   for (const Case& c : std::vector<Case>{
            {{"--fault-stall", "0.01"}, "stall", "outcomes.timeout"},
+           {{"--fault-malformed", "0.01"}, "malformed", "outcomes.parse_error"},
            {{"--fault-rst-stream", "0.01"}, "rst_stream", "outcomes.reset"},
            {{"--fault-status", "503", "--fault-status-rate", "0.01"}, "status", "status_codes.503"},
        }) {
