@@ -197,7 +197,8 @@ inline constexpr int kQuicIdleTimeout =
 inline constexpr int kQuicHandshakeTimeout = kQuicIdleTimeout + 1;
 inline constexpr int kQuicHandshakeFailed = kQuicHandshakeTimeout + 1;  // TLS or QUIC, here.
 inline constexpr int kQuicError = kQuicHandshakeFailed + 1;  // QUIC broke after the handshake.
-inline constexpr int kCauseEnd = kQuicError + 1;
+inline constexpr int kQuicStatelessReset = kQuicError + 1;   // The server lost the connection.
+inline constexpr int kCauseEnd = kQuicStatelessReset + 1;
 
 inline constexpr int Http3NameIndex(uint64_t code) {
   return code >= kHttp3FirstCode && code - kHttp3FirstCode < kHttp3ErrorNames.size() - 1
@@ -236,6 +237,8 @@ inline std::string QuicCauseText(int cause) {
       return "QUIC handshake timeout: the handshake did not end within --connect-timeout";
     case kQuicHandshakeFailed:
       return "QUIC handshake failed (TLS or QUIC)";
+    case kQuicStatelessReset:
+      return "QUIC stateless reset: the server no longer knows the connection";
     default:
       return "QUIC connection failed";
   }

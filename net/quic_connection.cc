@@ -121,6 +121,7 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
   callbacks.stream_close = OnStreamCloseCallback;
   callbacks.extend_max_local_streams_bidi = OnExtendStreamsCallback;
   callbacks.extend_max_stream_data = OnExtendStreamDataCallback;
+  callbacks.recv_stateless_reset = OnStatelessResetCallback;
 
   ngtcp2_settings s;
   ngtcp2_settings_default(&s);
@@ -152,7 +153,9 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
     params.original_dcid = header.dcid;
     s.qlog.odcid = header.dcid;
     params.stateless_reset_token_present = 1;
-    Random(params.stateless_reset_token, sizeof(params.stateless_reset_token));
+    static_assert(sizeof(params.stateless_reset_token) == sizeof(reset_token_));
+    Random(reset_token_.data(), reset_token_.size());
+    memcpy(params.stateless_reset_token, reset_token_.data(), reset_token_.size());
     rv = ngtcp2_conn_server_new(&conn_, &header.scid, &source_id, &path, header.version, &callbacks,
                                 &s, &params, nullptr, this);
   } else {
@@ -224,6 +227,11 @@ bool QuicConnection::Receive(std::span<const uint8_t> datagram, int64_t now_ns) 
   int rv = ngtcp2_conn_read_pkt(conn_, &path, &info, datagram.data(), datagram.size(),
                                 static_cast<ngtcp2_tstamp>(now_ns));
   if (rv == 0) return true;
+  if (rv == NGTCP2_ERR_DRAINING && stateless_reset_) {
+    Fail(rv, QuicEnd::kStatelessReset);
+    end_reason_ = "stateless reset";
+    return false;
+  }
   if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_CLOSING) {
     Fail(rv, QuicEnd::kClosedByPeer);
     ngtcp2_connection_close_error error;
@@ -277,6 +285,18 @@ int64_t QuicConnection::WritePacket(std::span<uint8_t> out, int64_t now_ns) {
 size_t QuicConnection::Write(std::span<uint8_t> out, int64_t now_ns, uint32_t* datagram_size) {
   URINGLOAD_CHECK(out.size() >= kMaxPacket, "a QUIC write into %zu bytes", out.size());
   *datagram_size = 0;
+  if (end_ == QuicEnd::kError && !close_sent_ && forgotten_) {
+    close_sent_ = true;
+    // As long as a short-header packet to this side's connection id would be (RFC 9000
+    // 10.3): the client cannot tell it from one before it finds the token at its end.
+    uint8_t random[1 + kConnectionIdLength + 24];
+    Random(random, sizeof(random));
+    ngtcp2_ssize n = ngtcp2_pkt_write_stateless_reset(out.data(), out.size(), reset_token_.data(),
+                                                      random, sizeof(random));
+    if (n <= 0) return 0;
+    *datagram_size = static_cast<uint32_t>(n);
+    return static_cast<size_t>(n);
+  }
   if (end_ == QuicEnd::kError && !close_sent_) {
     close_sent_ = true;
     ngtcp2_connection_close_error error;
@@ -359,6 +379,14 @@ void QuicConnection::CloseWithApplicationError(uint64_t app_error_code, std::str
   end_reason_ = std::move(reason);
 }
 
+void QuicConnection::Forget(std::string reason) {
+  URINGLOAD_CHECK(ngtcp2_conn_is_server(conn_), "only a server forgets a connection");
+  if (end_ != QuicEnd::kOpen) return;
+  end_ = QuicEnd::kError;
+  forgotten_ = true;
+  end_reason_ = std::move(reason);
+}
+
 int64_t QuicConnection::OpenUniStream() {
   int64_t id = -1;
   return ngtcp2_conn_open_uni_stream(conn_, &id, nullptr) == 0 ? id : -1;
@@ -420,6 +448,12 @@ int QuicConnection::OnStreamCloseCallback(ngtcp2_conn* conn, uint32_t /*flags*/,
 int QuicConnection::OnExtendStreamsCallback(ngtcp2_conn* /*conn*/, uint64_t /*max_streams*/,
                                             void* self) {
   static_cast<QuicConnection*>(self)->events_->OnStreamsAvailable();
+  return 0;
+}
+
+int QuicConnection::OnStatelessResetCallback(ngtcp2_conn* /*conn*/,
+                                             const ngtcp2_pkt_stateless_reset* /*sr*/, void* self) {
+  static_cast<QuicConnection*>(self)->stateless_reset_ = true;
   return 0;
 }
 

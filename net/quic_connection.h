@@ -9,6 +9,7 @@
 
 #include <sys/socket.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -57,8 +58,12 @@ struct QuicVec {
 enum class QuicEnd {
   kOpen,          // Not ended.
   kIdleTimeout,   // No packet for the idle timeout (or the handshake's).
-  kClosedByPeer,  // CONNECTION_CLOSE or a stateless reset came.
-  kError,         // A protocol or TLS error here.
+  kClosedByPeer,  // The peer's CONNECTION_CLOSE came.
+  // The peer's stateless reset came: it no longer knows the connection (RFC 9000 10.3), as a
+  // server that restarted or lost its state.
+  kStatelessReset,
+  kError,  // A protocol or TLS error here, or this side ended it (CloseWithApplicationError,
+           // Forget).
 };
 
 class QuicConnection {
@@ -144,6 +149,10 @@ class QuicConnection {
   // Ends the connection from above (HTTP/3 broke): its CONNECTION_CLOSE carries
   // `app_error_code`, and end() is kError with `reason`.
   void CloseWithApplicationError(uint64_t app_error_code, std::string reason);
+  // A server's connection ends as if the server had lost it: no CONNECTION_CLOSE, but the
+  // stateless reset such a server answers with (its token, from the handshake's transport
+  // parameters), written by the next Write; end() is kError with `reason`.
+  void Forget(std::string reason);
 
   bool handshake_completed() const;
   // Once the server's NewSessionTicket came: the session to resume on a later connection, into
@@ -198,6 +207,8 @@ class QuicConnection {
   static int OnExtendStreamsCallback(ngtcp2_conn* conn, uint64_t max_streams, void* self);
   static int OnExtendStreamDataCallback(ngtcp2_conn* conn, int64_t id, uint64_t max_data,
                                         void* self, void* stream);
+  static int OnStatelessResetCallback(ngtcp2_conn* conn,
+                                      const struct ngtcp2_pkt_stateless_reset* sr, void* self);
 
   ngtcp2_conn* conn_ = nullptr;
   gnutls_session_t session_ = nullptr;
@@ -214,7 +225,11 @@ class QuicConnection {
   // Set when the application ended it (CloseWithApplicationError): the code it closes with.
   uint64_t application_error_ = 0;
   bool application_close_ = false;
-  bool close_sent_ = false;  // Its CONNECTION_CLOSE went out.
+  bool close_sent_ = false;       // Its CONNECTION_CLOSE (or stateless reset) went out.
+  bool forgotten_ = false;        // Forget: a stateless reset instead of CONNECTION_CLOSE.
+  bool stateless_reset_ = false;  // The peer's stateless reset came.
+  // A server's stateless reset token, given to the client in its transport parameters.
+  std::array<uint8_t, 16> reset_token_{};
   uint64_t packets_lost_ = 0;
   bool early_data_attempted_ = false;
   // A packet written after a run of another size: it goes out first in the next Write.

@@ -1,7 +1,8 @@
 // QuicConnection, a client and a server wired back to back in memory on a clock the test
 // moves: real ngtcp2 and GnuTLS handshakes, packets in runs of equal size (what one GSO send
 // carries), stream data both ways with its FIN, certificate verification and -k, and the
-// idle timeout on the expiry the caller keeps, and the packets a side declared lost.
+// idle timeout on the expiry the caller keeps, the packets a side declared lost, and a
+// stateless reset.
 #include "net/quic_connection.h"
 
 #include <arpa/inet.h>
@@ -218,6 +219,29 @@ TEST(QuicConnectionTest, ASilentPeerIsAnIdleTimeoutOnTheExpiry) {
   EXPECT_EQ(pair.client->end(), QuicEnd::kIdleTimeout) << pair.client->end_reason();
   EXPECT_GE(now - pair.now_ns, 29'000'000'000);
   EXPECT_LE(now - pair.now_ns, 31'000'000'000);
+}
+
+// A server that forgets the connection sends no CONNECTION_CLOSE but a stateless reset, which
+// the client knows by the token the server gave in the handshake: the connection ends as
+// kStatelessReset. The same datagram with another token is noise, and the client ignores it.
+TEST(QuicConnectionTest, AStatelessResetEndsTheClientsConnectionByItsTokenOnly) {
+  QuicPair pair(false, "localhost");
+  pair.Exchange(5);
+  ASSERT_TRUE(pair.client->handshake_completed());
+  pair.server->Forget("forgotten");
+  std::vector<std::string> reset = TakeDatagrams(*pair.server, pair.now_ns);
+  ASSERT_EQ(reset.size(), 1u);
+  EXPECT_TRUE(TakeDatagrams(*pair.server, pair.now_ns).empty());  // Once.
+  EXPECT_EQ(pair.server->end(), QuicEnd::kError);
+
+  std::string wrong_token = reset[0];
+  wrong_token.back() ^= 1;
+  EXPECT_TRUE(pair.client->Receive(Bytes(wrong_token), pair.now_ns));
+  EXPECT_EQ(pair.client->end(), QuicEnd::kOpen);
+
+  EXPECT_FALSE(pair.client->Receive(Bytes(reset[0]), pair.now_ns));
+  EXPECT_EQ(pair.client->end(), QuicEnd::kStatelessReset);
+  EXPECT_EQ(pair.client->end_reason(), "stateless reset");
 }
 
 // A tenth of the client's datagrams lost: the server still receives every byte, and the

@@ -313,7 +313,8 @@ void Worker::ScheduleQuicExpiry(Connection& c) {
 
 // How the connection ended decides its requests' outcome: before the handshake ended, a
 // timeout or a connect_error; after, an idle timeout is a timeout, the server's
-// CONNECTION_CLOSE (or stateless reset) a reset with its code, HTTP/3 broken a parse_error.
+// CONNECTION_CLOSE a reset with its code, its stateless reset a reset of its own cause, HTTP/3
+// broken a parse_error.
 void Worker::EndQuic(Connection& c) {
   if (c.state != ConnState::kConnecting && c.state != ConnState::kActive) return;
   const Http3Connection& h3 = Http3Of(c);
@@ -326,6 +327,9 @@ void Worker::EndQuic(Connection& c) {
     case net::QuicEnd::kClosedByPeer:
       LoseQuic(c, handshake_done ? Outcome::kReset : Outcome::kConnectError,
                QuicCloseCause(quic.peer_error_code(), quic.peer_error_is_application()));
+      return;
+    case net::QuicEnd::kStatelessReset:
+      LoseQuic(c, handshake_done ? Outcome::kReset : Outcome::kConnectError, kQuicStatelessReset);
       return;
     case net::QuicEnd::kError:
     case net::QuicEnd::kOpen:

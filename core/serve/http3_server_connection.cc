@@ -28,6 +28,8 @@ void Http3ServerConnection::Abort() {
   quic_->CloseWithApplicationError(kH3InternalError, "the reset fault");
 }
 
+void Http3ServerConnection::Forget() { quic_->Forget("the no-close-notify fault"); }
+
 void Http3ServerConnection::Stop() {
   session_.Stop();
   quic_.reset();

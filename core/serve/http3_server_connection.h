@@ -32,6 +32,9 @@ class Http3ServerConnection : public Http3Transport, private proto::Http3ServerS
   proto::Http3ServerSession& session() { return session_; }
   // The reset fault: the connection ends now, its CONNECTION_CLOSE carrying H3_INTERNAL_ERROR.
   void Abort();
+  // The no-close-notify fault: the connection ends as if the server had lost it, with a
+  // stateless reset instead of a CONNECTION_CLOSE.
+  void Forget();
   // Frees its QUIC and HTTP/3 state.
   void Stop();
 

@@ -202,7 +202,7 @@ void ServerWorker::PumpHttp3(uint32_t slot, ServerConnection& c) {
   }
   int64_t next = AnswerDue(c.h3->waiting, loop_->Now(), [&](const Http3Response& r) {
     AnswerHttp3(c, r);
-    return c.h3->connection.end() == net::QuicEnd::kOpen;  // The reset fault ends it.
+    return c.h3->connection.end() == net::QuicEnd::kOpen;  // The reset faults end it.
   });
   if (next != std::numeric_limits<int64_t>::max()) loop_->timers().Schedule(&c.timer, next);
   FlushHttp3(slot, c);
@@ -215,6 +215,9 @@ void ServerWorker::AnswerHttp3(ServerConnection& c, const Http3Response& r) {
   switch (r.fault) {
     case Fault::kReset:  // The connection ends: CONNECTION_CLOSE with H3_INTERNAL_ERROR.
       h3.Abort();
+      return;
+    case Fault::kNoCloseNotify:  // No CONNECTION_CLOSE: a stateless reset, as if lost.
+      h3.Forget();
       return;
     case Fault::kStall:  // The stream stays open, never answered; the others go on.
       return;
