@@ -44,6 +44,7 @@ enum class ParseFailure : int {
   kHttp3Protocol,     // nghttp3 found a frame or protocol error on the connection.
   kHttp3Incomplete,   // A stream ended without error before its response did.
   kHttp3Malformed,    // nghttp3 found the response malformed (H3_MESSAGE_ERROR).
+  kHttp2Malformed,    // nghttp2 found the response malformed (it reset the stream).
 };
 inline constexpr const char* ParseFailureText(int code) {
   switch (static_cast<ParseFailure>(code)) {
@@ -69,6 +70,8 @@ inline constexpr const char* ParseFailureText(int code) {
       return "HTTP/3 stream ended before its response did";
     case ParseFailure::kHttp3Malformed:
       return "HTTP/3 response malformed";
+    case ParseFailure::kHttp2Malformed:
+      return "HTTP/2 response malformed";
     default:
       return "malformed or truncated response";
   }

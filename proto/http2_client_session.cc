@@ -37,6 +37,7 @@ const nghttp2_session_callbacks* Http2ClientSession::Callbacks(bool with_body) {
     nghttp2_session_callbacks_set_on_stream_close_callback(c, &OnStreamClose);
     nghttp2_session_callbacks_set_on_frame_not_send_callback(c, &OnFrameNotSent);
     nghttp2_session_callbacks_set_on_frame_send_callback(c, &OnFrameSent);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(c, &OnInvalidFrame);
     nghttp2_session_callbacks_set_error_callback2(c, &OnError);
     if (body) nghttp2_session_callbacks_set_on_data_chunk_recv_callback(c, &OnDataChunk);
     return c;
@@ -247,6 +248,18 @@ int Http2ClientSession::OnFrameSent(nghttp2_session*, const nghttp2_frame* frame
   return 0;
 }
 
+// A response that breaks HTTP's rules (a :status of other than three digits, a field HTTP/2
+// forbids): nghttp2 resets its stream with PROTOCOL_ERROR, which is this side's verdict.
+int Http2ClientSession::OnInvalidFrame(nghttp2_session*, const nghttp2_frame* frame,
+                                       int lib_error_code, void* user_data) {
+  if (lib_error_code != NGHTTP2_ERR_HTTP_HEADER && lib_error_code != NGHTTP2_ERR_HTTP_MESSAGING) {
+    return 0;
+  }
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  if (Stream* stream = self->StreamOf(frame->hd.stream_id)) stream->malformed = true;
+  return 0;
+}
+
 int Http2ClientSession::OnError(nghttp2_session*, int, const char* message, size_t size,
                                 void* user_data) {
   static_cast<Http2ClientSession*>(user_data)->last_error_.assign(message, size);
@@ -294,6 +307,7 @@ void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
                         .status = stream.status,
                         .error_code = error_code,
                         .complete = stream.complete,
+                        .malformed = stream.malformed && !stream.complete,
                         .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM,
                         .body_found = stream.body_state == BodyMatcher::kFound,
                         .grpc = stream.grpc,

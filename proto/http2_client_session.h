@@ -43,6 +43,9 @@ struct Http2StreamEnd {
   int status = 0;           // The response's :status (0: no response header came).
   uint32_t error_code = 0;  // NGHTTP2_NO_ERROR, or the RST_STREAM/GOAWAY code that ended it.
   bool complete = false;    // The response ended with END_STREAM.
+  // This side found the response malformed (RFC 9113 8.1.1) and nghttp2 reset the stream with
+  // PROTOCOL_ERROR: the response's fault, not a reset by the server.
+  bool malformed = false;
   // The server never processed it (REFUSED_STREAM, or above a GOAWAY's last stream id): it may
   // be sent again.
   bool unprocessed = false;
@@ -143,6 +146,7 @@ class Http2ClientSession {
     size_t body_sent = 0;
     int status = 0;
     bool complete = false;
+    bool malformed = false;   // nghttp2 found its response malformed and reset it.
     uint32_t body_state = 0;  // BodyMatcher's, over the DATA received so far.
     bool grpc = false;
     GrpcMessageCounter grpc_messages = {};
@@ -158,6 +162,8 @@ class Http2ClientSession {
   static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
                            void* user_data);
   static int OnFrameSent(nghttp2_session*, const nghttp2_frame* frame, void* user_data);
+  static int OnInvalidFrame(nghttp2_session*, const nghttp2_frame* frame, int lib_error_code,
+                            void* user_data);
   static int OnError(nghttp2_session*, int lib_error_code, const char* message, size_t size,
                      void* user_data);
   static int OnFrameNotSent(nghttp2_session*, const nghttp2_frame* frame, int error,

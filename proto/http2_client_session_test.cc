@@ -61,6 +61,28 @@ TEST(Http2ClientSessionTest, EachStreamEndsOnceWithItsStatusAndItsTag) {
   EXPECT_EQ(client.streams_opened(), 3u);
 }
 
+// A response whose :status is not three digits is malformed (RFC 9113 8.1.1): nghttp2 resets
+// the stream with PROTOCOL_ERROR itself, and the stream ends as malformed, not as the
+// server's reset. The other stream on the connection is answered.
+TEST(Http2ClientSessionTest, AMalformedResponseEndsItsStreamAsMalformed) {
+  Http2TestServer server;
+  server.answer = [](const Http2TestServer::Request& r) {
+    return Http2TestServer::Answer{.status = r.path == "/m/0" ? 20 : 200};
+  };
+  Http2ClientSession client(4);
+  Recorder events;
+  ASSERT_TRUE(client.Start(&events).ok());
+  RequestTemplate t = Template("GET", "/m/{i}");
+  for (uint32_t tag = 0; tag < 2; ++tag) ASSERT_TRUE(client.Submit(t, {.index = tag}, tag).ok());
+  Pump(client, server);
+  ASSERT_EQ(events.ends.size(), 2u);
+  for (const Http2StreamEnd& end : events.ends) {
+    EXPECT_EQ(end.complete, end.tag == 1) << end.tag;
+    EXPECT_EQ(end.malformed, end.tag == 0) << end.tag;
+    EXPECT_EQ(end.error_code, end.tag == 0 ? uint32_t{NGHTTP2_PROTOCOL_ERROR} : 0u) << end.tag;
+  }
+}
+
 // With a body matcher each stream's DATA is searched as it arrives, across frames (a 40 KiB
 // body comes in several, the text across a frame boundary in one of them); without one no
 // body is looked at.

@@ -320,6 +320,9 @@ void Worker::OnStreamEnd(const proto::Http2StreamEnd& end) {
     ++responses_parsed_;
     FinishStream(c, end.tag, Outcome::kOk, 0, end.status, end.body_found, end.grpc_status,
                  end.grpc_messages);
+  } else if (end.malformed) {
+    FinishStream(c, end.tag, Outcome::kParseError, static_cast<int>(ParseFailure::kHttp2Malformed),
+                 0);
   } else if (end.unprocessed && c.pending[end.tag].retries < kMaxRetries) {
     RetryStream(c, end.tag);
   } else if (end.error_code != 0) {
