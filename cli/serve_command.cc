@@ -78,9 +78,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                   "over TLS, h2 or HTTP/1.1 as the client's ALPN allows");
   serve->add_flag("--http3", o.http3,
                   "HTTP/3 over QUIC on UDP (the --listen ports), with --tls-cert and --tls-key; "
-                  "one thread; faults: --fault-reset (CONNECTION_CLOSE), --fault-no-close-notify "
-                  "(a stateless reset), --fault-malformed, --fault-stall, --fault-rst-stream, "
-                  "--fault-status; --http2-goaway-after sends HTTP/3's GOAWAY");
+                  "one thread; every fault (--fault-reset is a CONNECTION_CLOSE, "
+                  "--fault-no-close-notify a stateless reset); --http2-goaway-after sends HTTP/3's "
+                  "GOAWAY");
   serve->add_flag("--grpc", o.grpc,
                   "gRPC over HTTP/2 (implies --http2): every call, whatever its method, is "
                   "answered with an empty message and grpc-status OK; --fault-status is then a "

@@ -4,12 +4,6 @@
 #include <iterator>
 
 namespace uringload::core {
-namespace {
-
-constexpr uint64_t kH3GeneralProtocolError = 0x101;  // RFC 9114 8.1.
-
-}  // namespace
-
 const std::string& Http3Transport::end_reason() const {
   return http3_failure_.empty() ? quic_->end_reason() : http3_failure_;
 }
@@ -84,7 +78,8 @@ void Http3Transport::Unblocked(int64_t id) {
 void Http3Transport::FailHttp3(const absl::Status& status) {
   if (!http3_failure_.empty()) return;
   http3_failure_ = std::string(status.message());
-  uint64_t code = streams_->error_code() != 0 ? streams_->error_code() : kH3GeneralProtocolError;
+  uint64_t code =
+      streams_->error_code() != 0 ? streams_->error_code() : proto::kH3GeneralProtocolError;
   quic_->CloseWithApplicationError(code, http3_failure_);
 }
 

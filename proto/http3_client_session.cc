@@ -9,10 +9,6 @@
 namespace uringload::proto {
 namespace {
 
-constexpr uint64_t kH3NoError = 0x100;
-constexpr uint64_t kH3RequestCancelled = 0x10c;
-constexpr uint64_t kH3MessageError = 0x10e;
-
 void* SlotData(uint32_t slot) { return reinterpret_cast<void*>(static_cast<uintptr_t>(slot) + 1); }
 uint32_t SlotOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
 

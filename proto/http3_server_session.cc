@@ -62,6 +62,15 @@ const nghttp3_callbacks* Http3ServerSession::Callbacks() {
       }
       return 0;
     };
+    c.acked_stream_data = [](nghttp3_conn*, int64_t stream_id, uint64_t length, void* self,
+                             void* data) {
+      auto* session = static_cast<Http3ServerSession*>(self);
+      Stream* stream = session->StreamOf(stream_id, data);
+      if (stream == nullptr || !stream->partial) return 0;
+      stream->acked += length;
+      if (stream->acked == stream->sent) session->cut_due_.push_back(PoolIndex(data));
+      return 0;
+    };
     c.stop_sending = [](nghttp3_conn*, int64_t stream_id, uint64_t code, void* self, void*) {
       static_cast<Http3ServerSession*>(self)->events_->OnStreamShutdown(stream_id, code);
       return 0;
@@ -93,12 +102,12 @@ absl::Status Http3ServerSession::Start(Events* events, int64_t control_stream,
 }
 
 absl::Status Http3ServerSession::Respond(int64_t stream_id, uint32_t handle, int status,
-                                         std::string_view body, bool echo) {
+                                         std::string_view body, bool echo, bool partial) {
   URINGLOAD_CHECK(status >= 100 && status <= 999, "an HTTP status of %d", status);
   Stream* stream = StreamOf(stream_id, PoolData(handle));
   if (stream == nullptr) return absl::OkStatus();  // The client reset it meanwhile.
   std::snprintf(stream->status, sizeof(stream->status), "%03d", status);
-  return Answer(*stream, echo ? std::string_view(stream->echo, stream->echo_size) : body);
+  return Answer(*stream, echo ? std::string_view(stream->echo, stream->echo_size) : body, partial);
 }
 
 absl::Status Http3ServerSession::RespondMalformed(int64_t stream_id, uint32_t handle) {
@@ -108,8 +117,10 @@ absl::Status Http3ServerSession::RespondMalformed(int64_t stream_id, uint32_t ha
   return Answer(*stream, kMalformedBody);
 }
 
-absl::Status Http3ServerSession::Answer(Stream& stream, std::string_view body) {
+absl::Status Http3ServerSession::Answer(Stream& stream, std::string_view body, bool partial) {
   stream.body = body;
+  stream.partial = partial;
+  stream.sent = partial ? body.size() / 2 : body.size();
   std::string length = absl::StrCat(stream.body.size());
   nghttp3_nv fields[] = {
       {.name = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(":status")),
@@ -127,15 +138,22 @@ absl::Status Http3ServerSession::Answer(Stream& stream, std::string_view body) {
                                              uint32_t* flags, void* self,
                                              void* data) -> nghttp3_ssize {
     Stream* stream = static_cast<Http3ServerSession*>(self)->StreamOf(id, data);
-    *flags |= NGHTTP3_DATA_FLAG_EOF;
-    if (stream == nullptr || stream->body_given || stream->body.empty()) return 0;
+    // A partial answer never ends its body: the stream waits for its reset.
+    if (stream != nullptr && stream->partial && (stream->body_given || stream->sent == 0)) {
+      return NGHTTP3_ERR_WOULDBLOCK;
+    }
+    if (stream == nullptr || !stream->partial) *flags |= NGHTTP3_DATA_FLAG_EOF;
+    if (stream == nullptr || stream->body_given || stream->sent == 0) return 0;
     stream->body_given = true;
     vec[0].base = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(stream->body.data()));
-    vec[0].len = stream->body.size();
+    vec[0].len = stream->sent;
     return 1;
   }};
   int rv = nghttp3_conn_submit_response(conn_, stream.id, fields, std::size(fields), &reader);
   if (rv != 0) return Failed(rv);
+  if (partial && stream.sent == 0) {  // No half of a body to wait for: cut after the headers.
+    cut_due_.push_back(static_cast<uint32_t>(&stream - pool_.data()));
+  }
   return absl::OkStatus();
 }
 
@@ -143,6 +161,14 @@ void Http3ServerSession::Reset(int64_t stream_id, uint32_t handle, uint64_t code
   if (StreamOf(stream_id, PoolData(handle)) == nullptr) return;
   nghttp3_conn_shutdown_stream_write(conn_, stream_id);
   events_->OnStreamShutdown(stream_id, code);
+}
+
+void Http3ServerSession::CutPartialAnswers() {
+  for (uint32_t index : cut_due_) {
+    Stream& stream = pool_[index];
+    if (stream.id >= 0 && stream.partial) Reset(stream.id, index, kH3InternalError);
+  }
+  cut_due_.clear();
 }
 
 absl::Status Http3ServerSession::GoAway() {

@@ -46,13 +46,18 @@ class Http3ServerSession : public Http3Streams {
   // Answers stream `stream_id` with `status` and `body`, which must stay valid until the
   // stream closes; with `echo`, the request's echoed segment instead.
   // A stream the client reset meanwhile is skipped.
+  // `partial`: the headers and half the body only; once the client acknowledged them the
+  // stream is reset with H3_INTERNAL_ERROR (by CutPartialAnswers), as HTTP/2's partial fault.
   absl::Status Respond(int64_t stream_id, uint32_t handle, int status, std::string_view body,
-                       bool echo);
+                       bool echo, bool partial = false);
   // Answers with a response no client may take: a :status that is no number (RFC 9114 4.1.2,
   // malformed), which the client's HTTP/3 ends as a stream error (H3_MESSAGE_ERROR).
   absl::Status RespondMalformed(int64_t stream_id, uint32_t handle);
   // Resets stream `stream_id` with `code` instead of answering it.
   void Reset(int64_t stream_id, uint32_t handle, uint64_t code);
+  // Resets the partial answers whose half the client has acknowledged since the last call. Not
+  // from within QUIC's receive (its acknowledgements come there): the caller calls it after.
+  void CutPartialAnswers();
   // GOAWAY: the requests received so far are answered, later streams are rejected
   // (H3_REQUEST_REJECTED: the client may send them again elsewhere).
   absl::Status GoAway();
@@ -67,10 +72,13 @@ class Http3ServerSession : public Http3Streams {
     char status[4] = {};
     std::string_view body = {};
     bool body_given = false;
+    bool partial = false;  // Only body[0, sent) goes, then the stream is reset.
+    size_t sent = 0;       // What the answer's DATA carries.
+    uint64_t acked = 0;    // What the client acknowledged of it.
   };
   Stream* StreamOf(int64_t stream_id, void* data);
   // Submits `stream`'s response: its status text, and `body` (valid until the stream closes).
-  absl::Status Answer(Stream& stream, std::string_view body);
+  absl::Status Answer(Stream& stream, std::string_view body, bool partial = false);
 
   static constexpr std::string_view kMalformedBody = "malformed";
   static const nghttp3_callbacks* Callbacks();
@@ -78,6 +86,7 @@ class Http3ServerSession : public Http3Streams {
   Events* events_ = nullptr;
   std::vector<Stream> pool_;
   std::vector<uint32_t> free_;
+  std::vector<uint32_t> cut_due_;  // Partial answers acknowledged, to reset.
   uint32_t open_streams_ = 0;
 };
 

@@ -13,6 +13,13 @@
 
 namespace uringload::proto {
 
+// HTTP/3's error codes (RFC 9114 8.1) that the client and the server name.
+inline constexpr uint64_t kH3NoError = NGHTTP3_H3_NO_ERROR;
+inline constexpr uint64_t kH3GeneralProtocolError = NGHTTP3_H3_GENERAL_PROTOCOL_ERROR;
+inline constexpr uint64_t kH3InternalError = NGHTTP3_H3_INTERNAL_ERROR;
+inline constexpr uint64_t kH3RequestCancelled = NGHTTP3_H3_REQUEST_CANCELLED;
+inline constexpr uint64_t kH3MessageError = NGHTTP3_H3_MESSAGE_ERROR;
+
 // A span of stream bytes to send, laid out as nghttp3_vec and ngtcp2_vec are.
 struct Http3Vec {
   const uint8_t* base = nullptr;

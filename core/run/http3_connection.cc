@@ -1,12 +1,6 @@
 #include "core/run/http3_connection.h"
 
 namespace uringload::core {
-namespace {
-
-constexpr uint64_t kH3NoError = 0x100;  // RFC 9114 8.1.
-
-}  // namespace
-
 absl::Status Http3Connection::Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                                     std::string server_name, const net::QuicSettings& settings,
                                     Events* events, int64_t now_ns, std::span<const uint8_t> resume,
@@ -43,7 +37,7 @@ absl::Status Http3Connection::Submit(const proto::RequestTemplate& request,
 }
 
 void Http3Connection::CloseGracefully() {
-  if (quic_ != nullptr) quic_->CloseWithApplicationError(kH3NoError, "closed by the client");
+  if (quic_ != nullptr) quic_->CloseWithApplicationError(proto::kH3NoError, "closed by the client");
 }
 
 void Http3Connection::Stop() {

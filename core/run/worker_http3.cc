@@ -16,7 +16,6 @@ namespace {
 
 // A request the server rejected unprocessed (H3_REQUEST_REJECTED) goes out again once.
 constexpr uint8_t kMaxHttp3Retries = 1;
-constexpr uint64_t kH3NoError = 0x100;
 
 net::QuicPath PathTo(const net::SocketAddress& remote) {
   net::QuicPath path;
@@ -398,7 +397,7 @@ void Worker::OnStreamEnd(const proto::Http3StreamEnd& end) {
   } else if (end.error_code == kHttp3RequestRejected &&
              c.pending[end.tag].retries < kMaxHttp3Retries) {
     RetryStream(c, end.tag);
-  } else if (end.error_code != 0 && end.error_code != kH3NoError) {
+  } else if (end.error_code != 0 && end.error_code != proto::kH3NoError) {
     FinishStream(c, end.tag, Outcome::kReset, Http3ResetCause(end.error_code), 0);
   } else {
     FinishStream(c, end.tag, Outcome::kParseError, static_cast<int>(ParseFailure::kHttp3Incomplete),

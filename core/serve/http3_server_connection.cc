@@ -3,12 +3,6 @@
 #include <memory>
 
 namespace uringload::core {
-namespace {
-
-constexpr uint64_t kH3InternalError = 0x102;  // RFC 9114 8.1.
-
-}  // namespace
-
 absl::Status Http3ServerConnection::Accept(const net::QuicTlsContext& tls,
                                            const net::QuicPath& path,
                                            std::span<const uint8_t> initial,
@@ -25,7 +19,7 @@ absl::Status Http3ServerConnection::Accept(const net::QuicTlsContext& tls,
 }
 
 void Http3ServerConnection::Abort() {
-  quic_->CloseWithApplicationError(kH3InternalError, "the reset fault");
+  quic_->CloseWithApplicationError(proto::kH3InternalError, "the reset fault");
 }
 
 void Http3ServerConnection::Forget() { quic_->Forget("the no-close-notify fault"); }

@@ -160,11 +160,6 @@ absl::Status PlanHttp3(const ServeOptions& o, ServePlan& plan) {
   if (o.http2_max_streams != 128 || o.http2_window != 65535) {
     return refuse("--http2-max-streams and --http2-window are HTTP/2's");
   }
-  if (o.fault_partial > 0) {
-    return refuse(
-        "--fault-partial has no HTTP/3 form (--fault-reset, --fault-no-close-notify, "
-        "--fault-malformed, --fault-stall, --fault-rst-stream and --fault-status do)");
-  }
   if (o.log_requests.has_value()) return refuse("--log-requests is for HTTP/1.1 and HTTP/2");
   // One worker: a client's datagrams reach the worker whose socket is connected to it, and
   // a new client's first ones reach any listener; one worker keeps both on one ring.

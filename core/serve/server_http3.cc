@@ -14,12 +14,6 @@
 #include "net/base/check.h"
 
 namespace uringload::core {
-namespace {
-
-constexpr uint64_t kH3InternalError = 0x102;  // RFC 9114 8.1.
-
-}  // namespace
-
 void ServerWorker::StartHttp3Listeners() {
   uint32_t listeners = static_cast<uint32_t>(listeners_.size());
   for (uint32_t slot = static_cast<uint32_t>(connections_.size()); slot-- > listeners;) {
@@ -196,6 +190,7 @@ void ServerWorker::OnRequest(const proto::Http3ServerSession::Request& request) 
 // Answers every request whose delay has ended, sets the timer for the next one, sends.
 void ServerWorker::PumpHttp3(uint32_t slot, ServerConnection& c) {
   if (!c.in_use() || !c.http3) return;
+  c.h3->connection.session().CutPartialAnswers();
   if (!c.h3->handshake_counted && c.h3->connection.quic().handshake_completed()) {
     c.h3->handshake_counted = true;
     stats_->TlsHandshake();
@@ -222,7 +217,7 @@ void ServerWorker::AnswerHttp3(ServerConnection& c, const Http3Response& r) {
     case Fault::kStall:  // The stream stays open, never answered; the others go on.
       return;
     case Fault::kRstStream:
-      h3.session().Reset(r.stream_id, r.handle, kH3InternalError);
+      h3.session().Reset(r.stream_id, r.handle, proto::kH3InternalError);
       return;
     case Fault::kMalformed:  // A :status that is no number: the client's stream error.
       if (!h3.session().RespondMalformed(r.stream_id, r.handle).ok()) h3.Abort();
@@ -232,11 +227,12 @@ void ServerWorker::AnswerHttp3(ServerConnection& c, const Http3Response& r) {
   }
   int status = r.fault == Fault::kStatus ? plan_->faults.status_code : 200;
   bool echo = plan_->body_mode == ServePlan::BodyMode::kEcho;
-  if (!h3.session().Respond(r.stream_id, r.handle, status, plan_->body, echo).ok()) {
+  bool partial = r.fault == Fault::kPartial;  // Half the body, then H3_INTERNAL_ERROR.
+  if (!h3.session().Respond(r.stream_id, r.handle, status, plan_->body, echo, partial).ok()) {
     h3.Abort();
     return;
   }
-  stats_->RequestAnswered();
+  if (!partial) stats_->RequestAnswered();
 }
 
 // QUIC's timer runs only while no send is in flight: its completion flushes again, and an
