@@ -68,7 +68,7 @@ const nghttp3_callbacks* Http3ServerSession::Callbacks() {
       Stream* stream = session->StreamOf(stream_id, data);
       if (stream == nullptr || !stream->partial) return 0;
       stream->acked += length;
-      if (stream->acked == stream->sent) session->cut_due_.push_back(PoolIndex(data));
+      if (stream->acked == stream->sent) session->cut_due_.emplace_back(PoolIndex(data), stream_id);
       return 0;
     };
     c.stop_sending = [](nghttp3_conn*, int64_t stream_id, uint64_t code, void* self, void*) {
@@ -152,7 +152,7 @@ absl::Status Http3ServerSession::Answer(Stream& stream, std::string_view body, b
   int rv = nghttp3_conn_submit_response(conn_, stream.id, fields, std::size(fields), &reader);
   if (rv != 0) return Failed(rv);
   if (partial && stream.sent == 0) {  // No half of a body to wait for: cut after the headers.
-    cut_due_.push_back(static_cast<uint32_t>(&stream - pool_.data()));
+    cut_due_.emplace_back(static_cast<uint32_t>(&stream - pool_.data()), stream.id);
   }
   return absl::OkStatus();
 }
@@ -164,10 +164,7 @@ void Http3ServerSession::Reset(int64_t stream_id, uint32_t handle, uint64_t code
 }
 
 void Http3ServerSession::CutPartialAnswers() {
-  for (uint32_t index : cut_due_) {
-    Stream& stream = pool_[index];
-    if (stream.id >= 0 && stream.partial) Reset(stream.id, index, kH3InternalError);
-  }
+  for (auto [index, stream_id] : cut_due_) Reset(stream_id, index, kH3InternalError);
   cut_due_.clear();
 }
 

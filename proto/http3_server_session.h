@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -86,7 +87,9 @@ class Http3ServerSession : public Http3Streams {
   Events* events_ = nullptr;
   std::vector<Stream> pool_;
   std::vector<uint32_t> free_;
-  std::vector<uint32_t> cut_due_;  // Partial answers acknowledged, to reset.
+  // Partial answers acknowledged, to reset: pool entry and stream (the entry may serve another
+  // stream by then, if the client reset this one meanwhile).
+  std::vector<std::pair<uint32_t, int64_t>> cut_due_;
   uint32_t open_streams_ = 0;
 };
 
