@@ -4,7 +4,8 @@
 // touches a socket, a thread or a clock here, so the event loop stays the worker's one loop.
 // Stream data to send comes from a StreamSource the caller implements (HTTP/3's nghttp3
 // keeps the bytes until they are acknowledged); what arrives goes to Events.
-// With quic_tls.cc, the only place that sees ngtcp2.
+// With quic_tls.cc, the only place that sees ngtcp2 (quic_connection*.cc: packets, events, TLS
+// session).
 #pragma once
 
 #include <sys/socket.h>
