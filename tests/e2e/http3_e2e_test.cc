@@ -88,8 +88,14 @@ TEST(Http3E2ETest, CaddyTakesZeroRttRequestsOnce) {
   RunOutput run = RunUringload({"--http3", "--0rtt", "-n", "100", "-c", "1", "--no-keepalive",
                                 "--cacert", SharedCert().cert(), caddy.Url("/{i}")});
   ExpectAllOk(run, 100);
-  EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_attempted"), 99u);
-  EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_accepted"), 99u);
+  // As in the test above, a reconnect lacks a ticket when caddy's came after the response its
+  // connection closed on (98 of 99 resumed in 1 of 30 runs here): every reconnect
+  // that resumed sent its request in 0-RTT, and caddy took each.
+  uint64_t resumed = JsonCount(run.json, "tls.resumed");
+  EXPECT_LE(resumed, 99u);
+  EXPECT_GE(resumed, 95u);
+  EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_attempted"), resumed);
+  EXPECT_EQ(JsonCount(run.json, "quic.zero_rtt_accepted"), resumed);
   caddy.Stop();
   EXPECT_EQ(caddy.RequestsLoggedWith("HTTP/3.0"), 100u);
 }
