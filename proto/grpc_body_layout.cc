@@ -104,7 +104,9 @@ class GrpcBodyTemplate::Planner {
     // The whole message passed the same check: only a template whose sample failed it, being
     // checked for what is wrong with its placeholders, gets here.
     if (!wire.ok()) return absl::InternalError(wire.status().message());
-    if (!out_.nodes_.empty() && out_.nodes_.back().kind == Kind::kBytes &&
+    // Joins the last node only when it is of this message: not one a nested message ended
+    // with, whose length must not count it.
+    if (out_.nodes_.size() > join_floor_ && out_.nodes_.back().kind == Kind::kBytes &&
         out_.nodes_.back().bytes_offset + out_.nodes_.back().bytes_size == out_.bytes_.size()) {
       out_.nodes_.back().bytes_size += static_cast<uint32_t>(wire->size());  // Joins the last.
     } else {
@@ -127,6 +129,7 @@ class GrpcBodyTemplate::Planner {
       size_t at = AddNode(Kind::kMessage, field, kLengthDelimited);
       absl::Status s = Message(type, value);
       out_.nodes_[at].children_end = static_cast<uint32_t>(out_.nodes_.size());
+      join_floor_ = out_.nodes_.size();  // What follows is outside it.
       return s;
     }
     if (!value.is_string()) return absl::InternalError("a marker that is not a string");
@@ -281,6 +284,9 @@ class GrpcBodyTemplate::Planner {
   TemplateColumns columns_;
   std::vector<Placeholder> placeholders_;
   GrpcBodyTemplate& out_;
+  // Nodes before this index belong to nested messages already ended: fixed bytes never join
+  // them.
+  size_t join_floor_ = 0;
 };
 
 absl::StatusOr<GrpcBodyTemplate> GrpcBodyTemplate::Build(const GrpcSchema& schema,
