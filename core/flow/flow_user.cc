@@ -10,7 +10,8 @@
 namespace uringload::core {
 namespace {
 
-// Which random value of an iteration's step draws its think (proto::SeededRandom's salt).
+// Which random values of an iteration draw its steps' thinks (proto::SeededRandom's salt, plus
+// the step).
 constexpr uint64_t kThinkSalt = 0x7468696e6b;  // "think"
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -34,6 +35,7 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
   // A Set-Cookie line is its cookie and its attributes (Path, Max-Age, Expires, ...).
   size_t header_value =
       std::max<size_t>(program->max_var_bytes, program->max_cookie_bytes + 128) + 1;
+  size_t header_name = std::string_view("set-cookie").size();
   for (const FlowStepProgram& step : program->steps) {
     pointers = std::max(pointers, step.pointers.size());
     size_t bytes = 0;
@@ -44,12 +46,14 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
     expected = std::max(expected, bytes);
     for (const FlowStepProgram::HeaderUse& use : step.headers) {
       if (use.expected.has_value()) header_value = std::max(header_value, use.expected->size() + 1);
+      header_name = std::max(header_name, use.name.size());
     }
   }
   captures_.resize(pointers);
   size_t variable_bytes = program->variables.size() * size_t{program->max_var_bytes};
   size_t body_start = program->any_regex || program->any_grpc_fields ? kRegexBodyBytes : 0;
-  bytes_.resize(variable_bytes + row_bytes + path_bytes + expected + header_value + body_start);
+  bytes_.resize(variable_bytes + row_bytes + path_bytes + expected + header_value + header_name +
+                body_start);
   std::span<char> rest(bytes_);
   auto take = [&rest](size_t n) {
     std::span<char> part = rest.first(n);
@@ -61,12 +65,14 @@ FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_size
   path_ = take(path_bytes);
   expected_scratch_ = take(expected);
   header_value_ = take(header_value);
+  header_name_ = take(header_name);
   body_start_ = take(body_start);
 }
 
 void FlowUser::Begin(uint64_t index, uint32_t flow, std::span<const std::string_view> row,
-                     bool warmup, int64_t now_ns) {
+                     bool warmup, int64_t now_ns, uint64_t seed) {
   active_ = true;
+  seed_ = seed;
   warmup_ = warmup;
   flow_ = flow;
   step_ = program_->flows[flow].first_step;
@@ -306,8 +312,9 @@ FlowUser::Next FlowUser::Advance(int64_t now_ns) {
     int64_t think = absl::ToInt64Nanoseconds(step.think->low);
     int64_t span = absl::ToInt64Nanoseconds(step.think->high) - think;
     if (span > 0) {
-      think += static_cast<int64_t>(proto::Below(proto::SeededRandom(iteration_, step_, kThinkSalt),
-                                                 static_cast<uint64_t>(span) + 1));
+      // Under --seed, a value of its own for each iteration and step.
+      uint64_t draw = proto::SeededRandom(seed_, iteration_, kThinkSalt + step_);
+      think += static_cast<int64_t>(proto::Below(draw, static_cast<uint64_t>(span) + 1));
     }
     if (think > 0) think_until_ns_ = now_ns + think;
   }

@@ -47,9 +47,10 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
   // Its position in its flow (0 for the first step).
   uint32_t position() const { return step_ - program_->flows[flow_].first_step; }
 
-  // Iteration `index` of flow `flow` begins with its first step; `row`: its --data row.
+  // Iteration `index` of flow `flow` begins with its first step; `row`: its --data row;
+  // `seed`: --seed, which its think times are drawn under.
   void Begin(uint64_t index, uint32_t flow, std::span<const std::string_view> row, bool warmup,
-             int64_t now_ns);
+             int64_t now_ns, uint64_t seed);
   // What the current step's request renders from: `base` with the row and the variables, the
   // Cookie line for `request`'s path written by the user itself (ColumnWriter).
   proto::TemplateContext Context(proto::TemplateContext base, const proto::RequestTemplate& request,
@@ -100,6 +101,7 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
   uint32_t flow_ = 0;
   uint32_t step_ = 0;
   uint64_t iteration_ = 0;
+  uint64_t seed_ = 1;
   int64_t started_ns_ = 0;
   int64_t think_until_ns_ = 0;
   // Every byte buffer below lives in bytes_, made once.
@@ -121,8 +123,9 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
   // For regexes and a gRPC answer's fields: the body's first kRegexBodyBytes.
   std::span<char> body_start_;
   size_t body_start_size_ = 0;
-  std::array<char, 32> header_name_{};
-  size_t header_name_size_ = 0;  // Over the array's size: a name no use matches.
+  // As long as the longest name the program looks for (set-cookie at least).
+  std::span<char> header_name_;
+  size_t header_name_size_ = 0;  // Over the span's size: a name no use matches.
   std::span<char> header_value_;
   size_t header_value_size_ = 0;
   bool header_value_overflow_ = false;

@@ -102,7 +102,7 @@ class FlowUserTest : public ::testing::Test {
 
 TEST_F(FlowUserTest, ExtractsCarriesAndChecksThroughTheWholeFlow) {
   std::vector<std::string_view> row = {"ann"};
-  user_->Begin(7, 0, row, false, clock_);
+  user_->Begin(7, 0, row, false, clock_, 1);
   EXPECT_EQ(user_->position(), 0u);
   std::string login = Request();
   EXPECT_NE(login.find("{\"user\":\"ann\"}"), std::string::npos) << login;
@@ -130,7 +130,7 @@ TEST_F(FlowUserTest, ExtractsCarriesAndChecksThroughTheWholeFlow) {
 TEST_F(FlowUserTest, EachMissedExpectationHasItsCause) {
   std::vector<std::string_view> row = {"ann"};
   auto login = [&](std::string response) {
-    user_->Begin(1, 0, row, false, clock_);
+    user_->Begin(1, 0, row, false, clock_, 1);
     Request();
     return Answer(response);
   };
@@ -150,7 +150,7 @@ TEST_F(FlowUserTest, EachMissedExpectationHasItsCause) {
                            ok_body)),
             CheckFailure::kCookieRefused);
   // The second step: its body text, then its JSON value, then its extractions.
-  user_->Begin(2, 0, row, false, clock_);
+  user_->Begin(2, 0, row, false, clock_, 1);
   Request();
   ASSERT_EQ(Answer(Response(200, "X-Shop: yes\r\nSet-Cookie: sid=1\r\n", ok_body)), std::nullopt);
   user_->Advance(clock_);
@@ -199,6 +199,70 @@ TEST(FlowProgramTest, IterationsFollowTheWeightsOfSeveralFlows) {
     buys += flow == 1;
   }
   EXPECT_NEAR(buys, 10'000, 300);  // A quarter, within 3 standard deviations (87).
+}
+
+// A flow of one step that takes a header of a long name and thinks a uniform time.
+class OneStepUserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    constexpr char kFlow[] = R"(flow:
+  - name: one
+    request: GET http://shop.test/
+    extract: {trace: 'header:X-Request-Trace-Identifier-Of-The-Gateway-Layer'}
+    think: uniform:1s-2s
+)";
+    absl::StatusOr<FlowFile> file = ParseFlowFile(kFlow, "one.yaml");
+    ASSERT_TRUE(file.ok()) << file.status();
+    absl::StatusOr<FlowProgram> program = CompileFlows(*file, "one.yaml", {}, 64, 512);
+    ASSERT_TRUE(program.ok()) << program.status();
+    program_ = *std::move(program);
+    program_.host = "shop.test";
+    user_.emplace(&program_, std::span<const size_t>(), 8, &clock_, nullptr);
+  }
+
+  // Iteration `index` under `seed`, answered with `headers`: the check's verdict.
+  std::optional<CheckFailure> Iteration(uint64_t index, uint64_t seed, std::string headers) {
+    user_->Begin(index, 0, {}, false, clock_, seed);
+    proto::ResponseParser parser;
+    parser.SetInspector(&*user_);
+    parser.Start(false);
+    std::string response = "HTTP/1.1 200 OK\r\n" + headers + "Content-Length: 0\r\n\r\n";
+    EXPECT_EQ(parser.Feed(response).state, proto::ResponseParser::State::kComplete);
+    return user_->Judge(parser.status_code(), -1, clock_);
+  }
+  int64_t Think(uint64_t index, uint64_t seed) {
+    EXPECT_EQ(Iteration(index, seed, "X-Request-Trace-Identifier-Of-The-Gateway-Layer: t\r\n"),
+              std::nullopt);
+    EXPECT_EQ(user_->Advance(clock_), FlowUser::Next::kCompleted);
+    return user_->think_until_ns() - clock_;
+  }
+
+  FlowProgram program_;
+  int64_t clock_ = 1'000;
+  std::optional<FlowUser> user_;
+};
+
+// A header's name of any length is matched (a name of 45 bytes, past the 32 once kept).
+TEST_F(OneStepUserTest, AHeaderOfALongNameIsExtracted) {
+  EXPECT_EQ(Iteration(1, 1, "X-Request-Trace-Identifier-Of-The-Gateway-Layer: abc\r\n"),
+            std::nullopt);
+  EXPECT_EQ(Iteration(1, 1, "X-Request-Trace-Identifier-Of-The-Gateway-Layer-Not: abc\r\n"),
+            CheckFailure::kNotExtracted);
+  EXPECT_EQ(Iteration(1, 1, "X-Request-Trace-Identifier-Of-The-Gateway-Layeq: abc\r\n"),
+            CheckFailure::kNotExtracted);
+}
+
+// Think times follow --seed: the same seed draws the same ones, another seed others.
+TEST_F(OneStepUserTest, ThinkTimesFollowTheSeed) {
+  int differ = 0;
+  for (uint64_t index = 0; index < 50; ++index) {
+    int64_t think = Think(index, 7);
+    EXPECT_GE(think, 1'000'000'000);
+    EXPECT_LE(think, 2'000'000'000);
+    EXPECT_EQ(think, Think(index, 7));
+    differ += think != Think(index, 8);
+  }
+  EXPECT_EQ(differ, 50);
 }
 
 }  // namespace

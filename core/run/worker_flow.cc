@@ -63,7 +63,7 @@ bool Worker::NextStep(Connection& c, PendingRequest* request) {
   std::span<const std::string_view> row;
   if (rows_.has_value()) row = rows_->Row(config_.plan->RowOf(request->index));
   user.Begin(request->index, flow_->FlowOf(request->index, config_.plan->seed), row,
-             request->warmup, completions_at_ns_);
+             request->warmup, completions_at_ns_, config_.plan->seed);
   request->target = user.step();
   if (!request->warmup) stats_->IterationStarted();
   return true;
