@@ -79,7 +79,7 @@ void JsonPointerScanner::Start(const JsonPointerSet* set, std::span<JsonCapture>
   text_mask_ = raw_mask_ = key_mask_ = key_size_ = found_mask_ = 0;
   in_key_ = escape_ = false;
   unicode_digits_ = 0;
-  high_surrogate_ = 0;
+  decoder_.Reset();
 }
 
 void JsonPointerScanner::Feed(std::string_view piece) {
@@ -212,7 +212,7 @@ void JsonPointerScanner::StringChar(char c) {
       return;
     }
     unicode_ = 16 * unicode_ + static_cast<uint32_t>(digit);
-    if (--unicode_digits_ == 0) Decoded(unicode_);
+    if (--unicode_digits_ == 0) decoder_.Unit(unicode_, [this](char b) { DecodedByte(b); });
     return;
   }
   if (escape_) {
@@ -245,7 +245,7 @@ void JsonPointerScanner::StringChar(char c) {
         state_ = State::kFailed;
         return;
     }
-    Plain(c);
+    decoder_.Byte(c, [this](char b) { DecodedByte(b); });
     return;
   }
   if (c == '\\') {
@@ -253,13 +253,10 @@ void JsonPointerScanner::StringChar(char c) {
     return;
   }
   if (c != '"') {
-    Plain(c);
+    decoder_.Byte(c, [this](char b) { DecodedByte(b); });
     return;
   }
-  if (high_surrogate_ != 0) {  // A high half the string ended after.
-    high_surrogate_ = 0;
-    EncodeUtf8(0xFFFD);
-  }
+  decoder_.End([this](char b) { DecodedByte(b); });  // A high half the string ended after.
   if (in_key_) {
     in_key_ = false;
     // The member's value is named by the pointers whose token is exactly this key.
@@ -275,51 +272,6 @@ void JsonPointerScanner::StringChar(char c) {
   }
   text_mask_ = 0;
   EndValue();
-}
-
-// A \uXXXX escape's code unit: a surrogate pair becomes one character; a lone half, U+FFFD.
-void JsonPointerScanner::Decoded(uint32_t code_point) {
-  if (high_surrogate_ != 0) {
-    uint32_t high = high_surrogate_;
-    high_surrogate_ = 0;
-    if (code_point >= 0xDC00 && code_point <= 0xDFFF) {
-      EncodeUtf8(0x10000 + ((high - 0xD800) << 10) + (code_point - 0xDC00));
-      return;
-    }
-    EncodeUtf8(0xFFFD);
-  }
-  if (code_point >= 0xD800 && code_point <= 0xDBFF) {
-    high_surrogate_ = code_point;
-    return;
-  }
-  EncodeUtf8(code_point >= 0xDC00 && code_point <= 0xDFFF ? 0xFFFD : code_point);
-}
-
-// A byte of a string as it came, or from a one-letter escape.
-void JsonPointerScanner::Plain(char c) {
-  if (high_surrogate_ != 0) {
-    high_surrogate_ = 0;
-    EncodeUtf8(0xFFFD);
-  }
-  DecodedByte(c);
-}
-
-void JsonPointerScanner::EncodeUtf8(uint32_t code_point) {
-  if (code_point < 0x80) {
-    DecodedByte(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    DecodedByte(static_cast<char>(0xC0 | (code_point >> 6)));
-    DecodedByte(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    DecodedByte(static_cast<char>(0xE0 | (code_point >> 12)));
-    DecodedByte(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    DecodedByte(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    DecodedByte(static_cast<char>(0xF0 | (code_point >> 18)));
-    DecodedByte(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    DecodedByte(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    DecodedByte(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
 }
 
 void JsonPointerScanner::DecodedByte(char c) {

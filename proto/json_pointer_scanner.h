@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/json_string_decoder.h"
 
 namespace uringload::proto {
 
@@ -82,9 +83,6 @@ class JsonPointerScanner {
   void Close();
   void EndValue();
   void StringChar(char c);
-  void Decoded(uint32_t code_point);  // From a \uXXXX escape.
-  void Plain(char c);
-  void EncodeUtf8(uint32_t code_point);
   void DecodedByte(char c);
   void Emit(uint32_t mask, char c);
   // The pointers that name element `index` of the innermost array.
@@ -108,7 +106,7 @@ class JsonPointerScanner {
   bool escape_ = false;         // After a backslash.
   uint8_t unicode_digits_ = 0;  // Of a \uXXXX escape, hex digits still to come.
   uint32_t unicode_ = 0;
-  uint32_t high_surrogate_ = 0;  // A \uD800-\uDBFF waiting for its low half.
+  JsonStringDecoder decoder_;  // A string's \uXXXX escapes.
 };
 
 }  // namespace uringload::proto

@@ -2,29 +2,12 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "proto/json_string_decoder.h"
 
 namespace uringload::proto {
 namespace {
 
 absl::Status Invalid(std::string_view why) { return absl::InvalidArgumentError(std::string(why)); }
-
-void AppendUtf8(uint32_t code, std::string* out) {
-  if (code < 0x80) {
-    out->push_back(static_cast<char>(code));
-  } else if (code < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (code >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-  } else if (code < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (code >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (code >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-  }
-}
 
 bool Hex4(std::string_view text, size_t at, uint32_t* code) {
   if (at + 4 > text.size()) return false;
@@ -49,50 +32,48 @@ absl::Status DecodeJsonString(std::string_view raw, std::string* scratch, std::s
     return absl::OkStatus();
   }
   size_t start = scratch->size();
+  JsonStringDecoder decoder;
+  auto emit = [scratch](char c) { scratch->push_back(c); };
   for (size_t k = 0; k < raw.size(); ++k) {
     if (raw[k] != '\\') {
-      scratch->push_back(raw[k]);
+      decoder.Byte(raw[k], emit);
       continue;
     }
     if (++k == raw.size()) return Invalid("a string ends in a lone backslash");
-    switch (raw[k]) {
+    char c = raw[k];
+    switch (c) {
       case '"':
       case '\\':
       case '/':
-        scratch->push_back(raw[k]);
         break;
       case 'b':
-        scratch->push_back('\b');
+        c = '\b';
         break;
       case 'f':
-        scratch->push_back('\f');
+        c = '\f';
         break;
       case 'n':
-        scratch->push_back('\n');
+        c = '\n';
         break;
       case 'r':
-        scratch->push_back('\r');
+        c = '\r';
         break;
       case 't':
-        scratch->push_back('\t');
+        c = '\t';
         break;
       case 'u': {
-        uint32_t code = 0;
-        if (!Hex4(raw, k + 1, &code)) return Invalid("a \\u escape needs four hex digits");
+        uint32_t unit = 0;
+        if (!Hex4(raw, k + 1, &unit)) return Invalid("a \\u escape needs four hex digits");
         k += 4;
-        uint32_t low = 0;
-        if (code >= 0xd800 && code < 0xdc00 && k + 6 < raw.size() + 0 && raw[k + 1] == '\\' &&
-            raw[k + 2] == 'u' && Hex4(raw, k + 3, &low) && low >= 0xdc00 && low < 0xe000) {
-          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-          k += 6;
-        }
-        AppendUtf8(code, scratch);
-        break;
+        decoder.Unit(unit, emit);
+        continue;
       }
       default:
-        return Invalid(absl::StrCat("unknown escape \\", std::string(1, raw[k])));
+        return Invalid(absl::StrCat("unknown escape \\", std::string(1, c)));
     }
+    decoder.Byte(c, emit);
   }
+  decoder.End(emit);
   *out = std::string_view(scratch->data() + start, scratch->size() - start);
   return absl::OkStatus();
 }

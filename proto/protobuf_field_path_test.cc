@@ -10,7 +10,7 @@
 namespace uringload::proto {
 namespace {
 
-constexpr char kProto[] = R"(
+constexpr char kFieldPathProto[] = R"(
 syntax = "proto3";
 package t;
 enum Color { NONE = 0; RED = 1; BLUE = 2; }
@@ -37,7 +37,7 @@ message Reply {
 class ProtobufFieldPathTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<GrpcSchema> schema = testing::SchemaFromText(kProto);
+    absl::StatusOr<GrpcSchema> schema = testing::SchemaFromText(kFieldPathProto);
     ASSERT_TRUE(schema.ok()) << schema.status();
     schema_.emplace(*std::move(schema));
   }
