@@ -187,7 +187,7 @@ inline constexpr std::array<const char*, 19> kQuicErrorNames = {"NO_ERROR",
                                                                 "KEY_UPDATE_ERROR",
                                                                 "AEAD_LIMIT_REACHED",
                                                                 "NO_VIABLE_PATH",
-                                                                "CRYPTO_ERROR (a TLS alert)",
+                                                                "CRYPTO_ERROR",
                                                                 "an unknown QUIC error code"};
 inline constexpr uint64_t kHttp3FirstCode = 0x100;
 inline constexpr uint64_t kHttp3RequestRejected = 0x10b;
@@ -201,7 +201,59 @@ inline constexpr int kQuicHandshakeTimeout = kQuicIdleTimeout + 1;
 inline constexpr int kQuicHandshakeFailed = kQuicHandshakeTimeout + 1;  // TLS or QUIC, here.
 inline constexpr int kQuicError = kQuicHandshakeFailed + 1;  // QUIC broke after the handshake.
 inline constexpr int kQuicStatelessReset = kQuicError + 1;   // The server lost the connection.
-inline constexpr int kCauseEnd = kQuicStatelessReset + 1;
+
+// TLS alerts (RFC 8446 6 and IANA's registry), in code order: a QUIC CRYPTO_ERROR is 0x100 +
+// the alert (RFC 9001 4.8). The last entry stands for every other code.
+struct TlsAlert {
+  uint8_t code;
+  const char* name;
+};
+inline constexpr std::array<TlsAlert, 35> kTlsAlerts = {{{0, "close_notify"},
+                                                         {10, "unexpected_message"},
+                                                         {20, "bad_record_mac"},
+                                                         {21, "decryption_failed"},
+                                                         {22, "record_overflow"},
+                                                         {30, "decompression_failure"},
+                                                         {40, "handshake_failure"},
+                                                         {41, "no_certificate"},
+                                                         {42, "bad_certificate"},
+                                                         {43, "unsupported_certificate"},
+                                                         {44, "certificate_revoked"},
+                                                         {45, "certificate_expired"},
+                                                         {46, "certificate_unknown"},
+                                                         {47, "illegal_parameter"},
+                                                         {48, "unknown_ca"},
+                                                         {49, "access_denied"},
+                                                         {50, "decode_error"},
+                                                         {51, "decrypt_error"},
+                                                         {60, "export_restriction"},
+                                                         {70, "protocol_version"},
+                                                         {71, "insufficient_security"},
+                                                         {80, "internal_error"},
+                                                         {86, "inappropriate_fallback"},
+                                                         {90, "user_canceled"},
+                                                         {100, "no_renegotiation"},
+                                                         {109, "missing_extension"},
+                                                         {110, "unsupported_extension"},
+                                                         {111, "certificate_unobtainable"},
+                                                         {112, "unrecognized_name"},
+                                                         {113, "bad_certificate_status_response"},
+                                                         {114, "bad_certificate_hash_value"},
+                                                         {115, "unknown_psk_identity"},
+                                                         {116, "certificate_required"},
+                                                         {120, "no_application_protocol"},
+                                                         {255, "an unregistered alert"}}};
+// The server closed the connection with CRYPTO_ERROR: by alert, each twice (the client sent
+// SNI; it sent none, its host being an IP address).
+inline constexpr int kQuicTlsAlertBase = kQuicStatelessReset + 1;
+inline constexpr int kCauseEnd = kQuicTlsAlertBase + 2 * static_cast<int>(kTlsAlerts.size());
+
+inline constexpr int TlsAlertIndex(uint64_t alert) {
+  for (size_t k = 0; k + 1 < kTlsAlerts.size(); ++k) {
+    if (kTlsAlerts[k].code == alert) return static_cast<int>(k);
+  }
+  return static_cast<int>(kTlsAlerts.size() - 1);
+}
 
 inline constexpr int Http3NameIndex(uint64_t code) {
   return code >= kHttp3FirstCode && code - kHttp3FirstCode < kHttp3ErrorNames.size() - 1
@@ -211,11 +263,14 @@ inline constexpr int Http3NameIndex(uint64_t code) {
 inline constexpr int Http3ResetCause(uint64_t code) {
   return kHttp3ResetBase + Http3NameIndex(code);
 }
-// The server closed the connection with `code`, an application's (HTTP/3) or QUIC's own.
-inline constexpr int QuicCloseCause(uint64_t code, bool application) {
+// The server closed the connection with `code`, an application's (HTTP/3) or QUIC's own;
+// `sni_sent`: the client named the server (its host is no IP address).
+inline constexpr int QuicCloseCause(uint64_t code, bool application, bool sni_sent) {
   if (application) return kQuicAppCloseBase + Http3NameIndex(code);
   if (code <= 0x10) return kQuicCloseBase + static_cast<int>(code);
-  if (code >= 0x100 && code <= 0x1ff) return kQuicCloseBase + 17;  // CRYPTO_ERROR.
+  if (code >= 0x100 && code <= 0x1ff) {  // CRYPTO_ERROR: a TLS alert.
+    return kQuicTlsAlertBase + 2 * TlsAlertIndex(code - 0x100) + (sni_sent ? 0 : 1);
+  }
   return kQuicCloseBase + 18;
 }
 inline constexpr bool IsQuicCause(int cause) {
@@ -242,9 +297,20 @@ inline std::string QuicCauseText(int cause) {
       return "QUIC handshake failed (TLS or QUIC)";
     case kQuicStatelessReset:
       return "QUIC stateless reset: the server no longer knows the connection";
-    default:
+    case kQuicError:
       return "QUIC connection failed";
+    default:
+      break;
   }
+  int alert = (cause - kQuicTlsAlertBase) / 2;
+  bool no_sni = (cause - kQuicTlsAlertBase) % 2 == 1;
+  std::string text = "QUIC connection closed by the server: CRYPTO_ERROR, TLS alert ";
+  text += kTlsAlerts[alert].name;
+  if (alert + 1 < static_cast<int>(kTlsAlerts.size())) {
+    text += " (" + std::to_string(kTlsAlerts[alert].code) + ")";
+  }
+  if (no_sni) text += "; no SNI was sent, the host being an IP address";
+  return text;
 }
 inline constexpr const char* Http2CauseText(int cause) {
   return kHttp2ResetTexts[static_cast<size_t>(cause - kHttp2CauseBase)];

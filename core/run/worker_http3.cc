@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/run/worker.h"
+#include "net/address.h"
 #include "net/base/check.h"
 
 namespace uringload::core {
@@ -100,10 +101,13 @@ void Worker::OnQuicReceive(Connection& c, const net::Completion& completion) {
     return;
   }
   if (completion.res == 0) return;  // An empty datagram: nothing for QUIC.
-  if (!InWarmup()) stats_->BytesReceived(completion.res);
-  // A joined run of datagrams (UDP_GRO): each is a packet.
+  // A joined run of datagrams (UDP_GRO): each is a packet. Like bytes, the warmup's are not
+  // counted.
   size_t run_size = completion.datagram_size != 0 ? completion.datagram_size : completion.res;
-  stats_->QuicPacketsReceived((completion.res + run_size - 1) / run_size);
+  if (!InWarmup()) {
+    stats_->BytesReceived(completion.res);
+    stats_->QuicPacketsReceived((completion.res + run_size - 1) / run_size);
+  }
   if (!received_ns_.empty()) received_ns_[c.slot] = completions_at_ns_;
   uint16_t open_before = c.count;
   uint32_t responses_before = responses_parsed_;
@@ -219,6 +223,8 @@ void Worker::ResubmitQuic(Connection& c) {
     if (!h3.can_open() || h3.streams_left() == 0 ||
         !h3.Submit(tmpl, ContextFor(c, r, tmpl), k).ok()) {
       RetryStream(c, k);  // The server's real limits are lower than its ticket's: elsewhere.
+    } else {
+      stats_->RequestRetried();  // Its 0-RTT send was refused: this is a second send.
     }
   }
 }
@@ -296,7 +302,7 @@ void Worker::CountQuicLosses(Connection& c) {
   QuicSlot& q = quic_[c.slot];
   uint64_t lost = q.h3->quic().packets_lost();
   if (lost == q.losses_counted) return;
-  stats_->QuicPacketsLost(lost - q.losses_counted);
+  if (!InWarmup()) stats_->QuicPacketsLost(lost - q.losses_counted);
   q.losses_counted = lost;
 }
 
@@ -325,7 +331,8 @@ void Worker::EndQuic(Connection& c) {
       return;
     case net::QuicEnd::kClosedByPeer:
       LoseQuic(c, handshake_done ? Outcome::kReset : Outcome::kConnectError,
-               QuicCloseCause(quic.peer_error_code(), quic.peer_error_is_application()));
+               QuicCloseCause(quic.peer_error_code(), quic.peer_error_is_application(),
+                              !net::IsAddressLiteral(config_.plan->url.host)));
       return;
     case net::QuicEnd::kStatelessReset:
       LoseQuic(c, handshake_done ? Outcome::kReset : Outcome::kConnectError, kQuicStatelessReset);
@@ -380,7 +387,7 @@ bool Worker::SendQuicPackets(Connection& c) {
   size_t n = q.h3->Write(quic_buffers_.scratch(), completions_at_ns_, &datagram_size);
   if (n == 0) return false;
   quic_buffers_.Hold(n, q.out);
-  stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
+  if (!InWarmup()) stats_->QuicPacketsSent((n + datagram_size - 1) / datagram_size);
   c.send_size = static_cast<uint32_t>(n);
   loop_->SendDatagrams(c.slot, q.out.data(), c.send_size, datagram_size);
   return true;

@@ -181,11 +181,13 @@ void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
 }
 
 // The server ended the connection after a complete response: the requests sent behind it were
-// never answered, so they go out again on another connection (they stay started, once).
+// never answered, so they go out again on another connection (they stay started, once; each is
+// counted retried, as every request sent again is).
 void Worker::Requeue(Connection& c) {
   while (c.count > 0) {
     retry_.push_back(c.oldest());
     c.PopOldest();
+    stats_->RequestRetried();
   }
   c.submitted = c.stamped = 0;
 }

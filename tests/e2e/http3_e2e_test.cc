@@ -130,6 +130,24 @@ TEST(Http3E2ETest, AnUntrustedCertificateFailsEveryConnectAsOverTcp) {
   ExpectAllOk(insecure, 20);
 }
 
+// caddy on the wildcard address, reached by an IP address: without SNI it has no
+// certificate for the handshake and refuses it with a TLS alert (Debian's caddy 2.6 sends
+// internal_error), which the error names by name and number, with the reason no SNI went.
+TEST(Http3E2ETest, AHandshakeRefusedWithATlsAlertNamesTheAlert) {
+  ASSERT_TRUE(SharedCert().ok());
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key(), "respond \"hello\"",
+                    /*bind=*/false);
+  ASSERT_TRUE(caddy.ok());
+  RunOutput run = RunUringload({"--http3", "-n", "4", "-c", "2", "-k", caddy.Url("/")}, 60);
+  EXPECT_EQ(JsonCount(run.json, "requests.completed"), 4u);
+  EXPECT_EQ(JsonCount(run.json, "outcomes.connect_error"), 4u) << ErrorsOf(run.json);
+  EXPECT_NE(ErrorsOf(run.json).find("QUIC connection closed by the server: CRYPTO_ERROR, TLS "
+                                    "alert internal_error (80); no SNI was sent, the host "
+                                    "being an IP address"),
+            std::string::npos)
+      << ErrorsOf(run.json);
+}
+
 TEST(Http3E2ETest, APortWithoutAUdpServerIsAConnectErrorWithTheReason) {
   uint16_t port = FreePort();  // Nothing listens there: the kernel answers with ICMP.
   RunOutput run = RunUringload(

@@ -32,11 +32,16 @@ TEST(PipelineE2ETest, SixteenDeepAgainstServeAndNginxWithTheSameBytesAsOne) {
 }
 
 // nginx closes a connection after keepalive_requests; the requests pipelined behind the last
-// answer go again on a new connection, not counted twice and not lost.
+// answer go again on a new connection, not counted twice and not lost, and each is counted
+// in requests.retried (at most 7 behind each of the connections nginx closed).
 TEST(PipelineE2ETest, RequestsBehindAServerCloseAreSentAgain) {
   NginxServer nginx({.keepalive_requests = 100});
   ASSERT_TRUE(nginx.ok());
-  ExpectAllOk(RunUringload({"-n", "20000", "-c", "10", "-p", "8", nginx.Url("/{i}")}), 20000);
+  RunOutput run = RunUringload({"-n", "20000", "-c", "10", "-p", "8", nginx.Url("/{i}")});
+  ExpectAllOk(run, 20000);
+  uint64_t retried = JsonCount(run.json, "requests.retried");
+  EXPECT_GT(retried, 0u);
+  EXPECT_LE(retried, 7 * JsonCount(run.json, "connections.opened"));
 }
 
 TEST(PipelineE2ETest, ResetsAccountForEveryRequestInFlight) {

@@ -91,6 +91,29 @@ TEST(ServeHttp3E2ETest, BodiesOfManyPacketsArriveWholeEachWay) {
   EXPECT_LE(JsonCount(s, "bytes.sent"), 400 * kBodyBytes * 12 / 10);
 }
 
+// --warmup leaves the same traffic out of every counter: the packets counted per byte counted
+// are as many with a warmup as without (packets counted through the warmup, bytes not, gave
+// about four times as many).
+TEST(ServeHttp3E2ETest, PacketCountersFollowTheWarmupAsBytesDo) {
+  ASSERT_TRUE(SharedCert().ok());
+  UringloadServer server(Http3Serve());
+  ASSERT_TRUE(server.ok());
+  auto bytes_per_packet = [&](std::vector<std::string> warmup) {
+    std::vector<std::string> args = {"-R", "200", "-d", "2s", "-c", "2"};
+    args.insert(args.end(), warmup.begin(), warmup.end());
+    RunOutput run = RunHttp3(server, args);
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    double sent = JsonNumber(run.json, "bytes.sent") / JsonNumber(run.json, "quic.packets_sent");
+    double received =
+        JsonNumber(run.json, "bytes.received") / JsonNumber(run.json, "quic.packets_received");
+    return std::pair(sent, received);
+  };
+  auto [sent, received] = bytes_per_packet({});
+  auto [warm_sent, warm_received] = bytes_per_packet({"--warmup", "1.5s"});
+  EXPECT_NEAR(warm_sent / sent, 1.0, 0.3) << warm_sent << " " << sent;
+  EXPECT_NEAR(warm_received / received, 1.0, 0.3) << warm_received << " " << received;
+}
+
 // Each fault the server injects is the one outcome the client counts for it.
 TEST(ServeHttp3E2ETest, ClientCountsExactlyWhatTheServerInjected) {
   ASSERT_TRUE(SharedCert().ok());
@@ -315,6 +338,12 @@ TEST(ServeHttp3E2ETest, ZeroRttARestartedServerRefusesIsSentAgain) {
   EXPECT_GE(ok, JsonCount(b, "requests.answered"));
   EXPECT_LE(ok, JsonCount(a, "requests.answered") + JsonCount(b, "requests.answered"))
       << ErrorsOf(r);
+  // Every request either server received was a send the client counted: a first one
+  // (started) or another (retried, which the refused 0-RTT sends are).
+  uint64_t retried = JsonCount(r, "requests.retried");
+  EXPECT_GE(retried, attempted - accepted);
+  EXPECT_LE(JsonCount(a, "requests.received") + JsonCount(b, "requests.received"),
+            started + retried);
 }
 
 // ngtcp2's own client: three requests on one connection, each answered with the echoed path

@@ -14,7 +14,7 @@
 namespace uringload::testing {
 
 CaddyServer::CaddyServer(const std::string& tls_cert, const std::string& tls_key,
-                         const std::string& site) {
+                         const std::string& site, bool bind) {
   char dir_template[] = "/tmp/uringload-caddy-XXXXXX";
   prefix_ = mkdtemp(dir_template);
   port_ = FreePort();
@@ -23,8 +23,8 @@ CaddyServer::CaddyServer(const std::string& tls_cert, const std::string& tls_key
   // does not know.
   std::ofstream(prefix_ + "/Caddyfile") << absl::StrCat(
       "{\n\tauto_https off\n\tadmin off\n\tstorage file_system ", prefix_,
-      "/data\n\tservers {\n\t\tprotocols h1 h2 h3\n\t}\n}\n", "https://127.0.0.1:", port_,
-      " {\n\tbind 127.0.0.1\n\ttls ", tls_cert, " ", tls_key, "\n\t", site, "\n",
+      "/data\n\tservers {\n\t\tprotocols h1 h2 h3\n\t}\n}\n", "https://127.0.0.1:", port_, " {\n\t",
+      bind ? "bind 127.0.0.1" : "", "\n\ttls ", tls_cert, " ", tls_key, "\n\t", site, "\n",
       "\tlog {\n\t\toutput file ", prefix_, "/access.log\n\t\tformat json\n\t}\n}\n");
   // Its state (autosaved config, certificates) stays in the prefix, not in $HOME.
   process_ = std::make_unique<BackgroundProcess>(

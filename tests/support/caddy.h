@@ -15,9 +15,11 @@ namespace uringload::testing {
 
 class CaddyServer {
  public:
-  // `site`: Caddyfile directives of the site instead of `respond "hello"`.
+  // `site`: Caddyfile directives of the site instead of `respond "hello"`. `bind`: false
+  // leaves the listeners on the wildcard address, where caddy, without SNI, finds no
+  // certificate for a client that names the server by its address.
   CaddyServer(const std::string& tls_cert, const std::string& tls_key,
-              const std::string& site = "respond \"hello\"");
+              const std::string& site = "respond \"hello\"", bool bind = true);
   ~CaddyServer();
   CaddyServer(const CaddyServer&) = delete;
   CaddyServer& operator=(const CaddyServer&) = delete;
