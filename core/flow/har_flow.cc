@@ -171,7 +171,30 @@ std::vector<Header> Headers(const Json& list) {
   return headers;
 }
 
-absl::StatusOr<std::vector<Entry>> Entries(std::string_view har, std::string_view name) {
+// A request the application made, or why the entry is none: a proxy tunnel (CONNECT), a CORS
+// preflight the browser sends by itself, a scheme other than http(s), no response recorded.
+std::string NotAnApplicationRequest(const Entry& e) {
+  if (!absl::StartsWith(e.url, "http://") && !absl::StartsWith(e.url, "https://")) {
+    return "not an http:// or https:// URL";
+  }
+  if (e.method == "CONNECT") return "a proxy tunnel the browser opened, not a request";
+  if (e.method == "OPTIONS") {
+    for (const Header& h : e.headers) {
+      if (Lower(h.name) == "access-control-request-method") {
+        return "a CORS preflight the browser sends by itself";
+      }
+    }
+  }
+  if (e.status == 0) return "no response was recorded (status 0: blocked or aborted)";
+  return "";
+}
+
+struct Entries {
+  std::vector<Entry> requests;
+  std::vector<std::string> skipped;  // "log.entries[3]: CONNECT host:443: why".
+};
+
+absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name) {
   Json doc = Json::parse(har.begin(), har.end(), nullptr, /*allow_exceptions=*/false);
   auto fail = [&](std::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(absl::string_view(name.data(), name.size()),
@@ -183,32 +206,57 @@ absl::StatusOr<std::vector<Entry>> Entries(std::string_view har, std::string_vie
       !doc["log"]["entries"].is_array()) {
     return fail("not a HAR file: no log.entries");
   }
-  std::vector<Entry> entries;
-  for (const Json& e : doc["log"]["entries"]) {
-    if (!e.contains("request") || !e.contains("response")) continue;
+  Entries out;
+  const Json& list = doc["log"]["entries"];
+  for (size_t k = 0; k < list.size(); ++k) {
+    const Json& e = list[k];
+    std::string at = absl::StrCat("log.entries[", k, "]");
+    // HAR 1.2 requires both in every entry: a file without them is not one this can replay.
+    for (const char* part : {"request", "response"}) {
+      if (!e.is_object() || !e.contains(part) || !e[part].is_object()) {
+        return fail(absl::StrCat(at, " has no \"", part,
+                                 "\" object (HAR 1.2 requires a request and a response in "
+                                 "every entry)"));
+      }
+    }
     const Json& request = e["request"];
     const Json& response = e["response"];
-    if (!request.contains("method") || !request.contains("url")) continue;
+    for (const char* field : {"method", "url"}) {
+      if (!request.contains(field) || !request[field].is_string()) {
+        return fail(absl::StrCat(at, ".request has no \"", field, "\" string"));
+      }
+    }
     Entry entry;
     entry.method = request["method"].get<std::string>();
     entry.url = request["url"].get<std::string>();
-    if (!absl::StartsWith(entry.url, "http://") && !absl::StartsWith(entry.url, "https://")) {
-      continue;  // data:, blob:, ws: and the like.
-    }
     entry.headers = Headers(request.value("headers", Json::array()));
-    if (request.contains("postData") && request["postData"].contains("text")) {
+    if (request.contains("postData") && request["postData"].contains("text") &&
+        request["postData"]["text"].is_string()) {
       entry.body = request["postData"]["text"].get<std::string>();
     }
-    entry.status = response.value("status", 0);
+    entry.status = response.contains("status") && response["status"].is_number_integer()
+                       ? response["status"].get<int>()
+                       : 0;
     entry.response_headers = Headers(response.value("headers", Json::array()));
     if (response.contains("content") && response["content"].contains("text") &&
         response["content"]["text"].is_string()) {
       entry.response_body = response["content"]["text"].get<std::string>();
     }
-    entries.push_back(std::move(entry));
+    if (std::string why = NotAnApplicationRequest(entry); !why.empty()) {
+      std::string url = entry.url.size() > 120 ? entry.url.substr(0, 120) + "..." : entry.url;
+      for (char& c : url) {
+        if (c == '\n' || c == '\r') c = ' ';
+      }
+      out.skipped.push_back(absl::StrCat(at, ": ", entry.method, " ", url, ": ", why));
+      continue;
+    }
+    out.requests.push_back(std::move(entry));
   }
-  if (entries.empty()) return fail("no http:// or https:// request in log.entries");
-  return entries;
+  if (out.requests.empty()) {
+    return fail(absl::StrCat("no request of the application in log.entries (", out.skipped.size(),
+                             " skipped)"));
+  }
+  return out;
 }
 
 // A step's name: the last segment of its path (letters, digits, '_', '-', '.'), unique.
@@ -234,14 +282,19 @@ std::string StepName(std::string_view url, std::set<std::string>* taken) {
 }  // namespace
 
 absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name) {
-  absl::StatusOr<std::vector<Entry>> entries = Entries(har, name);
-  if (!entries.ok()) return entries.status();
+  absl::StatusOr<Entries> read = ReadEntries(har, name);
+  if (!read.ok()) return read.status();
+  const std::vector<Entry>* entries = &read->requests;
   std::vector<Source> sources;
   std::vector<std::pair<std::string, size_t>> values;  // Traced value, its source; longest first.
   std::set<std::string> variables;
   std::set<std::string> set_cookies;  // Names an earlier answer set.
   std::set<std::string> step_names;
-  std::string out = "flow:\n";
+  // The entries that are no request of the application, as comments: what was left out.
+  std::string out;
+  for (const std::string& skipped : read->skipped)
+    absl::StrAppend(&out, "# skipped ", skipped, "\n");
+  out += "flow:\n";
   std::vector<std::string> steps;
   std::vector<std::vector<size_t>> extracts(entries->size());
   for (size_t k = 0; k < entries->size(); ++k) {

@@ -23,6 +23,8 @@ TEST(HarToFlowTest, ValuesFromEarlierAnswersBecomeExtractions) {
   absl::StatusOr<std::string> flow = HarToFlow(ShopHar(), "shop.har");
   ASSERT_TRUE(flow.ok()) << flow.status();
   EXPECT_EQ(*flow,
+            "# skipped log.entries[3]: GET data:image/png;base64,AAAA: not an http:// or https:// "
+            "URL\n"
             "flow:\n"
             "  - name: login\n"
             "    request: 'POST http://127.0.0.1:8080/login'\n"
@@ -75,7 +77,58 @@ TEST(HarToFlowTest, WhatIsNotAHarIsAnError) {
   EXPECT_EQ(HarToFlow("{\"log\": {}}", "x.har").status().message(),
             "x.har: not a HAR file: no log.entries");
   EXPECT_EQ(HarToFlow("{\"log\": {\"entries\": []}}", "x.har").status().message(),
-            "x.har: no http:// or https:// request in log.entries");
+            "x.har: no request of the application in log.entries (0 skipped)");
+  // HAR 1.2 requires a response in every entry: the message says which entry lacks what.
+  EXPECT_EQ(HarToFlow(R"({"log": {"entries": [
+                {"request": {"method": "GET", "url": "http://a.test/", "headers": []},
+                 "response": {"status": 200}},
+                {"request": {"method": "GET", "url": "http://a.test/b", "headers": []}}]}})",
+                      "x.har")
+                .status()
+                .message(),
+            "x.har: log.entries[1] has no \"response\" object (HAR 1.2 requires a request and a "
+            "response in every entry)");
+  EXPECT_EQ(HarToFlow(R"({"log": {"entries": [{"request": {"url": "http://a.test/"},
+                                             "response": {"status": 200}}]}})",
+                      "x.har")
+                .status()
+                .message(),
+            "x.har: log.entries[0].request has no \"method\" string");
+}
+
+// A proxy tunnel, a CORS preflight, a request that got no response and a data: URL are no
+// requests of the application: each is left out, and said so in a comment; the flow that is
+// left runs.
+TEST(HarToFlowTest, EntriesThatAreNoRequestOfTheApplicationAreSkippedAndNamed) {
+  std::string har = R"({"log": {"entries": [
+    {"request": {"method": "CONNECT", "url": "https://a.test:443", "headers": []},
+     "response": {"status": 200, "headers": []}},
+    {"request": {"method": "OPTIONS", "url": "https://a.test/api",
+                 "headers": [{"name": "Access-Control-Request-Method", "value": "POST"}]},
+     "response": {"status": 204, "headers": []}},
+    {"request": {"method": "GET", "url": "https://a.test/gone", "headers": []},
+     "response": {"status": 0, "headers": []}},
+    {"request": {"method": "GET", "url": "data:image/png;base64,AAAA", "headers": []},
+     "response": {"status": 200, "headers": []}},
+    {"request": {"method": "GET", "url": "https://a.test/api", "headers": []},
+     "response": {"status": 200, "headers": []}}]}})";
+  absl::StatusOr<std::string> flow = HarToFlow(har, "x.har");
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  EXPECT_EQ(*flow,
+            "# skipped log.entries[0]: CONNECT https://a.test:443: a proxy tunnel the browser "
+            "opened, not a request\n"
+            "# skipped log.entries[1]: OPTIONS https://a.test/api: a CORS preflight the browser "
+            "sends by itself\n"
+            "# skipped log.entries[2]: GET https://a.test/gone: no response was recorded (status "
+            "0: blocked or aborted)\n"
+            "# skipped log.entries[3]: GET data:image/png;base64,AAAA: not an http:// or https:// "
+            "URL\n"
+            "flow:\n"
+            "  - name: api\n"
+            "    request: 'GET https://a.test/api'\n"
+            "    expect: {status: 200}\n");
+  absl::StatusOr<FlowFile> parsed = ParseFlowFile(*flow, "x.yaml");
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
 }
 
 }  // namespace
