@@ -55,8 +55,8 @@ const std::vector<std::string> kQuickSteps = {"--step-duration",
 TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "1ms"});
   ASSERT_TRUE(server.ok());
-  RunOutput closed =
-      RunUringload({"-n", "3000", "-c", "50", "-t", "1", "--cpus", "0", server.Url("/")});
+  URINGLOAD_RUN_UNLESS_STARVED(
+      closed, RunUringload({"-n", "3000", "-c", "50", "-t", "1", "--cpus", "0", server.Url("/")}));
   ExpectAllOk(closed, 3000);
   double capacity = JsonNumber(closed.json, "requests_per_second");
   ASSERT_GE(capacity, 900);
@@ -74,6 +74,13 @@ TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
   std::string story;  // Each step's rate and why, for a failure's message.
   for (int attempt = 1; attempt <= 2; ++attempt) {
     search = RunUringloadUnder({"taskset", "-c", "0"}, "search", args, 300);
+    if (std::string why = StarvedReason(search); !why.empty()) {
+      // Another process took the client's CPU: once more, then the verdict is the machine's.
+      search = RunUringloadUnder({"taskset", "-c", "0"}, "search", args, 300);
+      if (why = StarvedReason(search); !why.empty()) {
+        GTEST_SKIP() << "the client was starved twice: " << why;
+      }
+    }
     ASSERT_EQ(search.process.exit_code, 0) << search.process.err;
     found = JsonNumber(search.json, "rate");
     story += absl::StrCat("\nsearch ", attempt, ":");
@@ -108,33 +115,33 @@ TEST(SearchE2ETest, LongFindsTheCapacityOfAServerWithOneSlot) {
 TEST(SearchE2ETest, LongStepsTooShortToDecideAreLengthened) {
   UringloadServer server({"-t", "1", "--cpus", "1", "--service-slots", "1", "--delay", "4ms"});
   ASSERT_TRUE(server.ok());
-  RunOutput search = RunUringloadCommand("search",
-                                         {"--slo",
-                                          "p99<100ms",
-                                          "--slo",
-                                          "error_rate<1%",
-                                          "--start-rate",
-                                          "50",
-                                          "--max-rate",
-                                          "100",
-                                          "--step-duration",
-                                          "1s",
-                                          "--max-step-duration",
-                                          "20s",
-                                          "--warmup",
-                                          "200ms",
-                                          "--cooldown",
-                                          "0s",
-                                          "-c",
-                                          "20",
-                                          "-t",
-                                          "1",
-                                          "--cpus",
-                                          "0",
-                                          "--schedule-lag-bound",
-                                          "20ms",
-                                          server.Url("/")},
-                                         300);
+  URINGLOAD_RUN_UNLESS_STARVED(search, RunUringloadCommand("search",
+                                                           {"--slo",
+                                                            "p99<100ms",
+                                                            "--slo",
+                                                            "error_rate<1%",
+                                                            "--start-rate",
+                                                            "50",
+                                                            "--max-rate",
+                                                            "100",
+                                                            "--step-duration",
+                                                            "1s",
+                                                            "--max-step-duration",
+                                                            "20s",
+                                                            "--warmup",
+                                                            "200ms",
+                                                            "--cooldown",
+                                                            "0s",
+                                                            "-c",
+                                                            "20",
+                                                            "-t",
+                                                            "1",
+                                                            "--cpus",
+                                                            "0",
+                                                            "--schedule-lag-bound",
+                                                            "20ms",
+                                                            server.Url("/")},
+                                                           300));
   ASSERT_EQ(search.process.exit_code, 0) << search.process.out << search.process.err;
   EXPECT_EQ(search.json["outcome"], "found");
   // 100/s holds (the server's capacity is 250/s); a loaded machine may still fail the step at
@@ -182,7 +189,7 @@ TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
   base.push_back(server.Url("/"));
   std::vector<std::string> loose = {"--slo", "error_rate<5%", "--slo", "p99<500ms"};
   loose.insert(loose.end(), base.begin(), base.end());
-  RunOutput met = RunUringloadCommand("search", loose, 120);
+  URINGLOAD_RUN_UNLESS_STARVED(met, RunUringloadCommand("search", loose, 120));
   std::string whys;
   for (const Step& step : Steps(met.json)) whys += step.why + "\n";
   ASSERT_EQ(met.process.exit_code, 0) << met.process.err << whys;
@@ -191,7 +198,7 @@ TEST(SearchE2ETest, TheErrorRateObjectiveIsJudgedToo) {
 
   std::vector<std::string> strict = {"--slo", "error_rate<0.1%"};
   strict.insert(strict.end(), base.begin(), base.end());
-  RunOutput none = RunUringloadCommand("search", strict, 120);
+  URINGLOAD_RUN_UNLESS_STARVED(none, RunUringloadCommand("search", strict, 120));
   EXPECT_EQ(none.process.exit_code, 3) << none.process.err;
   EXPECT_EQ(none.json["outcome"], "none_met");
   EXPECT_EQ(none.json["rate"], "null");
@@ -216,7 +223,7 @@ TEST(SearchE2ETest, AShardSendsAndJudgesItsShareOfEachRate) {
   std::vector<std::string> sharded = base;
   sharded.insert(sharded.end(), {"--shard", "1/2", "--run-id", "fleet7", "--start-at",
                                  std::to_string(time(nullptr) + 2), server.Url("/")});
-  RunOutput half = RunUringloadCommand("search", sharded, 120);
+  URINGLOAD_RUN_UNLESS_STARVED(half, RunUringloadCommand("search", sharded, 120));
   ASSERT_EQ(half.process.exit_code, 0) << half.process.err << half.process.out;
   EXPECT_EQ(JsonNumber(half.json, "rate"), 1600);
   EXPECT_EQ(JsonCount(half.json, "shard.index"), 1u);
@@ -231,7 +238,7 @@ TEST(SearchE2ETest, AShardSendsAndJudgesItsShareOfEachRate) {
   }
 
   base.push_back(server.Url("/"));
-  RunOutput whole = RunUringloadCommand("search", base, 120);
+  URINGLOAD_RUN_UNLESS_STARVED(whole, RunUringloadCommand("search", base, 120));
   EXPECT_EQ(whole.process.exit_code, 3) << whole.process.err;
   std::vector<Step> unsharded = Steps(whole.json);
   ASSERT_EQ(unsharded.size(), 1u);
