@@ -170,6 +170,17 @@ size_t CookieJar::Compact() {
   }
 }
 
+bool CookieJar::Names(std::string_view line, std::string_view name) {
+  while (!line.empty()) {
+    size_t end = line.find(';');
+    std::string_view pair = line.substr(0, end);
+    line = end == std::string_view::npos ? std::string_view() : line.substr(end + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    if (pair.substr(0, pair.find('=')) == name) return true;
+  }
+  return false;
+}
+
 bool CookieJar::Matches(const Cookie& c, std::string_view host, std::string_view path, bool secure,
                         int64_t now_ns) const {
   if (!c.used || c.expires_ns <= now_ns || (c.secure && !secure)) return false;
@@ -178,14 +189,19 @@ bool CookieJar::Matches(const Cookie& c, std::string_view host, std::string_view
 }
 
 std::string_view CookieJar::RenderLine(std::string_view host, std::string_view path, bool secure,
-                                       int64_t now_ns, std::span<char> out) const {
+                                       int64_t now_ns, std::span<char> out,
+                                       std::string_view written) const {
   size_t size = 0;
   auto put = [&](std::string_view s) {
     std::memcpy(out.data() + size, s.data(), s.size());
     size += s.size();
   };
+  if (!written.empty()) {
+    put("Cookie: ");
+    put(written);
+  }
   for (const Cookie& c : cookies_) {
-    if (!Matches(c, host, path, secure, now_ns)) continue;
+    if (!Matches(c, host, path, secure, now_ns) || Names(written, Name(c))) continue;
     put(size == 0 ? "Cookie: " : "; ");
     put(Name(c));
     put("=");

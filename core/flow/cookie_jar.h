@@ -40,9 +40,12 @@ class CookieJar {
   SetResult Set(std::string_view set_cookie, std::string_view host, std::string_view path,
                 bool secure, int64_t now_ns);
   // "Cookie: a=1; b=2\r\n" for a request to `host` and `path`, written at the start of `out`
-  // (LineBound(pool) bytes suffice); empty when no cookie goes with it.
+  // (LineBound(pool) + written.size() + 2 bytes suffice); empty when no cookie goes with it.
+  // `written`: a Cookie header the user wrote for the request ("x=1; y=2"), sent first and
+  // whole, whatever the jar's bounds; the jar's cookies of the names it holds are left out.
   std::string_view RenderLine(std::string_view host, std::string_view path, bool secure,
-                              int64_t now_ns, std::span<char> out) const;
+                              int64_t now_ns, std::span<char> out,
+                              std::string_view written = {}) const;
   // The value of the live cookie `name` that a request to `host` and `path` would carry.
   std::optional<std::string_view> Get(std::string_view name, std::string_view host,
                                       std::string_view path, bool secure, int64_t now_ns) const;
@@ -75,6 +78,8 @@ class CookieJar {
   std::string_view Path(const Cookie& c) const {
     return {pool_.data() + c.offset + c.name_size + c.value_size + c.domain_size, c.path_size};
   }
+  // Whether the Cookie text `line` ("a=1; b=2") holds a cookie named `name`.
+  static bool Names(std::string_view line, std::string_view name);
   // Whether `c` goes with a request to `host` and `path`.
   bool Matches(const Cookie& c, std::string_view host, std::string_view path, bool secure,
                int64_t now_ns) const;

@@ -38,7 +38,7 @@ std::vector<std::string> FlowProgram::ColumnNames(std::span<const std::string> d
 std::vector<size_t> FlowProgram::ColumnSizes(std::span<const size_t> data) const {
   std::vector<size_t> sizes(data.begin(), data.end());
   sizes.insert(sizes.end(), variables.size(), max_var_bytes);
-  sizes.push_back(CookieJar::LineBound(max_cookie_bytes));
+  sizes.push_back(CookieLineBound());
   return sizes;
 }
 
@@ -94,6 +94,7 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
         }
         absl::StrAppend(&step.sent_cookies, step.sent_cookies.empty() ? "" : "; ", value);
       }
+      program.max_sent_cookies = std::max(program.max_sent_cookies, step.sent_cookies.size());
       step.statuses = s.expect.statuses;
       step.grpc = s.grpc.has_value();
       step.grpc_statuses = s.expect.grpc_statuses;

@@ -37,8 +37,9 @@ struct FlowStepProgram {
   std::string name;  // The step's: what its results are labelled with.
   int line = 0;
   std::optional<Think> think;
-  // A Cookie header of the step: its cookies go into the user's jar before the step is sent,
-  // so that they and the jar's go in one Cookie line (RFC 6265 5.4 allows one).
+  // A Cookie header of the step: sent whole, as written, in one Cookie line with the jar's
+  // other cookies (RFC 6265 5.4 allows one); its cookies also enter the user's jar where they
+  // fit, for the steps after it (the jar's bounds limit what it keeps, never what was written).
   std::string sent_cookies;
   std::optional<StatusSet> statuses;
   std::shared_ptr<const proto::BodyMatcher> body;
@@ -88,7 +89,8 @@ struct FlowProgram {
   std::vector<std::string> variables;  // Of every flow (a name used by two flows is one slot).
   uint32_t max_var_bytes = kDefaultMaxVarBytes;
   uint32_t max_cookie_bytes = kDefaultMaxCookieBytes;  // Each user's jar.
-  uint32_t data_columns = 0;                           // The template columns before the variables.
+  size_t max_sent_cookies = 0;  // The longest Cookie header a step writes (its sent_cookies).
+  uint32_t data_columns = 0;    // The template columns before the variables.
   bool any_regex = false;
   bool any_grpc_fields = false;
   std::string host;  // Every step's host: what cookies are matched against.
@@ -99,6 +101,10 @@ struct FlowProgram {
   // The template columns: the data file's, the variables, the Cookie line.
   std::vector<std::string> ColumnNames(std::span<const std::string> data_columns) const;
   std::vector<size_t> ColumnSizes(std::span<const size_t> data_sizes) const;
+  // The longest Cookie line a user renders: its jar's and a step's own Cookie header.
+  size_t CookieLineBound() const {
+    return CookieJar::LineBound(max_cookie_bytes) + max_sent_cookies + 2;
+  }
 };
 
 // Compiles `file`'s flows; `data_columns` are --data's (a variable may not take one's name);

@@ -117,7 +117,10 @@ proto::TemplateContext FlowUser::Context(proto::TemplateContext base,
 }
 
 size_t FlowUser::Write(std::span<char> out) const {
-  return jar_.RenderLine(program_->host, {path_.data(), path_size_}, program_->tls, render_ns_, out)
+  // The step's own Cookie header goes whole, as written; the jar adds the others.
+  return jar_
+      .RenderLine(program_->host, {path_.data(), path_size_}, program_->tls, render_ns_, out,
+                  current().sent_cookies)
       .size();
 }
 

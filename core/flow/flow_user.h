@@ -88,7 +88,7 @@ class FlowUser : public proto::ResponseInspector, private proto::ColumnWriter {
     return {variables_.data() + size_t{v} * program_->max_var_bytes, variable_sizes_[v]};
   }
   size_t Write(std::span<char> out) const override;  // The Cookie line.
-  size_t max_size() const override { return CookieJar::LineBound(program_->max_cookie_bytes); }
+  size_t max_size() const override { return program_->CookieLineBound(); }
   std::optional<CheckFailure> JudgeFields();
   // Stores `value` in variable `v`; false when it is longer than --max-var-bytes.
   bool SetVariable(uint32_t v, std::string_view value);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/flow/flow_file.h"
 #include "core/flow/flow_program.h"
 #include "proto/request_template.h"
@@ -263,6 +264,68 @@ TEST_F(OneStepUserTest, ThinkTimesFollowTheSeed) {
     differ += think != Think(index, 8);
   }
   EXPECT_EQ(differ, 50);
+}
+
+// A Cookie header the flow writes goes whole, as written, however far past the jar's bounds
+// (21 cookies of 1,893 bytes, a jar of 512 bytes: 8 of them went once); the jar adds the
+// cookies of other names it holds, and never one the header names.
+TEST(FlowUserCookieTest, AWrittenCookieHeaderIsSentWholeWithTheJarsOthers) {
+  std::string written;
+  for (int k = 0; k < 21; ++k) {
+    absl::StrAppend(&written, k == 0 ? "" : "; ", "c", k, "=", std::string(84, 'a' + k % 26));
+  }
+  absl::StrAppend(&written, "; sid=mine");
+  std::string yaml = absl::StrCat(R"(flow:
+  - name: login
+    request: GET http://shop.test/login
+  - name: page
+    request: GET http://shop.test/page
+    headers: {Cookie: ')",
+                                  written, R"('}
+)");
+  absl::StatusOr<FlowFile> file = ParseFlowFile(yaml, "c.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<FlowProgram> program = CompileFlows(*file, "c.yaml", {}, 64, 512);
+  ASSERT_TRUE(program.ok()) << program.status();
+  program->host = "shop.test";
+  EXPECT_GE(written.size(), 1'800u);
+  std::vector<std::string> names = program->ColumnNames({});
+  std::vector<size_t> sizes = program->ColumnSizes({});
+  std::vector<proto::RequestTemplate> templates;
+  for (const FlowStep& step : file->flows[0].steps) {
+    proto::RequestSpec spec;
+    spec.method = step.method;
+    spec.target = step.url.substr(step.url.find('/', 7));
+    spec.host_header = "shop.test";
+    spec.extra_lines = "{_cookie}";
+    absl::StatusOr<proto::RequestTemplate> t =
+        proto::RequestTemplate::Build(spec, {.names = names, .max_sizes = sizes});
+    ASSERT_TRUE(t.ok()) << t.status();
+    templates.push_back(*std::move(t));
+  }
+  int64_t clock = 1'000;
+  FlowUser user(&*program, {}, 16, &clock, nullptr);
+  auto request = [&] {
+    const proto::RequestTemplate& t = templates[user.position()];
+    proto::TemplateContext context = user.Context({.index = 0}, t, clock);
+    std::string out(t.max_size(), '\0');
+    return std::string(t.RenderInto(context, out));
+  };
+  user.Begin(0, 0, {}, false, clock, 1);
+  request();
+  proto::ResponseParser parser;
+  parser.SetInspector(&user);
+  parser.Start(false);
+  ASSERT_EQ(parser
+                .Feed("HTTP/1.1 200 OK\r\nSet-Cookie: sid=s1; Path=/\r\nSet-Cookie: lang=en; "
+                      "Path=/\r\nContent-Length: 0\r\n\r\n")
+                .state,
+            proto::ResponseParser::State::kComplete);
+  ASSERT_EQ(user.Judge(200, -1, clock), std::nullopt);
+  ASSERT_EQ(user.Advance(clock), FlowUser::Next::kStep);
+  std::string page = request();
+  EXPECT_NE(page.find("\r\nCookie: " + written + "; lang=en\r\n"), std::string::npos) << page;
+  EXPECT_EQ(page.find("sid=s1"), std::string::npos) << page;
 }
 
 }  // namespace
