@@ -274,6 +274,15 @@ class Parser {
         Fail(value, absl::StrCat("bad JSON pointer '", rest, "'"));
     } else if (absl::ConsumePrefix(&rest, "header:")) {
       e.from = ExtractFrom::kHeader;
+      // header:Name:REGEX takes the regex's group of the value (a name holds no ':').
+      if (size_t colon = rest.find(':'); colon != absl::string_view::npos) {
+        e.pattern = std::string(rest.substr(colon + 1));
+        rest = rest.substr(0, colon);
+        absl::StatusOr<TextPattern> pattern = TextPattern::Compile(e.pattern);
+        if (!pattern.ok()) {
+          Fail(value, absl::StrCat("bad regex '", e.pattern, "': ", pattern.status().message()));
+        }
+      }
     } else if (absl::ConsumePrefix(&rest, "cookie:")) {
       e.from = ExtractFrom::kCookie;
     } else if (absl::ConsumePrefix(&rest, "regex:")) {
@@ -284,7 +293,9 @@ class Parser {
         Fail(value, absl::StrCat("bad regex '", rest, "': ", pattern.status().message()));
       }
     } else {
-      Fail(value, "an extraction is json:/pointer, header:Name, cookie:name or regex:…");
+      Fail(value,
+           "an extraction is json:/pointer, header:Name, header:Name:regex, cookie:name or "
+           "regex:…");
     }
     if (rest.empty() && e.from != ExtractFrom::kJson) Fail(value, "nothing named to extract");
     e.what = std::string(rest);

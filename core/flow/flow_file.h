@@ -26,6 +26,9 @@ struct Extraction {
   std::string variable;
   ExtractFrom from = ExtractFrom::kJson;
   std::string what;  // A JSON pointer, a header or cookie name, or a regex with one group.
+  // header: a regex with one group the value is searched with; its group is what is taken
+  // (empty: the whole value).
+  std::string pattern;
   int line = 0;
 };
 

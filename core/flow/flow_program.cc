@@ -131,8 +131,10 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
         step.json_expected.push_back(value);
       }
       for (const auto& [name, value] : s.expect.headers) {
-        step.headers.push_back(
-            {.name = absl::AsciiStrToLower(name), .expected = value, .variable = -1});
+        step.headers.push_back({.name = absl::AsciiStrToLower(name),
+                                .expected = value,
+                                .variable = -1,
+                                .pattern = {}});
       }
       for (const Extraction& e : s.extract) {
         absl::StatusOr<uint32_t> v = variable(e);
@@ -148,11 +150,20 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
             pointers.push_back(e.what);
             step.json_variables.push_back(*v);
             break;
-          case ExtractFrom::kHeader:
-            step.headers.push_back({.name = absl::AsciiStrToLower(e.what),
-                                    .expected = std::nullopt,
-                                    .variable = static_cast<int>(*v)});
+          case ExtractFrom::kHeader: {
+            FlowStepProgram::HeaderUse use{.name = absl::AsciiStrToLower(e.what),
+                                           .expected = std::nullopt,
+                                           .variable = static_cast<int>(*v),
+                                           .pattern = {}};
+            if (!e.pattern.empty()) {
+              absl::StatusOr<TextPattern> pattern = TextPattern::Compile(e.pattern);
+              if (!pattern.ok()) return fail(e.line, pattern.status().message());
+              use.pattern = *std::move(pattern);
+              program.any_header_pattern = true;
+            }
+            step.headers.push_back(std::move(use));
             break;
+          }
           case ExtractFrom::kCookie:
             step.cookies.push_back({.name = e.what, .variable = *v});
             break;

@@ -51,6 +51,8 @@ struct FlowStepProgram {
     std::string name;  // In lower case.
     std::optional<std::string> expected;
     int variable = -1;  // Extracted into this slot (-1: only checked).
+    // header:Name:REGEX: its group of the value is what is extracted.
+    std::optional<TextPattern> pattern;
   };
   std::vector<HeaderUse> headers;
   struct CookieUse {
@@ -89,9 +91,10 @@ struct FlowProgram {
   std::vector<std::string> variables;  // Of every flow (a name used by two flows is one slot).
   uint32_t max_var_bytes = kDefaultMaxVarBytes;
   uint32_t max_cookie_bytes = kDefaultMaxCookieBytes;  // Each user's jar.
-  size_t max_sent_cookies = 0;  // The longest Cookie header a step writes (its sent_cookies).
-  uint32_t data_columns = 0;    // The template columns before the variables.
-  bool any_regex = false;
+  size_t max_sent_cookies = 0;      // The longest Cookie header a step writes (its sent_cookies).
+  uint32_t data_columns = 0;        // The template columns before the variables.
+  bool any_regex = false;           // A regex: extraction over the body (its first 4 KiB kept).
+  bool any_header_pattern = false;  // A header:Name:REGEX extraction.
   bool any_grpc_fields = false;
   std::string host;  // Every step's host: what cookies are matched against.
   bool tls = false;

@@ -21,7 +21,8 @@ char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 FlowUser::FlowUser(const FlowProgram* program, std::span<const size_t> data_sizes,
                    size_t path_bytes, const int64_t* clock, PatternScratch* patterns)
     : program_(program), clock_(clock), patterns_(patterns), jar_(program->max_cookie_bytes) {
-  URINGLOAD_CHECK(!program->any_regex || patterns != nullptr, "regexes without a scratch");
+  URINGLOAD_CHECK(!(program->any_regex || program->any_header_pattern) || patterns != nullptr,
+                  "regexes without a scratch");
   variable_sizes_.resize(program->variables.size());
   size_t row_bytes = 0;
   for (size_t size : data_sizes) {
@@ -184,9 +185,16 @@ void FlowUser::OnHeaderEnd() {
     const FlowStepProgram::HeaderUse& use = step.headers[k];
     uint32_t bit = uint32_t{1} << k;
     if (use.name != name || (headers_found_ & bit) != 0) continue;  // The first one counts.
+    std::string_view taken = value;
+    if (use.pattern.has_value()) {
+      std::optional<std::string_view> group =
+          overflow ? std::nullopt : use.pattern->Search(value, *patterns_);
+      if (!group.has_value()) continue;  // Not this part of it: not extracted (yet).
+      taken = *group;
+    }
     headers_found_ |= bit;
     if (use.expected.has_value() && (overflow || value != *use.expected)) headers_wrong_ |= bit;
-    if (use.variable >= 0 && (overflow || !SetVariable(use.variable, value))) {
+    if (use.variable >= 0 && (overflow || !SetVariable(use.variable, taken))) {
       headers_too_long_ |= bit;
     }
   }

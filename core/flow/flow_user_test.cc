@@ -266,6 +266,44 @@ TEST_F(OneStepUserTest, ThinkTimesFollowTheSeed) {
   EXPECT_EQ(differ, 50);
 }
 
+// header:Name:REGEX takes the regex's group of the header's value: the path of an absolute
+// Location; a value without the part is not extracted.
+TEST(FlowUserHeaderPatternTest, TheGroupOfAHeadersValueIsExtracted) {
+  constexpr char kFlow[] = R"(flow:
+  - name: make
+    request: POST http://shop.test/orders
+    extract: {order: 'header:Location:^https?://[^/]*(/.*)$'}
+)";
+  absl::StatusOr<FlowFile> file = ParseFlowFile(kFlow, "p.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<FlowProgram> program = CompileFlows(*file, "p.yaml", {}, 64, 512);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_TRUE(program->any_header_pattern);
+  EXPECT_FALSE(program->any_regex);
+  int64_t clock = 1'000;
+  PatternScratch patterns;
+  FlowUser user(&*program, {}, 16, &clock, &patterns);
+  auto answer = [&](std::string headers) {
+    user.Begin(0, 0, {}, false, clock, 1);
+    proto::ResponseParser parser;
+    parser.SetInspector(&user);
+    parser.Start(false);
+    std::string response = "HTTP/1.1 201 Created\r\n" + headers + "Content-Length: 0\r\n\r\n";
+    EXPECT_EQ(parser.Feed(response).state, proto::ResponseParser::State::kComplete);
+    return user.Judge(201, -1, clock);
+  };
+  EXPECT_EQ(answer("Location: https://shop.test:8443/orders/8f3a?v=2\r\n"), std::nullopt);
+  proto::RequestSpec spec;
+  spec.method = "GET";
+  spec.target = "/";
+  absl::StatusOr<proto::RequestTemplate> root = proto::RequestTemplate::Build(spec);
+  ASSERT_TRUE(root.ok()) << root.status();
+  proto::TemplateContext context = user.Context({}, *root, clock);
+  ASSERT_EQ(context.fields.size(), 2u);  // The variable, then the Cookie line.
+  EXPECT_EQ(context.fields[0], "/orders/8f3a?v=2");
+  EXPECT_EQ(answer("Location: /orders/8f3a\r\n"), CheckFailure::kNotExtracted);
+}
+
 // A Cookie header the flow writes goes whole, as written, however far past the jar's bounds
 // (21 cookies of 1,893 bytes, a jar of 512 bytes: 8 of them went once); the jar adds the
 // cookies of other names it holds, and never one the header names.

@@ -40,7 +40,7 @@ struct Entry {
 // Where a value came from: the step whose answer held it, and how to take it from there.
 struct Source {
   size_t step = 0;
-  std::string extraction;  // json:/pointer or header:Name.
+  std::string extraction;  // json:/pointer, header:Name or header:Name:REGEX.
   std::string variable;
 };
 
@@ -345,7 +345,20 @@ absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view nam
         set_cookies.insert(std::string(absl::StripAsciiWhitespace(
             absl::string_view(h.value).substr(0, absl::string_view(h.value).find('=')))));
       } else if (!Descriptive(lower) && h.value.size() >= kMinTracedValue) {
-        found.push_back({h.value, {"header:" + h.name, h.name}});
+        // An absolute URL (a Location): its path after the first '/' is the part that varies; a
+        // request's URL that carries it keeps its scheme, host, port and that '/' literal, and
+        // so stays a URL.
+        absl::string_view value(h.value);
+        size_t authority = value.find("://");
+        size_t path = authority == absl::string_view::npos ? absl::string_view::npos
+                                                           : value.find('/', authority + 3);
+        if ((absl::StartsWith(value, "http://") || absl::StartsWith(value, "https://")) &&
+            path != absl::string_view::npos && value.size() - path - 1 >= kMinTracedValue) {
+          found.push_back({std::string(value.substr(path + 1)),
+                           {absl::StrCat("header:", h.name, ":^https?://[^/]*/(.*)$"), h.name}});
+        } else if (authority == absl::string_view::npos) {
+          found.push_back({h.value, {"header:" + h.name, h.name}});
+        }
       }
     }
     for (const auto& [value, where] : found) {

@@ -16,14 +16,17 @@ std::string ShopHar() {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// A recorded login, cart and order: the token and the item the answers gave become
-// extractions and variables; the session cookie is the jar's, the other one is kept; the
-// headers the client sets itself and Accept-Encoding are dropped; a data: URL is skipped.
+// A recorded login, cart, order and the order's page at its absolute Location: the token, the
+// item and the order's path the answers gave become extractions and variables; the session cookie
+// is the jar's, the other one is kept; the headers the client sets itself and Accept-Encoding are
+// dropped; a data: URL is skipped.
 TEST(HarToFlowTest, ValuesFromEarlierAnswersBecomeExtractions) {
   absl::StatusOr<std::string> flow = HarToFlow(ShopHar(), "shop.har");
   ASSERT_TRUE(flow.ok()) << flow.status();
   EXPECT_EQ(*flow,
-            "# skipped log.entries[3]: GET data:image/png;base64,AAAA: not an http:// or https:// "
+            "# skipped log.entries[3]: CONNECT https://cdn.example.test:443: a proxy tunnel the "
+            "browser opened, not a request\n"
+            "# skipped log.entries[5]: GET data:image/png;base64,AAAA: not an http:// or https:// "
             "URL\n"
             "flow:\n"
             "  - name: login\n"
@@ -45,11 +48,16 @@ TEST(HarToFlowTest, ValuesFromEarlierAnswersBecomeExtractions) {
             "  - name: order\n"
             "    request: 'POST http://127.0.0.1:8080/order'\n"
             "    body: '{\"item\":\"{id}\"}'\n"
-            "    expect: {status: 201}\n");
+            "    expect: {status: 201}\n"
+            "    extract:\n"
+            "      Location: 'header:Location:^https?://[^/]*/(.*)$'\n"
+            "  - name: item-424242\n"
+            "    request: 'GET http://127.0.0.1:8080/{Location}'\n"
+            "    expect: {status: 200}\n");
   // It is a flow file as uringload reads them.
   absl::StatusOr<FlowFile> parsed = ParseFlowFile(*flow, "flow.yaml");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->flows[0].steps.size(), 3u);
+  EXPECT_EQ(parsed->flows[0].steps.size(), 4u);
 }
 
 TEST(HarToFlowTest, LiteralBracesStayLiteralAndNamesStayUnique) {
@@ -129,6 +137,34 @@ TEST(HarToFlowTest, EntriesThatAreNoRequestOfTheApplicationAreSkippedAndNamed) {
             "    expect: {status: 200}\n");
   absl::StatusOr<FlowFile> parsed = ParseFlowFile(*flow, "x.yaml");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
+}
+
+// A Location that is an absolute URL, followed by the next request: the path is what varies
+// and is extracted from the header; the URL keeps its scheme and host, so the flow runs.
+TEST(HarToFlowTest, AnAbsoluteLocationBecomesThePathOfTheNextUrl) {
+  std::string har = R"({"log": {"entries": [
+    {"request": {"method": "POST", "url": "https://a.test/orders", "headers": []},
+     "response": {"status": 201, "headers": [
+       {"name": "Location", "value": "https://a.test/orders/8f3a9b2c?v=2"}]}},
+    {"request": {"method": "GET", "url": "https://a.test/orders/8f3a9b2c?v=2", "headers": []},
+     "response": {"status": 200, "headers": []}}]}})";
+  absl::StatusOr<std::string> flow = HarToFlow(har, "x.har");
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  EXPECT_EQ(*flow,
+            "flow:\n"
+            "  - name: orders\n"
+            "    request: 'POST https://a.test/orders'\n"
+            "    expect: {status: 201}\n"
+            "    extract:\n"
+            "      Location: 'header:Location:^https?://[^/]*/(.*)$'\n"
+            "  - name: 8f3a9b2c\n"
+            "    request: 'GET https://a.test/{Location}'\n"
+            "    expect: {status: 200}\n");
+  absl::StatusOr<FlowFile> parsed = ParseFlowFile(*flow, "x.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->flows[0].steps[0].extract.size(), 1u);
+  EXPECT_EQ(parsed->flows[0].steps[0].extract[0].what, "Location");
+  EXPECT_EQ(parsed->flows[0].steps[0].extract[0].pattern, "^https?://[^/]*/(.*)$");
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 POST /login {"user": U, "pass": "pw-U"} answers 200 {"token": T, "user": U} and sets the
 cookie session=S (Path=/, Max-Age=--cookie-max-age). GET /cart with "Authorization: Bearer T"
 and the cookie answers 200 {"user": U, "items": [{"id": I}]} (no items for users named
-"empty*"). POST /order {"item": I} with the cookie answers 201 {"order": N}. A session ends
+"empty*"). POST /order {"item": I} with the cookie answers 201 {"order": I} and the order's
+absolute URL as its Location; GET /orders/I with the cookie answers 200 {"order": I}. A session ends
 --session-seconds after its login; its cookie says Max-Age=--cookie-max-age. Anything else is refused (401, 400 or 404) and
 counted as such: on SIGTERM the counts are written as JSON to --counts.
 
@@ -29,7 +30,7 @@ class Shop:
         self.sessions = {}  # session -> (user, token, item, expiry)
         self.next = 0
         self.counts = {k: 0 for k in ("login_ok", "login_bad", "cart_ok", "cart_bad",
-                                      "order_ok", "order_bad", "other")}
+                                      "order_ok", "order_bad", "view_ok", "view_bad", "other")}
 
     def count(self, what):
         with self.lock:
@@ -100,7 +101,8 @@ def make_handler(shop):
                 found = shop.session(self.headers.get("Cookie"))
                 if found and found[2] and body.get("item") == found[2]:
                     shop.count("order_ok")
-                    self.answer(201, {"order": found[2]})
+                    location = "http://127.0.0.1:%d/orders/%s" % (self.server.server_port, found[2])
+                    self.answer(201, {"order": found[2]}, [("Location", location)])
                 else:
                     shop.count("order_bad")
                     self.answer(401 if not found else 400, {"error": "no such order"})
@@ -118,6 +120,14 @@ def make_handler(shop):
                 else:
                     shop.count("cart_bad")
                     self.answer(401, {"error": "log in first"})
+            elif self.route().startswith("/orders/"):
+                found = shop.session(self.headers.get("Cookie"))
+                if found and found[2] and self.route() == "/orders/" + found[2]:
+                    shop.count("view_ok")
+                    self.answer(200, {"order": found[2]})
+                else:
+                    shop.count("view_bad")
+                    self.answer(401 if not found else 404, {"error": "no such order"})
             else:
                 shop.count("other")
                 self.answer(404, {"error": "not found"})
