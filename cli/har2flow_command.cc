@@ -15,14 +15,23 @@ CLI::App* AddHar2FlowCommand(CLI::App& app, Har2FlowCommandOptions& options) {
       "Print the flow (YAML, for run --flow) of a browser's HAR export: values an earlier answer "
       "gave become extractions, its cookies the jar's");
   command->add_option("har", options.har_path, "The HAR file")->required()->type_name(kFileValue);
+  command
+      ->add_option("--origin", options.origin,
+                   "The origin (https://host[:port]) whose requests become the flow: a flow runs "
+                   "against one; the others are skipped, each named in a comment (default: the "
+                   "first request's)")
+      ->type_name("URL");
   return command;
 }
 
 int Har2FlowCommand(const Har2FlowCommandOptions& options) {
   absl::StatusOr<std::string> text = core::ReadRegularFile("har2flow", options.har_path);
   if (!text.ok()) return Fail(text.status());
-  absl::StatusOr<std::string> flow = core::HarToFlow(*text, options.har_path);
+  std::string note;
+  absl::StatusOr<std::string> flow =
+      core::HarToFlow(*text, options.har_path, options.origin, &note);
   if (!flow.ok()) return Fail(flow.status());
+  if (!note.empty()) std::cerr << "uringload: har2flow: " << note << "\n";
   std::cout << *flow;
   return std::cout.flush() ? 0 : kRuntimeError;
 }

@@ -10,6 +10,7 @@ namespace uringload::cli {
 
 struct Har2FlowCommandOptions {
   std::string har_path;
+  std::string origin;  // --origin: the origin whose requests become the flow.
 };
 
 CLI::App* AddHar2FlowCommand(CLI::App& app, Har2FlowCommandOptions& options);

@@ -189,12 +189,31 @@ std::string NotAnApplicationRequest(const Entry& e) {
   return "";
 }
 
+// "https://a.test:8443" of a URL: its scheme and authority in lower case, without a default
+// port.
+std::string Origin(std::string_view url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return Lower(url);
+  size_t end = url.find_first_of("/?#", scheme + 3);
+  std::string origin = Lower(url.substr(0, end));
+  // The scheme's own port is no part of it.
+  if ((origin.starts_with("http://") && origin.ends_with(":80")) ||
+      (origin.starts_with("https://") && origin.ends_with(":443"))) {
+    origin.resize(origin.rfind(':'));
+  }
+  return origin;
+}
+
 struct Entries {
   std::vector<Entry> requests;
   std::vector<std::string> skipped;  // "log.entries[3]: CONNECT host:443: why".
+  std::string origin;                // The one the requests go to.
+  // Every origin of the application's requests, in order of first use, with their requests.
+  std::vector<std::pair<std::string, size_t>> origins;
 };
 
-absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name) {
+absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
+                                    std::string_view wanted_origin) {
   Json doc = Json::parse(har.begin(), har.end(), nullptr, /*allow_exceptions=*/false);
   auto fail = [&](std::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(absl::string_view(name.data(), name.size()),
@@ -207,6 +226,7 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name)
     return fail("not a HAR file: no log.entries");
   }
   Entries out;
+  if (!wanted_origin.empty()) out.origin = Origin(wanted_origin);
   const Json& list = doc["log"]["entries"];
   for (size_t k = 0; k < list.size(); ++k) {
     const Json& e = list[k];
@@ -242,7 +262,24 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name)
         response["content"]["text"].is_string()) {
       entry.response_body = response["content"]["text"].get<std::string>();
     }
-    if (std::string why = NotAnApplicationRequest(entry); !why.empty()) {
+    std::string why = NotAnApplicationRequest(entry);
+    if (why.empty()) {
+      // A flow runs against one origin: the first request's, or --origin's.
+      std::string origin = Origin(entry.url);
+      auto known = std::find_if(out.origins.begin(), out.origins.end(),
+                                [&](const auto& o) { return o.first == origin; });
+      if (known == out.origins.end()) {
+        out.origins.push_back({origin, 1});
+      } else {
+        ++known->second;
+      }
+      if (out.origin.empty()) out.origin = origin;
+      if (origin != out.origin) {
+        why = absl::StrCat("another origin than ", out.origin,
+                           " (a flow runs against one; har2flow --origin picks which)");
+      }
+    }
+    if (!why.empty()) {
       std::string url = entry.url.size() > 120 ? entry.url.substr(0, 120) + "..." : entry.url;
       for (char& c : url) {
         if (c == '\n' || c == '\r') c = ' ';
@@ -251,6 +288,14 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name)
       continue;
     }
     out.requests.push_back(std::move(entry));
+  }
+  if (out.requests.empty() && !out.origins.empty()) {
+    std::string origins;
+    for (const auto& [origin, n] : out.origins) {
+      absl::StrAppend(&origins, origins.empty() ? "" : ", ", origin, " (", n, ")");
+    }
+    return fail(
+        absl::StrCat("no request to ", out.origin, " (the session's origins: ", origins, ")"));
   }
   if (out.requests.empty()) {
     return fail(absl::StrCat("no request of the application in log.entries (", out.skipped.size(),
@@ -281,9 +326,19 @@ std::string StepName(std::string_view url, std::set<std::string>* taken) {
 
 }  // namespace
 
-absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name) {
-  absl::StatusOr<Entries> read = ReadEntries(har, name);
+absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name,
+                                      std::string_view origin, std::string* note) {
+  absl::StatusOr<Entries> read = ReadEntries(har, name, origin);
   if (!read.ok()) return read.status();
+  if (note != nullptr && read->origins.size() > 1) {
+    size_t others = 0;
+    for (const auto& [o, n] : read->origins) others += o == read->origin ? 0 : n;
+    *note =
+        absl::StrCat("the session spans ", read->origins.size(), " origins: the flow keeps ",
+                     read->origin, " (", read->requests.size(), " requests) and skips the ", others,
+                     " to the others, each named in a # skipped comment (a flow runs "
+                     "against one origin; --origin picks another)");
+  }
   const std::vector<Entry>* entries = &read->requests;
   std::vector<Source> sources;
   std::vector<std::pair<std::string, size_t>> values;  // Traced value, its source; longest first.

@@ -14,7 +14,11 @@
 
 namespace uringload::core {
 
-// The YAML flow for the HAR document `har` (`name` names it in errors).
-absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name);
+// The YAML flow for the HAR document `har` (`name` names it in errors). A flow runs against one
+// origin: the requests to `origin` ("https://shop.test"; empty: the first request's) become its
+// steps, the others are skipped, each named in a comment, and `note` (if given) says so when
+// the session spans several.
+absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name,
+                                      std::string_view origin = {}, std::string* note = nullptr);
 
 }  // namespace uringload::core

@@ -26,7 +26,9 @@ TEST(HarToFlowTest, ValuesFromEarlierAnswersBecomeExtractions) {
   EXPECT_EQ(*flow,
             "# skipped log.entries[3]: CONNECT https://cdn.example.test:443: a proxy tunnel the "
             "browser opened, not a request\n"
-            "# skipped log.entries[5]: GET data:image/png;base64,AAAA: not an http:// or https:// "
+            "# skipped log.entries[4]: GET https://cdn.example.test/app.js: another origin than "
+            "http://127.0.0.1:8080 (a flow runs against one; har2flow --origin picks which)\n"
+            "# skipped log.entries[6]: GET data:image/png;base64,AAAA: not an http:// or https:// "
             "URL\n"
             "flow:\n"
             "  - name: login\n"
@@ -165,6 +167,52 @@ TEST(HarToFlowTest, AnAbsoluteLocationBecomesThePathOfTheNextUrl) {
   ASSERT_EQ(parsed->flows[0].steps[0].extract.size(), 1u);
   EXPECT_EQ(parsed->flows[0].steps[0].extract[0].what, "Location");
   EXPECT_EQ(parsed->flows[0].steps[0].extract[0].pattern, "^https?://[^/]*/(.*)$");
+}
+
+// A session over several origins (the site, its API, a CDN): the flow keeps one, the first
+// request's or the one asked for, and names each request to the others in a comment; the
+// note says so. The default port is no part of an origin.
+TEST(HarToFlowTest, ASessionOverSeveralOriginsKeepsOneAndSaysSo) {
+  std::string har = R"({"log": {"entries": [
+    {"request": {"method": "GET", "url": "https://Shop.test:443/", "headers": []},
+     "response": {"status": 200, "headers": []}},
+    {"request": {"method": "GET", "url": "https://cdn.test/app.js", "headers": []},
+     "response": {"status": 200, "headers": []}},
+    {"request": {"method": "GET", "url": "https://api.shop.test/items", "headers": []},
+     "response": {"status": 200, "headers": []}},
+    {"request": {"method": "GET", "url": "https://shop.test/cart", "headers": []},
+     "response": {"status": 200, "headers": []}}]}})";
+  std::string note;
+  absl::StatusOr<std::string> flow = HarToFlow(har, "x.har", "", &note);
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  EXPECT_EQ(*flow,
+            "# skipped log.entries[1]: GET https://cdn.test/app.js: another origin than "
+            "https://shop.test (a flow runs against one; har2flow --origin picks which)\n"
+            "# skipped log.entries[2]: GET https://api.shop.test/items: another origin than "
+            "https://shop.test (a flow runs against one; har2flow --origin picks which)\n"
+            "flow:\n"
+            "  - name: root\n"
+            "    request: 'GET https://Shop.test:443/'\n"
+            "    expect: {status: 200}\n"
+            "  - name: cart\n"
+            "    request: 'GET https://shop.test/cart'\n"
+            "    expect: {status: 200}\n");
+  EXPECT_EQ(note,
+            "the session spans 3 origins: the flow keeps https://shop.test (2 requests) and skips "
+            "the 2 to the others, each named in a # skipped comment (a flow runs against one "
+            "origin; --origin picks another)");
+  absl::StatusOr<std::string> api = HarToFlow(har, "x.har", "https://API.shop.test:443");
+  ASSERT_TRUE(api.ok()) << api.status();
+  EXPECT_NE(api->find("    request: 'GET https://api.shop.test/items'\n"), std::string::npos)
+      << *api;
+  EXPECT_EQ(api->find("request: 'GET https://shop.test/cart'"), std::string::npos) << *api;
+  EXPECT_NE(api->find("# skipped log.entries[3]: GET https://shop.test/cart: another origin than "
+                      "https://api.shop.test"),
+            std::string::npos)
+      << *api;
+  EXPECT_EQ(HarToFlow(har, "x.har", "http://shop.test").status().message(),
+            "x.har: no request to http://shop.test (the session's origins: https://shop.test (2), "
+            "https://cdn.test (1), https://api.shop.test (1))");
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ void Worker::SetupUsers() {
   for (const proto::RequestTemplate& t : config_.templates) {
     path_bytes = std::max(path_bytes, t.path().max_size());
   }
-  if (flow_->any_regex) patterns_ = std::make_unique<PatternScratch>();
+  if (flow_->any_regex || flow_->any_header_pattern) patterns_ = std::make_unique<PatternScratch>();
   users_.reserve(connections_.size());
   step_retries_.resize(connections_.size());
   for (Connection& c : connections_) {

@@ -287,10 +287,10 @@ TEST(FlowE2ETest, CookiesAndTokensGoBackOverHttp3) {
 }
 
 // A recorded session (tests/e2e/data/shop.har: a login, a cart, an order, a look at the order
-// at its Location, a proxy tunnel) becomes a flow with `uringload har2flow`, and that flow
-// replays the session against the shop: each iteration logs in afresh, carries the new token,
-// item and order URL (not the recorded ones) and the session cookie, and sends the cookie it
-// had from before the recording along with it; the tunnel is no step.
+// at its Location, a proxy tunnel, a CDN's script) becomes a flow with `uringload har2flow`, and
+// that flow replays the session against the shop: each iteration logs in afresh, carries the new
+// token, item and order URL (not the recorded ones) and the session cookie, and sends the cookie it
+// had from before the recording along with it; the tunnel and the CDN are no steps.
 TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
   ShopServer shop;
   ASSERT_TRUE(shop.ok());
@@ -301,6 +301,12 @@ TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
   ProcessResult converted = RunProcess({UringloadBinary(), "har2flow", har_path});
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
   EXPECT_NE(converted.out.find("token: 'json:/token'"), std::string::npos) << converted.out;
+  // The CDN's script is another origin: skipped, and said so.
+  EXPECT_NE(converted.err.find("uringload: har2flow: the session spans 2 origins: the flow keeps "
+                               "http://127.0.0.1:" +
+                               std::to_string(shop.port()) + " (4 requests) and skips the 1"),
+            std::string::npos)
+      << converted.err;
   std::string flow = dir.Write("flow.yaml", converted.out);
   RunOutput run = RunUringload({"--flow", flow, "-n", "50", "-c", "5"});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
