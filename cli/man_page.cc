@@ -5,6 +5,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cli/command_docs.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::cli {
 namespace {
@@ -51,8 +52,7 @@ std::string ManPage(const CLI::App& app, std::string_view prose, std::string_vie
   std::vector<CommandDoc> commands = DocumentedCommands(app);
   std::string out;
   // Debian's Abseil has its own string_view: the prose is split as one.
-  for (absl::string_view line :
-       absl::StrSplit(absl::string_view(prose.data(), prose.size()), '\n')) {
+  for (absl::string_view line : absl::StrSplit(AbslView(prose), '\n')) {
     absl::string_view name = line;
     if (absl::ConsumePrefix(&name, ".\\\" options: ")) {
       bool found = false;

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "exporters/json_text.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::exporters {
 namespace {
@@ -59,7 +60,7 @@ absl::StatusOr<std::vector<TimelinePoint>> ReadTimeline(std::string_view text,
   std::vector<TimelinePoint> points;
   int number = 0;
   bool csv = false;
-  for (absl::string_view view : absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
+  for (absl::string_view view : absl::StrSplit(AbslView(text), '\n')) {
     ++number;
     std::string line(view);
     if (line.empty()) continue;

@@ -397,8 +397,4 @@ uint64_t QuicConnection::streams_bidi_left() const {
   return ngtcp2_conn_get_streams_bidi_left(conn_);
 }
 
-uint32_t QuicConnection::max_datagram_size() const {
-  return static_cast<uint32_t>(ngtcp2_conn_get_path_max_tx_udp_payload_size(conn_));
-}
-
 }  // namespace uringload::net

@@ -182,8 +182,6 @@ class QuicConnection {
   bool peer_error_is_application() const { return peer_error_is_application_; }
   // What ended it: ngtcp2's or GnuTLS's reason, or the peer's error code.
   const std::string& end_reason() const { return end_reason_; }
-  // The largest datagram the path carries now.
-  uint32_t max_datagram_size() const;
   // Packets this side sent and then declared lost (RFC 9002 6.1). QUIC sends no packet again:
   // their frames go out in new packets, which packets_sent counts.
   uint64_t packets_lost() const { return packets_lost_; }

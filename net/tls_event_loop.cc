@@ -244,7 +244,6 @@ void TlsEventLoop::OnInnerAccept(const Completion& completion) {
   s.started_ns = inner_->Now();
   if (!StartSsl(slot, /*server=*/true)) {
     s.state = State::kClosing;
-    ++failed_handshakes_;
     inner_->Close(slot);
     return;
   }
@@ -308,7 +307,6 @@ void TlsEventLoop::HandshakeFailed(uint32_t slot, int cause) {
   Slot& s = slots_[slot];
   s.state = State::kFailed;
   if (context_->server()) {  // Nobody to tell: the worker never saw this connection.
-    ++failed_handshakes_;
     CloseWithoutNotify(slot);
     return;
   }

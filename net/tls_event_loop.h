@@ -44,8 +44,6 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
   absl::Status SubmitAndSleep(int64_t sleep_ns) override;
   void Drain(CompletionHandler& handler) override;
 
-  // Server handshakes that failed (the worker never saw those connections).
-  uint64_t failed_handshakes() const { return failed_handshakes_; }
   // OpenSSL's new-session callback: keeps the ticket for the next connection.
   static int OnNewSession(SSL* ssl, SSL_SESSION* session);
 
@@ -91,7 +89,6 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
   std::vector<Completion> deferred_;      // Errors found outside a Drain, delivered at the next.
   std::vector<char> plain_;               // Records' plaintext, shared by all slots.
   SSL_SESSION* session_ = nullptr;        // The last ticket (client).
-  uint64_t failed_handshakes_ = 0;
 };
 
 }  // namespace uringload::net

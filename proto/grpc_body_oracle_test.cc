@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "net/base/absl_view.h"
 #include "proto/grpc_body_template.h"
 #include "proto/testing/protobuf_oracle.h"
 #include "proto/testing/schema_from_text.h"
@@ -23,9 +24,7 @@ message Items { repeated Point items = 1; int32 after = 2; map<string, Point> na
 service RouteGuide { rpc ListFeatures(Rectangle) returns (stream Feature); }
 )";
 
-std::string Hex(std::string_view bytes) {
-  return absl::BytesToHexString(absl::string_view(bytes.data(), bytes.size()));
-}
+std::string Hex(std::string_view bytes) { return absl::BytesToHexString(AbslView(bytes)); }
 
 // A nested message with a placeholder, then a key of that message, then fixed bytes after it:
 // the nested message's length counted the fixed bytes that followed (0a08 for 0a04).

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "proto/grpc_message.h"
+#include "proto/testing/decode_to_json.h"
 #include "proto/testing/schema_from_text.h"
 
 namespace uringload::proto {
@@ -54,12 +55,12 @@ class GrpcBodyTemplateTest : public ::testing::Test {
 
   // The message of a rendered body, as libprotobuf reads it back (JSON).
   std::string Decoded(std::string_view body) {
-    EXPECT_GE(body.size(), kGrpcPrefixBytes);
-    uint32_t size = (static_cast<uint8_t>(body[1]) << 24) | (static_cast<uint8_t>(body[2]) << 16) |
-                    (static_cast<uint8_t>(body[3]) << 8) | static_cast<uint8_t>(body[4]);
-    EXPECT_EQ(body[0], 0) << "not compressed";
-    EXPECT_EQ(size, body.size() - kGrpcPrefixBytes);
-    absl::StatusOr<std::string> json = schema_->DecodeToJson("t.Order", body.substr(5));
+    std::optional<GrpcPrefix> prefix = ReadGrpcPrefix(body);
+    EXPECT_TRUE(prefix.has_value());
+    if (!prefix.has_value()) return "";
+    EXPECT_EQ(prefix->flag, 0) << "not compressed";
+    EXPECT_EQ(prefix->size, body.size() - kGrpcPrefixBytes);
+    absl::StatusOr<std::string> json = testing::DecodeToJson(*schema_, "t.Order", body.substr(5));
     EXPECT_TRUE(json.ok()) << json.status();
     return json.ok() ? *json : "";
   }
@@ -68,7 +69,8 @@ class GrpcBodyTemplateTest : public ::testing::Test {
   std::string Expected(std::string_view json) {
     absl::StatusOr<std::string> wire = schema_->EncodeJson("t.Order", json);
     EXPECT_TRUE(wire.ok()) << wire.status();
-    absl::StatusOr<std::string> back = schema_->DecodeToJson("t.Order", wire.ok() ? *wire : "");
+    absl::StatusOr<std::string> back =
+        testing::DecodeToJson(*schema_, "t.Order", wire.ok() ? *wire : "");
     return back.ok() ? *back : "";
   }
 
@@ -145,7 +147,7 @@ TEST_F(GrpcBodyTemplateTest, RandomValuesAndDataColumnsFollowTheContext) {
     TemplateContext context{.index = i, .seed = 3, .fields = row};
     std::string first(body->RenderInto(context, out));
     EXPECT_EQ(first, body->RenderInto(context, out)) << "the same request, the same body";
-    absl::StatusOr<std::string> json = schema_->DecodeToJson("t.Order", first.substr(5));
+    absl::StatusOr<std::string> json = testing::DecodeToJson(*schema_, "t.Order", first.substr(5));
     ASSERT_TRUE(json.ok());
     EXPECT_NE(json->find("\"user\":\"zoë\""), std::string::npos) << *json;
     // Two {rand} of one body are two values: they differ in most requests.

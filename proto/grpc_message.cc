@@ -12,6 +12,13 @@ void WriteGrpcPrefix(uint32_t size, char* out) {
   out[4] = static_cast<char>(size);
 }
 
+std::optional<GrpcPrefix> ReadGrpcPrefix(std::string_view data) {
+  if (data.size() < kGrpcPrefixBytes) return std::nullopt;
+  auto byte = [data](int i) { return static_cast<uint32_t>(static_cast<uint8_t>(data[i])); };
+  return GrpcPrefix{.flag = static_cast<uint8_t>(byte(0)),
+                    .size = byte(1) << 24 | byte(2) << 16 | byte(3) << 8 | byte(4)};
+}
+
 bool GrpcMessageCounter::Feed(std::string_view data) {
   while (!malformed_ && !data.empty()) {
     if (left_ > 0) {  // Inside a message's body.
@@ -25,15 +32,14 @@ bool GrpcMessageCounter::Feed(std::string_view data) {
     data.remove_prefix(1);
     if (prefix_seen_ < kGrpcPrefixBytes) continue;
     prefix_seen_ = 0;
-    auto byte = [this](int i) { return static_cast<uint32_t>(static_cast<uint8_t>(prefix_[i])); };
-    uint32_t size = byte(1) << 24 | byte(2) << 16 | byte(3) << 8 | byte(4);
+    GrpcPrefix prefix = *ReadGrpcPrefix({prefix_, kGrpcPrefixBytes});
     // Compressed (1) is as malformed as any other flag: this client asks for no encoding.
-    if (prefix_[0] != 0 || size > max_message_bytes_) {
+    if (prefix.flag != 0 || prefix.size > max_message_bytes_) {
       malformed_ = true;
-    } else if (size == 0) {
+    } else if (prefix.size == 0) {
       ++messages_;  // An empty message (all fields at their defaults) is whole at once.
     } else {
-      left_ = size;
+      left_ = prefix.size;
     }
   }
   return !malformed_;

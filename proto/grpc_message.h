@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace uringload::proto {
@@ -14,6 +15,14 @@ inline constexpr size_t kGrpcPrefixBytes = 5;
 
 // The prefix of an uncompressed message of `size` bytes, into out[0, 5).
 void WriteGrpcPrefix(uint32_t size, char* out);
+
+// A message's prefix read back: its flag (0: not compressed, 1: compressed) and its length.
+struct GrpcPrefix {
+  uint8_t flag = 0;
+  uint32_t size = 0;
+};
+// The prefix at the start of `data`; none when `data` holds fewer than its 5 bytes.
+std::optional<GrpcPrefix> ReadGrpcPrefix(std::string_view data);
 
 // Counts the messages of one stream's DATA. Malformed: a flag other than 0 or 1, a compressed
 // message when the call asked for none, or a length above `max_message_bytes` (gRPC's own

@@ -18,6 +18,16 @@ TEST(GrpcMessageTest, ThePrefixIsAZeroFlagAndABigEndianLength) {
   char prefix[kGrpcPrefixBytes];
   WriteGrpcPrefix(0x01020304, prefix);
   EXPECT_EQ(std::string(prefix, 5), std::string("\x00\x01\x02\x03\x04", 5));
+  // Read back as written; a compressed one's flag; fewer than 5 bytes are no prefix.
+  std::optional<GrpcPrefix> read = ReadGrpcPrefix({prefix, kGrpcPrefixBytes});
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->flag, 0);
+  EXPECT_EQ(read->size, 0x01020304u);
+  read = ReadGrpcPrefix(std::string_view("\x01\xff\x00\x00\x01rest", 9));
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->flag, 1);
+  EXPECT_EQ(read->size, 0xff000001u);
+  EXPECT_FALSE(ReadGrpcPrefix(std::string_view(prefix, 4)).has_value());
 }
 
 // Three messages (one empty) arrive whole whatever the pieces: fed a byte at a time, in two

@@ -190,20 +190,4 @@ const pb::Descriptor* GrpcSchema::MessageType(std::string_view type) const {
   return pool_->pool->FindMessageTypeByName(std::string(type));
 }
 
-absl::StatusOr<std::string> GrpcSchema::DecodeToJson(std::string_view type_name,
-                                                     std::string_view wire) const {
-  const std::string type(type_name);
-  absl::StatusOr<std::unique_ptr<pb::Message>> made =
-      NewMessage(*pool_->pool, *pool_->factory, type);
-  if (!made.ok()) return made.status();
-  std::unique_ptr<pb::Message> message = *std::move(made);
-  if (!message->ParseFromArray(wire.data(), static_cast<int>(wire.size()))) {
-    return absl::InvalidArgumentError(absl::StrCat("not a ", type, " in the wire format"));
-  }
-  std::string json;
-  auto status = pb::util::MessageToJsonString(*message, &json);
-  if (!status.ok()) return absl::InternalError(status.ToString());
-  return json;
-}
-
 }  // namespace uringload::proto

@@ -46,8 +46,6 @@ class GrpcSchema {
   absl::StatusOr<std::string> EncodeJson(std::string_view type, std::string_view json) const;
   // The message type `type` (a full name), or null when the schema has none.
   const google::protobuf::Descriptor* MessageType(std::string_view type) const;
-  // Wire bytes of a message of `type` as JSON (for tests and for reading answers back).
-  absl::StatusOr<std::string> DecodeToJson(std::string_view type, std::string_view wire) const;
 
  private:
   struct Pool;  // The descriptor pool and what keeps it alive (importer or database).

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::proto {
 namespace {
@@ -147,8 +148,7 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
     head.AppendLiteral(tail.substr(2));
   } else if (tmpl.body_is_static()) {
     std::string_view body = tmpl.static_body();
-    head.AppendLiteral(absl::StrCat("Content-Length: ", body.size(), tail,
-                                    absl::string_view(body.data(), body.size())));
+    head.AppendLiteral(absl::StrCat("Content-Length: ", body.size(), tail, AbslView(body)));
   } else {
     head.AppendLiteral("Content-Length: ");
     tmpl.tail_ = tail;

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "net/base/absl_view.h"
 #include "proto/seeded_random.h"
 
 namespace uringload::proto {
@@ -176,8 +177,7 @@ absl::StatusOr<TextTemplate> TextTemplate::Compile(std::string_view whole, Templ
 }
 
 bool TextTemplate::OpensPlaceholder(std::string_view text, size_t at) {
-  return at < text.size() && text[at] == '{' &&
-         LooksLikePlaceholder(absl::string_view(text.data(), text.size()), at);
+  return at < text.size() && text[at] == '{' && LooksLikePlaceholder(AbslView(text), at);
 }
 
 std::string TextTemplate::Escape(std::string_view text) {

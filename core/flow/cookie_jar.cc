@@ -8,14 +8,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::core {
 namespace {
 
 // Debian's Abseil has a string_view of its own.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return absl::EqualsIgnoreCase(absl::string_view(a.data(), a.size()),
-                                absl::string_view(b.data(), b.size()));
+  return absl::EqualsIgnoreCase(AbslView(a), AbslView(b));
 }
 
 std::string_view Trim(std::string_view s) {
@@ -84,12 +84,11 @@ CookieJar::SetResult CookieJar::Set(std::string_view set_cookie, std::string_vie
       cookie_path = !arg.empty() && arg[0] == '/' ? arg : DefaultPath(path);
     } else if (EqualsIgnoreCase(key, "max-age")) {
       int64_t seconds = 0;
-      if (absl::SimpleAtoi(absl::string_view(arg.data(), arg.size()), &seconds)) max_age = seconds;
+      if (absl::SimpleAtoi(AbslView(arg), &seconds)) max_age = seconds;
     } else if (EqualsIgnoreCase(key, "expires")) {
       absl::Time t;
       std::string error;
-      if (absl::ParseTime("%a, %d %b %Y %H:%M:%S GMT", absl::string_view(arg.data(), arg.size()),
-                          &t, &error)) {
+      if (absl::ParseTime("%a, %d %b %Y %H:%M:%S GMT", AbslView(arg), &t, &error)) {
         expires = t;
       }
     } else if (EqualsIgnoreCase(key, "secure")) {

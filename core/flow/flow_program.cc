@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/flow/cookie_jar.h"
 #include "core/plan_limits.h"
+#include "net/base/absl_view.h"
 #include "proto/seeded_random.h"
 
 namespace uringload::core {
@@ -58,8 +59,7 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
   program.max_cookie_bytes = static_cast<uint32_t>(max_cookie_bytes);
   program.data_columns = static_cast<uint32_t>(data_columns.size());
   auto fail = [&](int line, absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(absl::string_view(path.data(), path.size()), ":", line, ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(path), ":", line, ": ", why));
   };
   auto variable = [&](const Extraction& e) -> absl::StatusOr<uint32_t> {
     if (e.variable == kCookieColumn ||

@@ -281,19 +281,14 @@ std::optional<CheckFailure> FlowUser::Judge(int status, int grpc_status, int64_t
 std::optional<CheckFailure> FlowUser::JudgeFields() {
   const FlowStepProgram& step = current();
   std::string_view body(body_start_.data(), body_start_size_);
-  size_t size = 0;
-  if (body.size() >= proto::kGrpcPrefixBytes) {
-    for (size_t k = 1; k < proto::kGrpcPrefixBytes; ++k)
-      size = size << 8 | static_cast<uint8_t>(body[k]);
-  }
   // No message, or a compressed one: no field is found. A message longer than the buffer is
   // read as far as it goes.
+  std::optional<proto::GrpcPrefix> prefix = proto::ReadGrpcPrefix(body);
+  bool present = prefix.has_value() && prefix->flag == 0;
   std::string_view message =
-      body.size() < proto::kGrpcPrefixBytes || body[0] != 0
-          ? std::string_view()
-          : body.substr(proto::kGrpcPrefixBytes,
-                        std::min(size, body.size() - proto::kGrpcPrefixBytes));
-  bool present = body.size() >= proto::kGrpcPrefixBytes && body[0] == 0;
+      present ? body.substr(proto::kGrpcPrefixBytes,
+                            std::min<size_t>(prefix->size, body.size() - proto::kGrpcPrefixBytes))
+              : std::string_view();
   for (const FlowStepProgram::FieldUse& use : step.fields) {
     if (!use.expected.has_value()) continue;
     std::span<char> scratch = expected_scratch_.first(use.expected->size() + 1);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "net/base/absl_view.h"
 #include "proto/text_template.h"
 
 namespace uringload::core {
@@ -44,9 +45,7 @@ struct Source {
   std::string variable;
 };
 
-std::string Lower(std::string_view s) {
-  return absl::AsciiStrToLower(absl::string_view(s.data(), s.size()));
-}
+std::string Lower(std::string_view s) { return absl::AsciiStrToLower(AbslView(s)); }
 
 // Headers a flow's request never carries as they were recorded.
 bool Dropped(const std::string& lower_name) {
@@ -216,9 +215,7 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
                                     std::string_view wanted_origin) {
   Json doc = Json::parse(har.begin(), har.end(), nullptr, /*allow_exceptions=*/false);
   auto fail = [&](std::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(absl::string_view(name.data(), name.size()),
-                                                   ": ",
-                                                   absl::string_view(why.data(), why.size())));
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(name), ": ", AbslView(why)));
   };
   if (doc.is_discarded() || !doc.is_object()) return fail("not JSON");
   if (!doc.contains("log") || !doc["log"].contains("entries") ||

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::core {
 
@@ -59,7 +60,7 @@ class PatternParser {
   // The first error is the one reported.
   void Fail(std::string_view why) {
     if (error_.empty()) {
-      error_ = absl::StrCat("at ", at_ + 1, ": ", absl::string_view(why.data(), why.size()));
+      error_ = absl::StrCat("at ", at_ + 1, ": ", AbslView(why));
     }
   }
   int Add(Node node) {

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "net/base/absl_view.h"
 #include "net/base/check.h"
 #include "proto/json_scan.h"
 
@@ -148,8 +149,7 @@ absl::StatusOr<DataFile> DataFile::Open(const std::string& path) {
   }
   size_t first_at = static_cast<size_t>(first.data() - bytes.data());
   if (data.format_ == Format::kCsv) {
-    for (absl::string_view piece :
-         absl::StrSplit(absl::string_view(first.data(), first.size()), ',')) {
+    for (absl::string_view piece : absl::StrSplit(AbslView(first), ',')) {
       std::string_view name(piece.data(), piece.size());
       if (!IsName(name)) {
         return fail(first_at, absl::StrCat("column name '", piece,

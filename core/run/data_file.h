@@ -33,7 +33,6 @@ class DataFile {
   const std::vector<size_t>& max_sizes() const { return max_sizes_; }
   uint64_t rows() const { return row_count_; }
   // The longest line: a bound on what a row's unescaped values need.
-  size_t max_line() const { return max_line_; }
 
   // One worker's access to the rows.
   class Reader {

@@ -17,6 +17,7 @@
 #include "core/run/plan_grpc.h"
 #include "core/run/replay_file.h"
 #include "core/run/target_file.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::core {
 namespace {
@@ -64,8 +65,7 @@ absl::Status PlanTargetRequest(const RunOptions& options, const TargetLine& line
                                RunPlan& plan) {
   auto fail = [&](absl::string_view why) {
     if (line.line == 0) return absl::InvalidArgumentError(why);
-    return absl::InvalidArgumentError(
-        absl::StrCat(absl::string_view(file.data(), file.size()), ":", line.line, ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(file), ":", line.line, ": ", why));
   };
   absl::StatusOr<proto::Url> url = SharedConnectionUrl(line.url, plan);
   if (!url.ok()) return fail(url.status().message());

@@ -7,13 +7,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::core {
 namespace {
 
 using Json = nlohmann::json;
-
-absl::string_view View(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 // An absolute URL's path and query ("/" if it has none); a path as it is.
 std::string TargetOf(std::string_view url) {
@@ -32,7 +31,7 @@ absl::Status CombinedLine(std::string_view line, absl::Time* time, std::string* 
     return absl::InvalidArgumentError("no [time] (combined log format)");
   }
   std::string error;
-  if (!absl::ParseTime("%d/%b/%Y:%H:%M:%E*S %z", View(line.substr(open + 1, close - open - 1)),
+  if (!absl::ParseTime("%d/%b/%Y:%H:%M:%E*S %z", AbslView(line.substr(open + 1, close - open - 1)),
                        time, &error)) {
     return absl::InvalidArgumentError(absl::StrCat("bad time: ", error));
   }
@@ -108,13 +107,14 @@ absl::StatusOr<std::vector<ReplayLine>> ParseReplayFile(std::string_view text,
     absl::Status s = ndjson ? NdjsonLine(line, &time, &r.method, &r.target)
                             : CombinedLine(line, &time, &r.method, &r.target);
     if (!s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(View(path), ":", number, ": ", s.message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(AbslView(path), ":", number, ": ", s.message()));
     }
     lines.push_back(std::move(r));
     times.push_back(time);
   }
   if (lines.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(View(path), ": no request to replay"));
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(path), ": no request to replay"));
   }
   absl::Time first = *std::min_element(times.begin(), times.end());
   for (size_t k = 0; k < lines.size(); ++k) {
@@ -130,9 +130,9 @@ absl::StatusOr<double> ParseReplaySpeed(std::string_view text) {
   std::string_view number = text;
   if (!number.empty() && (number.back() == 'x' || number.back() == 'X')) number.remove_suffix(1);
   double speed = 0;
-  if (!absl::SimpleAtod(View(number), &speed) || !(speed > 0) || speed > 1e6) {
+  if (!absl::SimpleAtod(AbslView(number), &speed) || !(speed > 0) || speed > 1e6) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--replay-speed must be a factor above 0 such as 2x or 0.5x, got '", View(text), "'"));
+        "--replay-speed must be a factor above 0 such as 2x or 0.5x, got '", AbslView(text), "'"));
   }
   return speed;
 }

@@ -6,13 +6,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::core {
 
 absl::StatusOr<StatusSet> ParseExpectedStatuses(std::string_view text) {
   StatusSet set;
   // Debian's Abseil has a string_view of its own.
-  for (absl::string_view item : absl::StrSplit(absl::string_view(text.data(), text.size()), ',')) {
+  for (absl::string_view item : absl::StrSplit(AbslView(text), ',')) {
     item = absl::StripAsciiWhitespace(item);
     bool digits = item.size() == 3 && absl::ascii_isdigit(item[0]) && item[0] != '0';
     if (digits && absl::ascii_isdigit(item[1]) && absl::ascii_isdigit(item[2])) {

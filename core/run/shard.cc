@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::core {
 namespace {
@@ -28,7 +29,7 @@ std::optional<int64_t> Number(const std::optional<std::string>& text) {
 }  // namespace
 
 absl::StatusOr<Shard> ParseShard(std::string_view text) {
-  std::vector<std::string> parts = absl::StrSplit(absl::string_view(text.data(), text.size()), '/');
+  std::vector<std::string> parts = absl::StrSplit(AbslView(text), '/');
   int64_t index = 0;
   int64_t count = 0;
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &index) ||

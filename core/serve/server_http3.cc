@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "core/serve/server_worker.h"
+#include "net/base/absl_view.h"
 #include "net/base/check.h"
 
 namespace uringload::core {
@@ -120,7 +121,7 @@ void ServerWorker::OnDatagrams(uint32_t slot, const net::Completion& completion)
 
 int64_t ServerWorker::Http3SlotFor(std::string_view peer, socklen_t peer_length, uint32_t listener,
                                    std::span<const uint8_t> datagram, bool* read) {
-  auto known = http3_slots_.find(absl::string_view(peer.data(), peer.size()));
+  auto known = http3_slots_.find(AbslView(peer));
   *read = known == http3_slots_.end();
   if (!*read) return known->second;
   return AcceptHttp3(peer, peer_length, listener, datagram);

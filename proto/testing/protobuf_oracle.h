@@ -20,6 +20,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "net/base/absl_view.h"
 #include "proto/grpc_body_template.h"
 #include "proto/grpc_message.h"
 #include "proto/grpc_schema.h"
@@ -76,11 +77,11 @@ class ProtobufOracle {
 
  private:
   std::string Compare(std::string_view sent, const std::string& want) {
-    if (sent.size() < kGrpcPrefixBytes) return "shorter than the prefix";
-    uint32_t length = (static_cast<uint8_t>(sent[1]) << 24) |
-                      (static_cast<uint8_t>(sent[2]) << 16) | (static_cast<uint8_t>(sent[3]) << 8) |
-                      static_cast<uint8_t>(sent[4]);
-    if (sent[0] != 0 || length != sent.size() - kGrpcPrefixBytes) return "a wrong prefix";
+    std::optional<GrpcPrefix> prefix = ReadGrpcPrefix(sent);
+    if (!prefix.has_value()) return "shorter than the prefix";
+    if (prefix->flag != 0 || prefix->size != sent.size() - kGrpcPrefixBytes) {
+      return "a wrong prefix";
+    }
     std::string_view message = sent.substr(kGrpcPrefixBytes);
     std::unique_ptr<google::protobuf::Message> got(factory_.GetPrototype(descriptor_)->New());
     std::unique_ptr<google::protobuf::Message> expected(got->New());
@@ -94,9 +95,7 @@ class ProtobufOracle {
                         "libprotobuf: ", Hex(want), "\n", expected->DebugString());
   }
 
-  static std::string Hex(std::string_view bytes) {
-    return absl::BytesToHexString(absl::string_view(bytes.data(), bytes.size()));
-  }
+  static std::string Hex(std::string_view bytes) { return absl::BytesToHexString(AbslView(bytes)); }
 
   static std::string Canonical(const google::protobuf::Message& message) {
     std::string out;
