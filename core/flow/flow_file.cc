@@ -12,7 +12,7 @@
 #include "absl/strings/strip.h"
 #include "core/flow/text_pattern.h"
 #include "core/plan_limits.h"
-#include "core/run/target_file.h"
+#include "core/target_name.h"
 #include "proto/grpc_status.h"
 #include "proto/text_template.h"
 

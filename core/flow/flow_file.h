@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "core/run/response_checks.h"
+#include "core/expected_statuses.h"
 
 namespace uringload::core {
 

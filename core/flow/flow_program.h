@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/expected_statuses.h"
 #include "core/flow/cookie_jar.h"
 #include "core/flow/flow_file.h"
 #include "core/flow/text_pattern.h"
-#include "core/run/response_checks.h"
 #include "proto/body_matcher.h"
 #include "proto/grpc_schema.h"
 #include "proto/json_pointer_scanner.h"

@@ -11,16 +11,11 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "core/expected_statuses.h"
 #include "core/outcome.h"
 #include "proto/body_matcher.h"
 
 namespace uringload::core {
-
-using StatusSet = std::bitset<1000>;
-
-// "200", "200,201,204", "2xx", "2xx,404": codes of three digits and classes; anything else
-// is an error naming the bad item.
-absl::StatusOr<StatusSet> ParseExpectedStatuses(std::string_view text);
 
 struct ResponseChecks {
   std::optional<StatusSet> statuses;               // None: any status.

@@ -1,13 +1,11 @@
 #include "core/run/target_file.h"
 
-#include <algorithm>
-
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/file_contents.h"
+#include "core/target_name.h"
 
 namespace uringload::core {
 namespace {
@@ -18,12 +16,6 @@ std::string Folder(const std::string& path) {
 }
 
 }  // namespace
-
-bool IsTargetName(std::string_view name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.';
-  });
-}
 
 absl::StatusOr<std::vector<TargetLine>> ReadTargetFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadRegularFile("--targets", path);

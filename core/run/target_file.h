@@ -22,10 +22,6 @@ struct TargetLine {
   std::string name = {};            // name=NAME, or empty.
 };
 
-// A target's name: letters, digits, '_', '-' and '.' (it goes into --fail-if expressions and
-// metric labels).
-bool IsTargetName(std::string_view name);
-
 // Every error names path:line and what is wrong with it.
 absl::StatusOr<std::vector<TargetLine>> ReadTargetFile(const std::string& path);
 // The same, from text already read (`path` names it in messages and anchors body paths).

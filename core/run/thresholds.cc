@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "core/run/target_file.h"
+#include "core/target_name.h"
 #include "proto/grpc_status.h"
 
 namespace uringload::core {
