@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "proto/seeded_random.h"
+#include "net/base/seeded_random.h"
 
 namespace uringload::proto {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "net/base/absl_view.h"
-#include "proto/seeded_random.h"
+#include "net/base/seeded_random.h"
 
 namespace uringload::proto {
 namespace {

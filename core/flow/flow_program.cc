@@ -9,19 +9,19 @@
 #include "core/flow/cookie_jar.h"
 #include "core/plan_limits.h"
 #include "net/base/absl_view.h"
-#include "proto/seeded_random.h"
+#include "net/base/seeded_random.h"
 
 namespace uringload::core {
 namespace {
 
-// Which random value of an iteration picks its flow (proto::SeededRandom's salt).
+// Which random value of an iteration picks its flow (SeededRandom's salt).
 constexpr uint64_t kFlowSalt = 0x666c6f77;  // "flow"
 
 }  // namespace
 
 uint32_t FlowProgram::FlowOf(uint64_t index, uint64_t seed) const {
   if (flows.size() == 1) return 0;
-  uint64_t pick = proto::Below(proto::SeededRandom(seed, index, kFlowSalt), total_weight);
+  uint64_t pick = Below(SeededRandom(seed, index, kFlowSalt), total_weight);
   for (uint32_t f = 0; f < flows.size(); ++f) {
     if (pick < flows[f].weight) return f;
     pick -= flows[f].weight;

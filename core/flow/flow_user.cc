@@ -4,13 +4,13 @@
 #include <cstring>
 
 #include "net/base/check.h"
+#include "net/base/seeded_random.h"
 #include "proto/grpc_message.h"
-#include "proto/seeded_random.h"
 
 namespace uringload::core {
 namespace {
 
-// Which random values of an iteration draw its steps' thinks (proto::SeededRandom's salt, plus
+// Which random values of an iteration draw its steps' thinks (SeededRandom's salt, plus
 // the step).
 constexpr uint64_t kThinkSalt = 0x7468696e6b;  // "think"
 
@@ -319,8 +319,8 @@ FlowUser::Next FlowUser::Advance(int64_t now_ns) {
     int64_t span = absl::ToInt64Nanoseconds(step.think->high) - think;
     if (span > 0) {
       // Under --seed, a value of its own for each iteration and step.
-      uint64_t draw = proto::SeededRandom(seed_, iteration_, kThinkSalt + step_);
-      think += static_cast<int64_t>(proto::Below(draw, static_cast<uint64_t>(span) + 1));
+      uint64_t draw = SeededRandom(seed_, iteration_, kThinkSalt + step_);
+      think += static_cast<int64_t>(Below(draw, static_cast<uint64_t>(span) + 1));
     }
     if (think > 0) think_until_ns_ = now_ns + think;
   }

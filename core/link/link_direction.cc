@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "net/base/check.h"
-#include "proto/seeded_random.h"
+#include "net/base/seeded_random.h"
 
 namespace uringload::core {
 namespace {
@@ -16,8 +16,7 @@ LinkDirection::LinkDirection(const LinkShape& shape, uint64_t seed, uint32_t cap
     : shape_(shape), seed_(seed), fifo_(capacity) {}
 
 double LinkDirection::Draw(uint64_t salt) const {
-  return static_cast<double>(proto::SeededRandom(seed_, counters_.received, salt) >> 11) *
-         0x1.0p-53;
+  return static_cast<double>(SeededRandom(seed_, counters_.received, salt) >> 11) * 0x1.0p-53;
 }
 
 LinkFate LinkDirection::Arrive(uint32_t packet, uint32_t bytes, int64_t now_ns, bool blackhole,

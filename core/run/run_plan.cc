@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
 #include "core/run/plan_targets.h"
+#include "net/base/seeded_random.h"
 #include "net/quic_tls.h"
 #include "net/source_addresses.h"
-#include "proto/seeded_random.h"
 
 namespace uringload::core {
 namespace {
@@ -316,12 +316,12 @@ size_t RunPlan::TargetOf(uint64_t index) const {
   if (sequential_order) return index;  // -n is at most the targets' count.
   if (!random_order) return index % targets.size();
   // Uniform, stateless, the same on every worker.
-  return proto::SeededRandom(seed, index) % targets.size();
+  return SeededRandom(seed, index) % targets.size();
 }
 
 uint64_t RunPlan::RowOf(uint64_t index) const {
   // Salt 1: not the value that picks a random target for the same index.
-  return (random_rows ? proto::SeededRandom(seed, index, 1) : index) % data->rows();
+  return (random_rows ? SeededRandom(seed, index, 1) : index) % data->rows();
 }
 
 proto::TemplateColumns RunPlan::columns() const {

@@ -201,7 +201,7 @@ absl::StatusOr<DelaySpec> DelaySpec::Parse(const std::string& text) {
   return DelaySpec{kind, *value, 0};
 }
 
-int64_t DelaySpec::SampleNanos(proto::SeededStream& rng) const {
+int64_t DelaySpec::SampleNanos(SeededStream& rng) const {
   switch (kind) {
     case Kind::kNone:
       return 0;
@@ -215,7 +215,7 @@ int64_t DelaySpec::SampleNanos(proto::SeededStream& rng) const {
   return 0;
 }
 
-Fault FaultPlan::Draw(proto::SeededStream& rng) const {
+Fault FaultPlan::Draw(SeededStream& rng) const {
   if (!any()) return Fault::kNone;
   double u = rng.NextDouble();
   for (auto [fault, p] : {std::pair{Fault::kReset, reset},

@@ -11,9 +11,9 @@
 #include "absl/status/statusor.h"
 #include "core/serve/request_log.h"
 #include "net/address.h"
+#include "net/base/seeded_random.h"
 #include "net/quic_tls.h"
 #include "net/tls_context.h"
-#include "proto/seeded_random.h"
 
 namespace uringload::core {
 
@@ -25,7 +25,7 @@ struct DelaySpec {
   int64_t b_ns = 0;  // uniform high bound
 
   static absl::StatusOr<DelaySpec> Parse(const std::string& text);
-  int64_t SampleNanos(proto::SeededStream& rng) const;
+  int64_t SampleNanos(SeededStream& rng) const;
 };
 
 // kNoCloseNotify closes without answering like kReset, but over TLS without close_notify.
@@ -52,7 +52,7 @@ struct FaultPlan {
     return reset + partial + malformed + stall + status + no_close_notify + rst_stream > 0;
   }
   // One draw decides a request's fate; probabilities are disjoint slices of [0, 1).
-  Fault Draw(proto::SeededStream& rng) const;
+  Fault Draw(SeededStream& rng) const;
 };
 
 // The most --service-slots: the queue keeps a time per slot.

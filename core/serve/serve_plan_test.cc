@@ -27,7 +27,7 @@ TEST(DelaySpecTest, ParsesEveryForm) {
 }
 
 TEST(DelaySpecTest, SamplesHaveTheRightRangeAndMean) {
-  proto::SeededStream rng(7);
+  SeededStream rng(7);
   DelaySpec uniform = *DelaySpec::Parse("uniform:100ms-300ms");
   DelaySpec exp = *DelaySpec::Parse("exp:10ms");
   double sum_u = 0, sum_e = 0;
@@ -52,7 +52,7 @@ TEST(FaultPlanTest, DrawsEachKindAtItsRate) {
                  .status_code = 500,
                  .no_close_notify = 0.1,
                  .rst_stream = 0.1};
-  proto::SeededStream rng(3);
+  SeededStream rng(3);
   std::vector<int> counts(kFaultKinds);
   constexpr int kN = 500'000;
   for (int i = 0; i < kN; ++i) counts[static_cast<size_t>(plan.Draw(rng))]++;

@@ -20,10 +20,10 @@
 #include "core/serve/server_connection.h"
 #include "core/serve/server_stats.h"
 #include "core/serve/service_queue.h"
+#include "net/base/seeded_random.h"
 #include "net/event_loop.h"
 #include "net/listener.h"
 #include "net/quic_send_buffers.h"
-#include "proto/seeded_random.h"
 
 namespace uringload::core {
 
@@ -102,7 +102,7 @@ class ServerWorker : public net::CompletionHandler,
   ServerStats* stats_;
   const std::atomic<bool>* stop_;
   int incoming_cpu_;  // SO_INCOMING_CPU of this worker's listeners (-1: none, no --cpus).
-  proto::SeededStream rng_;
+  SeededStream rng_;
   ServiceQueue service_;                   // --service-slots.
   std::optional<RequestLog::Writer> log_;  // --log-requests.
   std::vector<net::UniqueFd> listeners_;

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace uringload::proto {
+namespace uringload {
 
 // SplitMix64's output function: a bijection that spreads every input bit over the output.
 inline uint64_t Mix64(uint64_t z) {
@@ -43,4 +43,4 @@ class SeededStream {
   uint64_t state_;
 };
 
-}  // namespace uringload::proto
+}  // namespace uringload
