@@ -23,14 +23,6 @@ namespace {
 // byte no JSON text holds unescaped, so a string value splits back into literals and
 // placeholders.
 constexpr char kMarker = '\x01';
-// "line L, column C" of json[at], 1-based.
-std::string Where(std::string_view json, size_t at) {
-  size_t line_start = json.rfind('\n', at == 0 ? 0 : at - 1);
-  size_t line = 1 + std::count(json.begin(), json.begin() + at, '\n');
-  size_t column = line_start == std::string_view::npos || at == 0 ? at + 1 : at - line_start;
-  return absl::StrCat("line ", line, ", column ", column);
-}
-
 // Whether a placeholder is in `value`: in a string, an object's key or deeper.
 bool HasMarker(const Json& value) {
   if (value.is_string()) {
@@ -209,15 +201,15 @@ class GrpcBodyTemplate::Planner {
     }
     if (placeholder == nullptr || !placeholder->integer) {
       return absl::InvalidArgumentError(absl::StrCat(
-          source_, " ", Where(json_, FirstPlaceholder(value).at), ": field '", field.name(),
+          source_, " ", TextPosition(json_, FirstPlaceholder(value).at), ": field '", field.name(),
           "' is a ", field.type_name(),
           ": a placeholder fills it only whole, and only with {i}, {rand:LO-HI}, {shard} or "
           "{worker}"));
     }
     if (is_unsigned && placeholder->negative) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source_, " ", Where(json_, placeholder->at), ": field '", field.name(),
-                       "' is a ", field.type_name(), ": ", placeholder->text, " may be negative"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          source_, " ", TextPosition(json_, placeholder->at), ": field '", field.name(), "' is a ",
+          field.type_name(), ": ", placeholder->text, " may be negative"));
     }
     return AddText(kind, field, wire, placeholder->text);
   }
@@ -271,7 +263,7 @@ class GrpcBodyTemplate::Planner {
                           const std::string& what) const {
     const Placeholder& placeholder = FirstPlaceholder(value);
     return absl::InvalidArgumentError(absl::StrCat(
-        source_, " ", Where(json_, placeholder.at), ": ", placeholder.text, " in field '",
+        source_, " ", TextPosition(json_, placeholder.at), ": ", placeholder.text, " in field '",
         field.name(), "': a placeholder cannot fill ", what, " (strings and numbers only)"));
   }
 
@@ -326,7 +318,7 @@ absl::StatusOr<GrpcBodyTemplate> GrpcBodyTemplate::Build(const GrpcSchema& schem
     if (!alone.ok()) {
       std::string why(alone.status().message());
       why.erase(0, std::min(why.size(), why.find(": ") + 2));  // Its own "column 1: ".
-      return absl::InvalidArgumentError(absl::StrCat(name, " ", Where(json, at), ": ", why));
+      return absl::InvalidArgumentError(absl::StrCat(name, " ", TextPosition(json, at), ": ", why));
     }
     bool rand = text.starts_with("{rand:");
     bool integer = rand || text == "{i}" || text == "{shard}" || text == "{worker}";

@@ -188,25 +188,25 @@ TEST_F(GrpcBodyTemplateTest, AStreamingCallSendsItsMessageAgainForEachMessage) {
 TEST_F(GrpcBodyTemplateTest, BadTemplatesSayWhereAndWhy) {
   auto error = [&](std::string_view json) { return std::string(Build(json).status().message()); };
   EXPECT_EQ(error(R"({"gift": "{i}"})"),
-            "--body line 1, column 11: {i} in field 'gift': a placeholder cannot fill a field of "
+            "--body column 11: {i} in field 'gift': a placeholder cannot fill a field of "
             "type bool (strings and numbers only)");
   EXPECT_EQ(error(R"({"color": "{i}"})"),
-            "--body line 1, column 12: {i} in field 'color': a placeholder cannot fill a field "
+            "--body column 12: {i} in field 'color': a placeholder cannot fill a field "
             "of type enum (strings and numbers only)");
   EXPECT_EQ(error(R"({"blob": "{i}"})"),
-            "--body line 1, column 11: {i} in field 'blob': a placeholder cannot fill a field of "
+            "--body column 11: {i} in field 'blob': a placeholder cannot fill a field of "
             "type bytes (strings and numbers only)");
   EXPECT_EQ(error(R"({"labels": {"k": "{i}"}})"),
-            "--body line 1, column 19: {i} in field 'labels': a placeholder cannot fill a map's "
+            "--body column 19: {i} in field 'labels': a placeholder cannot fill a map's "
             "values (strings and numbers only)");
   EXPECT_EQ(error(R"({"at": "{i}"})"),
-            "--body line 1, column 9: {i} in field 'at': a placeholder cannot fill "
+            "--body column 9: {i} in field 'at': a placeholder cannot fill "
             "google.protobuf.Timestamp's JSON form (strings and numbers only)");
   EXPECT_EQ(error(R"({"count": "{uuid}"})"),
-            "--body line 1, column 12: field 'count' is a int32: a placeholder fills it only "
+            "--body column 12: field 'count' is a int32: a placeholder fills it only "
             "whole, and only with {i}, {rand:LO-HI}, {shard} or {worker}");
   EXPECT_EQ(error(R"({"serial": "{rand:-1-5}"})"),
-            "--body line 1, column 13: field 'serial' is a uint64: {rand:-1-5} may be negative");
+            "--body column 13: field 'serial' is a uint64: {rand:-1-5} may be negative");
   EXPECT_EQ(error("{\n  \"user\": \"{nope}\"}"),
             "--body line 2, column 12: unknown placeholder {nope} (known: i, rand, uuid, shard, "
             "worker; a data column needs --data)");

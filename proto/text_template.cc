@@ -23,13 +23,9 @@ bool LooksLikePlaceholder(absl::string_view text, size_t at) {
   return k > at + 1 && k < text.size() && (text[k] == '}' || text[k] == ':');
 }
 
-// Where text[at] is, 1-based: "column C", or in text of several lines "line L, column C".
+// Where text[at] is, as the start of an error ("column C: ").
 std::string Column(absl::string_view text, size_t at) {
-  size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-  if (at == 0 || line_start == absl::string_view::npos)
-    return absl::StrCat("column ", at + 1, ": ");
-  size_t line = 1 + std::count(text.begin(), text.begin() + line_start + 1, '\n');
-  return absl::StrCat("line ", line, ", column ", at - line_start, ": ");
+  return absl::StrCat(TextPosition(std::string_view(text.data(), text.size()), at), ": ");
 }
 
 size_t Digits(int64_t v) {
@@ -86,6 +82,14 @@ char* WriteUuid(uint64_t high, uint64_t low, char* out) {
 }
 
 }  // namespace
+
+std::string TextPosition(std::string_view text, size_t at) {
+  if (text.find('\n') == std::string_view::npos) return absl::StrCat("column ", at + 1);
+  size_t line_start = at == 0 ? std::string_view::npos : text.rfind('\n', at - 1);
+  if (line_start == std::string_view::npos) return absl::StrCat("line 1, column ", at + 1);
+  size_t line = 1 + std::count(text.begin(), text.begin() + line_start + 1, '\n');
+  return absl::StrCat("line ", line, ", column ", at - line_start);
+}
 
 absl::StatusOr<TextTemplate> TextTemplate::Compile(std::string_view whole, TemplateColumns columns,
                                                    uint32_t stream) {

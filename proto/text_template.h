@@ -45,6 +45,10 @@ struct TemplateContext {
 
 // The columns a {name} placeholder may name, and the longest value of each (the bound on what
 // a rendering can need).
+// Where text[at] is, 1-based: "column C", or in text of several lines "line L, column C". The
+// one way a template's (or its JSON's) errors say where.
+std::string TextPosition(std::string_view text, size_t at);
+
 struct TemplateColumns {
   std::span<const std::string> names;
   std::span<const size_t> max_sizes;

@@ -165,5 +165,15 @@ TEST(TextTemplateTest, AppendedTemplatesRenderInOrder) {
   EXPECT_EQ(fixed.fixed(), "a{i}b");
 }
 
+// One way to say where in a text: a column in one line, a line and a column in several.
+TEST(TextPositionTest, AColumnInOneLineALineAndAColumnInSeveral) {
+  EXPECT_EQ(TextPosition("abc", 0), "column 1");
+  EXPECT_EQ(TextPosition("abc", 2), "column 3");
+  EXPECT_EQ(TextPosition("ab\ncd", 0), "line 1, column 1");
+  EXPECT_EQ(TextPosition("ab\ncd", 1), "line 1, column 2");
+  EXPECT_EQ(TextPosition("ab\ncd", 3), "line 2, column 1");
+  EXPECT_EQ(TextPosition("ab\ncd\nef", 7), "line 3, column 2");
+}
+
 }  // namespace
 }  // namespace uringload::proto
