@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/grpc_body_template.h"
 #include "proto/grpc_message.h"
+#include "proto/protobuf_scalar.h"
 #include "proto/protobuf_wire.h"
 
 namespace uringload::proto {
@@ -126,7 +127,8 @@ class GrpcBodyTemplate::Planner {
     }
     if (!value.is_string()) return absl::InternalError("a marker that is not a string");
     const std::string& text = value.get_ref<const std::string&>();
-    if (field.type() == pb::FieldDescriptor::TYPE_STRING) {
+    ProtobufScalar scalar = *ScalarOf(field);  // Not a message: above.
+    if (scalar == ProtobufScalar::kString) {
       // The literals between placeholders written back as template text.
       std::string rebuilt;
       for (size_t k = 0; k < text.size();) {
@@ -138,66 +140,17 @@ class GrpcBodyTemplate::Planner {
         rebuilt += placeholders_[std::stoul(text.substr(marker + 1, close - marker - 1))].text;
         k = close + 1;
       }
-      return AddText(Kind::kString, field, kLengthDelimited, rebuilt);
+      return AddText(scalar, field, rebuilt);
+    }
+    if (scalar == ProtobufScalar::kBool || scalar == ProtobufScalar::kEnum ||
+        scalar == ProtobufScalar::kBytes) {
+      return Unfillable(value, field, absl::StrCat("a field of type ", field.type_name()));
     }
     // A number: the value is one placeholder, whole.
     const Placeholder* placeholder = nullptr;
     if (text.size() >= 3 && text.front() == kMarker && text.back() == kMarker &&
         std::count(text.begin(), text.end(), kMarker) == 2) {
       placeholder = &placeholders_[std::stoul(text.substr(1, text.size() - 2))];
-    }
-    Kind kind;
-    WireType wire = kVarint;
-    bool is_unsigned = false;
-    switch (field.type()) {
-      case pb::FieldDescriptor::TYPE_INT32:
-        kind = Kind::kInt32;
-        break;
-      case pb::FieldDescriptor::TYPE_INT64:
-        kind = Kind::kInt64;
-        break;
-      case pb::FieldDescriptor::TYPE_UINT32:
-        kind = Kind::kUint32;
-        is_unsigned = true;
-        break;
-      case pb::FieldDescriptor::TYPE_UINT64:
-        kind = Kind::kUint64;
-        is_unsigned = true;
-        break;
-      case pb::FieldDescriptor::TYPE_SINT32:
-        kind = Kind::kSint32;
-        break;
-      case pb::FieldDescriptor::TYPE_SINT64:
-        kind = Kind::kSint64;
-        break;
-      case pb::FieldDescriptor::TYPE_FIXED32:
-        kind = Kind::kFixed32;
-        wire = kFixed32Wire;
-        is_unsigned = true;
-        break;
-      case pb::FieldDescriptor::TYPE_SFIXED32:
-        kind = Kind::kFixed32;
-        wire = kFixed32Wire;
-        break;
-      case pb::FieldDescriptor::TYPE_FIXED64:
-        kind = Kind::kFixed64;
-        wire = kFixed64Wire;
-        is_unsigned = true;
-        break;
-      case pb::FieldDescriptor::TYPE_SFIXED64:
-        kind = Kind::kFixed64;
-        wire = kFixed64Wire;
-        break;
-      case pb::FieldDescriptor::TYPE_FLOAT:
-        kind = Kind::kFloat;
-        wire = kFixed32Wire;
-        break;
-      case pb::FieldDescriptor::TYPE_DOUBLE:
-        kind = Kind::kDouble;
-        wire = kFixed64Wire;
-        break;
-      default:
-        return Unfillable(value, field, absl::StrCat("a field of type ", field.type_name()));
     }
     if (placeholder == nullptr || !placeholder->integer) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -206,21 +159,22 @@ class GrpcBodyTemplate::Planner {
           ": a placeholder fills it only whole, and only with {i}, {rand:LO-HI}, {shard} or "
           "{worker}"));
     }
-    if (is_unsigned && placeholder->negative) {
+    if (IsUnsigned(scalar) && placeholder->negative) {
       return absl::InvalidArgumentError(absl::StrCat(
           source_, " ", TextPosition(json_, placeholder->at), ": field '", field.name(), "' is a ",
           field.type_name(), ": ", placeholder->text, " may be negative"));
     }
-    return AddText(kind, field, wire, placeholder->text);
+    return AddText(scalar, field, placeholder->text);
   }
 
-  absl::Status AddText(Kind kind, const pb::FieldDescriptor& field, WireType wire,
+  absl::Status AddText(ProtobufScalar scalar, const pb::FieldDescriptor& field,
                        const std::string& text) {
     // Each text its own random stream: two {rand} of one body are two values.
     absl::StatusOr<TextTemplate> compiled = TextTemplate::Compile(
         text, columns_, kFirstStream + static_cast<uint32_t>(out_.texts_.size()));
     if (!compiled.ok()) return compiled.status();  // Checked when scanned: cannot happen.
-    size_t at = AddNode(kind, field, wire);
+    size_t at = AddNode(Kind::kScalar, field, WireOf(scalar));
+    out_.nodes_[at].scalar = scalar;
     out_.nodes_[at].text = static_cast<uint32_t>(out_.texts_.size());
     out_.uses_fields_ = out_.uses_fields_ || compiled->uses_fields();
     out_.texts_.push_back(*std::move(compiled));

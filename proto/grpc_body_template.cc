@@ -37,20 +37,22 @@ size_t GrpcBodyTemplate::MaxSize(size_t begin, size_t end) const {
         size += kLengthReserve + MaxSize(k + 1, node.children_end);
         k = node.children_end - 1;
         break;
-      case Kind::kString:
-        size += kLengthReserve + texts_[node.text].max_size();
+      case Kind::kScalar:
+        switch (WireOf(node.scalar)) {
+          case kLengthDelimited:
+            size += kLengthReserve + texts_[node.text].max_size();
+            break;
+          case kFixed32Wire:
+            size += 4;
+            break;
+          case kFixed64Wire:
+            size += 8;
+            break;
+          case kVarint:
+            size += 10;  // A varint of 64 bits.
+            break;
+        }
         break;
-      case Kind::kFixed32:
-      case Kind::kFloat:
-        size += 4;
-        break;
-      case Kind::kFixed64:
-      case Kind::kDouble:
-        size += 8;
-        break;
-      default:
-        size += 10;
-        break;  // A varint of 64 bits.
     }
   }
   return size;
@@ -93,7 +95,7 @@ char* GrpcBodyTemplate::Write(size_t begin, size_t end, const TemplateContext& c
       continue;
     }
     const TextTemplate& text = texts_[node.text];
-    if (node.kind == Kind::kString) {
+    if (node.scalar == ProtobufScalar::kString) {
       std::string_view rendered =
           text.RenderInto(context, std::span<char>(out + kLengthReserve, text.max_size()));
       out = PlaceLength(out, rendered.size());
@@ -111,40 +113,43 @@ char* GrpcBodyTemplate::Write(size_t begin, size_t end, const TemplateContext& c
       std::from_chars(rendered.data(), rendered.data() + rendered.size(), bits);
       value = static_cast<int64_t>(bits);
     }
-    switch (node.kind) {
-      case Kind::kInt32:  // Negative int32s go out sign-extended, as protobuf writes them.
+    switch (node.scalar) {
+      case ProtobufScalar::kInt32:  // Negative int32s go out sign-extended, as protobuf writes
+                                    // them.
         out = WriteVarint(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(value))),
                           out);
         break;
-      case Kind::kInt64:
-      case Kind::kUint64:
+      case ProtobufScalar::kInt64:
+      case ProtobufScalar::kUint64:
         out = WriteVarint(bits, out);
         break;
-      case Kind::kUint32:
+      case ProtobufScalar::kUint32:
         out = WriteVarint(static_cast<uint32_t>(bits), out);
         break;
-      case Kind::kSint32: {
+      case ProtobufScalar::kSint32: {
         auto n = static_cast<int32_t>(value);
         out = WriteVarint((static_cast<uint32_t>(n) << 1) ^ static_cast<uint32_t>(n >> 31), out);
         break;
       }
-      case Kind::kSint64:
+      case ProtobufScalar::kSint64:
         out = WriteVarint((static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63),
                           out);
         break;
-      case Kind::kFixed32:
+      case ProtobufScalar::kFixed32:
+      case ProtobufScalar::kSfixed32:
         out = WriteLittleEndian(static_cast<uint32_t>(bits), 4, out);
         break;
-      case Kind::kFixed64:
+      case ProtobufScalar::kFixed64:
+      case ProtobufScalar::kSfixed64:
         out = WriteLittleEndian(bits, 8, out);
         break;
-      case Kind::kFloat:
+      case ProtobufScalar::kFloat:
         out = WriteLittleEndian(std::bit_cast<uint32_t>(static_cast<float>(value)), 4, out);
         break;
-      case Kind::kDouble:
+      case ProtobufScalar::kDouble:
         out = WriteLittleEndian(std::bit_cast<uint64_t>(static_cast<double>(value)), 8, out);
         break;
-      default:
+      default:  // Strings are written above; bool, enum and bytes take no placeholder.
         break;
     }
   }

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/grpc_schema.h"
+#include "proto/protobuf_scalar.h"
 #include "proto/text_template.h"
 
 namespace uringload::proto {
@@ -55,23 +56,14 @@ class GrpcBodyTemplate {
   enum class Kind : uint8_t {
     kBytes,    // Fields without placeholders, encoded at start.
     kMessage,  // A nested message: its children follow it, up to children_end.
-    kString,
-    kInt32,  // Varints, as protobuf writes each type.
-    kInt64,
-    kUint32,
-    kUint64,
-    kSint32,
-    kSint64,
-    kFixed32,  // Also sfixed32.
-    kFixed64,  // Also sfixed64.
-    kFloat,
-    kDouble,
+    kScalar,   // A field written from its text per request, as `scalar` says.
   };
   struct Node {
     Kind kind = Kind::kBytes;
+    ProtobufScalar scalar = ProtobufScalar::kString;  // kScalar: a string or a number.
     uint32_t bytes_offset = 0;  // kBytes: the encoded fields; others: the field's key.
     uint32_t bytes_size = 0;
-    uint32_t text = 0;          // kString and the numbers: its template in texts_.
+    uint32_t text = 0;          // kScalar: its template in texts_.
     uint32_t children_end = 0;  // kMessage: one past its last descendant in nodes_.
   };
 

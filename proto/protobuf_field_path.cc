@@ -171,66 +171,14 @@ absl::StatusOr<ProtobufFieldPath> ProtobufFieldPath::Compile(const GrpcSchema& s
     return absl::InvalidArgumentError(
         absl::StrCat("'", pointer, "': ", field->name(), " is repeated: add an index (/0)"));
   }
-  if (field->type() == FieldDescriptor::TYPE_MESSAGE ||
-      field->type() == FieldDescriptor::TYPE_GROUP) {
+  std::optional<ProtobufScalar> scalar = ScalarOf(*field);
+  if (!scalar.has_value()) {
     return absl::InvalidArgumentError(
         absl::StrCat("'", pointer, "': ", field->name(), " is a message: name one of its fields"));
   }
-  switch (field->type()) {
-    case FieldDescriptor::TYPE_STRING:
-      path.kind_ = Kind::kString;
-      break;
-    case FieldDescriptor::TYPE_BYTES:
-      path.kind_ = Kind::kBytes;
-      break;
-    case FieldDescriptor::TYPE_INT32:
-      path.kind_ = Kind::kInt32;
-      break;
-    case FieldDescriptor::TYPE_INT64:
-      path.kind_ = Kind::kInt64;
-      break;
-    case FieldDescriptor::TYPE_UINT32:
-      path.kind_ = Kind::kUint32;
-      break;
-    case FieldDescriptor::TYPE_UINT64:
-      path.kind_ = Kind::kUint64;
-      break;
-    case FieldDescriptor::TYPE_SINT32:
-      path.kind_ = Kind::kSint32;
-      break;
-    case FieldDescriptor::TYPE_SINT64:
-      path.kind_ = Kind::kSint64;
-      break;
-    case FieldDescriptor::TYPE_BOOL:
-      path.kind_ = Kind::kBool;
-      break;
-    case FieldDescriptor::TYPE_ENUM:
-      path.kind_ = Kind::kEnum;
-      break;
-    case FieldDescriptor::TYPE_FIXED32:
-      path.kind_ = Kind::kFixed32;
-      break;
-    case FieldDescriptor::TYPE_FIXED64:
-      path.kind_ = Kind::kFixed64;
-      break;
-    case FieldDescriptor::TYPE_SFIXED32:
-      path.kind_ = Kind::kSfixed32;
-      break;
-    case FieldDescriptor::TYPE_SFIXED64:
-      path.kind_ = Kind::kSfixed64;
-      break;
-    case FieldDescriptor::TYPE_FLOAT:
-      path.kind_ = Kind::kFloat;
-      break;
-    case FieldDescriptor::TYPE_DOUBLE:
-      path.kind_ = Kind::kDouble;
-      break;
-    default:
-      break;
-  }
-  path.packable_ =
-      field->is_repeated() && path.kind_ != Kind::kString && path.kind_ != Kind::kBytes;
-  if (path.kind_ == Kind::kEnum) {
+  path.kind_ = *scalar;
+  path.packable_ = field->is_repeated() && WireOf(path.kind_) != kLengthDelimited;
+  if (path.kind_ == ProtobufScalar::kEnum) {
     const google::protobuf::EnumDescriptor* e = field->enum_type();
     for (int k = 0; k < e->value_count(); ++k) {
       path.enum_values_.push_back({e->value(k)->number(), e->value(k)->name()});
@@ -267,21 +215,8 @@ int64_t ProtobufFieldPath::Read(std::string_view message, std::span<char> out) c
       std::string_view elements = f->value;
       while (!elements.empty() && !have) {
         std::string_view element = elements;
-        size_t width = 0;
-        switch (kind_) {
-          case Kind::kFixed32:
-          case Kind::kSfixed32:
-          case Kind::kFloat:
-            width = 4;
-            break;
-          case Kind::kFixed64:
-          case Kind::kSfixed64:
-          case Kind::kDouble:
-            width = 8;
-            break;
-          default:
-            break;
-        }
+        WireType wire = WireOf(kind_);
+        size_t width = wire == kFixed32Wire ? 4 : wire == kFixed64Wire ? 8 : 0;
         if (width == 0) {
           if (!ReadVarint(elements).has_value()) return -1;
           element = element.substr(0, element.size() - elements.size());
@@ -291,9 +226,7 @@ int64_t ProtobufFieldPath::Read(std::string_view message, std::span<char> out) c
           elements.remove_prefix(width);
         }
         if (seen++ == step.index) {
-          found = {.number = f->number,
-                   .wire = width == 0 ? kVarint : (width == 4 ? kFixed32Wire : kFixed64Wire),
-                   .value = element};
+          found = {.number = f->number, .wire = wire, .value = element};
           have = true;
         }
       }
@@ -306,61 +239,42 @@ int64_t ProtobufFieldPath::Read(std::string_view message, std::span<char> out) c
   }
   // The value, checked against its type's wire type.
   std::string_view value = found.value;
-  uint64_t v = 0;
-  switch (kind_) {
-    case Kind::kString:
-    case Kind::kBytes:
-    case Kind::kMessage:
-      if (found.wire != kLengthDelimited) return -1;
-      return kind_ == Kind::kBytes ? PutBase64(value, out) : Put(value, out);
-    case Kind::kFixed32:
-    case Kind::kSfixed32:
-    case Kind::kFloat:
-      if (found.wire != kFixed32Wire) return -1;
-      v = ReadLittleEndian(value);
-      break;
-    case Kind::kFixed64:
-    case Kind::kSfixed64:
-    case Kind::kDouble:
-      if (found.wire != kFixed64Wire) return -1;
-      v = ReadLittleEndian(value);
-      break;
-    default:
-      if (found.wire != kVarint) return -1;
-      v = *ReadVarint(value);
-      break;
+  if (found.wire != WireOf(kind_)) return -1;
+  if (found.wire == kLengthDelimited) {
+    return kind_ == ProtobufScalar::kBytes ? PutBase64(value, out) : Put(value, out);
   }
+  uint64_t v = found.wire == kVarint ? *ReadVarint(value) : ReadLittleEndian(value);
   switch (kind_) {
-    case Kind::kInt32:
-    case Kind::kSfixed32:
+    case ProtobufScalar::kInt32:
+    case ProtobufScalar::kSfixed32:
       return PutNumber(static_cast<int32_t>(v), out);
-    case Kind::kInt64:
-    case Kind::kSfixed64:
+    case ProtobufScalar::kInt64:
+    case ProtobufScalar::kSfixed64:
       return PutNumber(static_cast<int64_t>(v), out);
-    case Kind::kUint32:
-    case Kind::kFixed32:
+    case ProtobufScalar::kUint32:
+    case ProtobufScalar::kFixed32:
       return PutNumber(static_cast<uint32_t>(v), out);
-    case Kind::kUint64:
-    case Kind::kFixed64:
+    case ProtobufScalar::kUint64:
+    case ProtobufScalar::kFixed64:
       return PutNumber(v, out);
-    case Kind::kSint32: {
+    case ProtobufScalar::kSint32: {
       auto n = static_cast<uint32_t>(v);
       return PutNumber(static_cast<int32_t>((n >> 1) ^ (~(n & 1) + 1)), out);
     }
-    case Kind::kSint64:
+    case ProtobufScalar::kSint64:
       return PutNumber(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)), out);
-    case Kind::kBool:
+    case ProtobufScalar::kBool:
       return Put(v != 0 ? "true" : "false", out);
-    case Kind::kEnum:
+    case ProtobufScalar::kEnum:
       for (const auto& [number, name] : enum_values_) {
         if (number == static_cast<int32_t>(v)) return Put(name, out);
       }
       return PutNumber(static_cast<int32_t>(v), out);  // A number this schema does not name.
-    case Kind::kFloat:
+    case ProtobufScalar::kFloat:
       return PutNumber(std::bit_cast<float>(static_cast<uint32_t>(v)), out);
-    case Kind::kDouble:
+    case ProtobufScalar::kDouble:
       return PutNumber(std::bit_cast<double>(v), out);
-    default:
+    default:  // kString and kBytes: returned above.
       return -1;
   }
 }

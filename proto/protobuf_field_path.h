@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/grpc_schema.h"
+#include "proto/protobuf_scalar.h"
 
 namespace uringload::proto {
 
@@ -33,32 +34,13 @@ class ProtobufFieldPath {
   int64_t Read(std::string_view message, std::span<char> out) const;
 
  private:
-  enum class Kind : uint8_t {
-    kMessage,  // Only along the path.
-    kString,
-    kBytes,
-    kInt32,  // Varints by how their value reads.
-    kInt64,
-    kUint32,
-    kUint64,
-    kSint32,
-    kSint64,
-    kBool,
-    kEnum,
-    kFixed32,
-    kFixed64,
-    kSfixed32,
-    kSfixed64,
-    kFloat,
-    kDouble,
-  };
   struct Step {
     uint32_t number = 0;
     int64_t index = -1;  // Of a repeated field; -1: a singular one (its last occurrence).
   };
   std::vector<Step> steps_;
-  Kind kind_ = Kind::kString;
-  bool packable_ = false;  // A repeated scalar: packed or not on the wire.
+  ProtobufScalar kind_ = ProtobufScalar::kString;  // Of the field at the path's end.
+  bool packable_ = false;                          // A repeated scalar: packed or not on the wire.
   std::vector<std::pair<int32_t, std::string>> enum_values_;  // Number, name.
 };
 
