@@ -1,6 +1,8 @@
 #include "proto/protobuf_field_path.h"
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <bit>
 #include <charconv>
@@ -18,65 +20,71 @@ namespace {
 
 using google::protobuf::FieldDescriptor;
 
-// Reads a varint at `at`, moving it past; nullopt past the end or over 10 bytes.
-std::optional<uint64_t> ReadVarint(std::string_view& at) {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 70 && !at.empty(); shift += 7) {
-    auto byte = static_cast<uint8_t>(at.front());
-    at.remove_prefix(1);
-    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return value;
-  }
-  return std::nullopt;
+using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
+
+CodedInputStream Reader(std::string_view bytes) {
+  return CodedInputStream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                          static_cast<int>(bytes.size()));
 }
 
+// The varint at the start of `at`, which it moves past; nullopt when there is none.
+std::optional<uint64_t> ReadVarint(std::string_view& at) {
+  CodedInputStream in = Reader(at);
+  uint64_t value = 0;
+  if (!in.ReadVarint64(&value)) return std::nullopt;
+  at.remove_prefix(in.CurrentPosition());
+  return value;
+}
+
+// A fixed-width value's 4 or 8 bytes, little-endian.
 uint64_t ReadLittleEndian(std::string_view bytes) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (bytes.size() == 4) {
+    uint32_t v = 0;
+    CodedInputStream::ReadLittleEndian32FromArray(data, &v);
+    return v;
+  }
   uint64_t v = 0;
-  for (size_t k = bytes.size(); k > 0; --k) v = (v << 8) | static_cast<uint8_t>(bytes[k - 1]);
+  CodedInputStream::ReadLittleEndian64FromArray(data, &v);
   return v;
 }
 
-// One field of a message on the wire: its number and type, and its value's bytes (a varint's
-// bytes as they are).
-struct WireField {
-  uint32_t number = 0;
-  uint32_t wire = 0;
-  std::string_view value;
-};
-
 // The next field at `at`, moving past it; nullopt at the end or on bytes that do not parse
 // (groups, which proto3 has not, among them).
-std::optional<WireField> NextField(std::string_view& at) {
-  std::optional<uint64_t> key = ReadVarint(at);
-  if (!key.has_value() || (*key >> 3) == 0 || (*key >> 3) > 0x1fffffff) return std::nullopt;
-  WireField f{.number = static_cast<uint32_t>(*key >> 3),
-              .wire = static_cast<uint32_t>(*key & 7),
-              .value = {}};
-  size_t size = 0;
-  std::string_view start = at;
+std::optional<ProtobufFieldPath::WireField> NextField(std::string_view& at) {
+  CodedInputStream in = Reader(at);
+  uint32_t tag = in.ReadTag();
+  if (WireFormatLite::GetTagFieldNumber(tag) == 0) return std::nullopt;  // The end, or no tag.
+  ProtobufFieldPath::WireField f{
+      .number = static_cast<uint32_t>(WireFormatLite::GetTagFieldNumber(tag)),
+      .wire = static_cast<uint32_t>(WireFormatLite::GetTagWireType(tag)),
+      .value = {}};
+  int start = in.CurrentPosition();
+  uint32_t size = 0;
   switch (f.wire) {
-    case kVarint:
-      if (!ReadVarint(at).has_value()) return std::nullopt;
-      f.value = start.substr(0, start.size() - at.size());
-      return f;
-    case kFixed64Wire:
-      size = 8;
-      break;
-    case kFixed32Wire:
-      size = 4;
-      break;
-    case kLengthDelimited: {
-      std::optional<uint64_t> length = ReadVarint(at);
-      if (!length.has_value()) return std::nullopt;
-      size = *length;
+    case WireFormatLite::WIRETYPE_VARINT: {
+      uint64_t ignored = 0;
+      if (!in.ReadVarint64(&ignored)) return std::nullopt;
+      size = static_cast<uint32_t>(in.CurrentPosition() - start);
       break;
     }
+    case WireFormatLite::WIRETYPE_FIXED64:
+      size = 8;
+      break;
+    case WireFormatLite::WIRETYPE_FIXED32:
+      size = 4;
+      break;
+    case WireFormatLite::WIRETYPE_LENGTH_DELIMITED:
+      if (!in.ReadVarint32(&size)) return std::nullopt;
+      start = in.CurrentPosition();
+      break;
     default:
       return std::nullopt;
   }
-  if (size > at.size()) return std::nullopt;
-  f.value = at.substr(0, size);
-  at.remove_prefix(size);
+  if (size > at.size() - static_cast<size_t>(start)) return std::nullopt;
+  f.value = at.substr(start, size);
+  at.remove_prefix(start + size);
   return f;
 }
 
@@ -164,6 +172,10 @@ absl::StatusOr<ProtobufFieldPath> ProtobufFieldPath::Compile(const GrpcSchema& s
       return absl::InvalidArgumentError(
           absl::StrCat("'", pointer, "': ", field->name(), " is a map: a path cannot enter it"));
     }
+    if (path.steps_.size() == kMaxSteps) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", pointer, "': a path goes at most ", kMaxSteps, " fields deep"));
+    }
     path.steps_.push_back({.number = static_cast<uint32_t>(field->number())});
     wants_index = field->is_repeated();
   }
@@ -187,56 +199,57 @@ absl::StatusOr<ProtobufFieldPath> ProtobufFieldPath::Compile(const GrpcSchema& s
   return path;
 }
 
-int64_t ProtobufFieldPath::Read(std::string_view message, std::span<char> out) const {
-  WireField found;
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    const Step& step = steps_[s];
-    bool last = s + 1 == steps_.size();
-    bool have = false;
-    int64_t seen = 0;  // Elements of a repeated field so far.
-    std::string_view at = message;
-    while (!at.empty() && !(have && step.index >= 0)) {
-      std::optional<WireField> f = NextField(at);
-      if (!f.has_value()) return -1;
-      if (f->number != step.number) continue;
-      if (step.index < 0) {  // A singular field: its last occurrence counts.
-        found = *f;
-        have = true;
-        continue;
-      }
-      if (!(last && packable_ && f->wire == kLengthDelimited)) {
-        if (seen++ == step.index) {
-          found = *f;
-          have = true;
-        }
-        continue;
-      }
-      // Packed: the elements one after the other, each a varint or of a fixed width.
-      std::string_view elements = f->value;
-      while (!elements.empty() && !have) {
-        std::string_view element = elements;
-        WireType wire = WireOf(kind_);
-        size_t width = wire == kFixed32Wire ? 4 : wire == kFixed64Wire ? 8 : 0;
-        if (width == 0) {
-          if (!ReadVarint(elements).has_value()) return -1;
-          element = element.substr(0, element.size() - elements.size());
-        } else {
-          if (elements.size() < width) return -1;
-          element = elements.substr(0, width);
-          elements.remove_prefix(width);
-        }
-        if (seen++ == step.index) {
-          found = {.number = f->number, .wire = wire, .value = element};
-          have = true;
-        }
-      }
-    }
-    if (!have) return -1;
+// Step `s` of the path over `chunk`, one occurrence of the message it is in, as libprotobuf
+// reads it: a field whose wire type is not its type's is unknown to it, so skipped; the
+// occurrences of a singular message merge into one, so each is searched, in order; a
+// singular value's last occurrence wins; a repeated field's elements, packed or not, are
+// counted over every occurrence of the message that holds them. False on bytes that do not
+// parse.
+bool ProtobufFieldPath::Visit(std::string_view chunk, size_t s, Search& search) const {
+  const Step& step = steps_[s];
+  bool last = s + 1 == steps_.size();
+  while (!chunk.empty()) {
+    std::optional<WireField> f = NextField(chunk);
+    if (!f.has_value()) return false;
+    if (f->number != step.number) continue;
     if (!last) {
-      if (found.wire != kLengthDelimited) return -1;
-      message = found.value;
+      if (f->wire != kLengthDelimited) continue;
+      bool wanted = step.index < 0 || search.seen[s]++ == step.index;
+      if (wanted && !Visit(f->value, s + 1, search)) return false;
+      continue;
+    }
+    bool packed = packable_ && f->wire == kLengthDelimited;
+    if (f->wire != WireOf(kind_) && !packed) continue;
+    if (!packed) {
+      if (step.index < 0 || search.seen[s]++ == step.index) search.found = f;
+      continue;
+    }
+    // Packed: the elements one after the other, each a varint or of a fixed width.
+    std::string_view elements = f->value;
+    WireType wire = WireOf(kind_);
+    size_t width = wire == kFixed32Wire ? 4 : wire == kFixed64Wire ? 8 : 0;
+    while (!elements.empty()) {
+      std::string_view element = elements;
+      if (width == 0) {
+        if (!ReadVarint(elements).has_value()) return false;
+        element = element.substr(0, element.size() - elements.size());
+      } else {
+        if (elements.size() < width) return false;
+        element = elements.substr(0, width);
+        elements.remove_prefix(width);
+      }
+      if (search.seen[s]++ == step.index) {
+        search.found = WireField{.number = f->number, .wire = wire, .value = element};
+      }
     }
   }
+  return true;
+}
+
+int64_t ProtobufFieldPath::Read(std::string_view message, std::span<char> out) const {
+  Search search;
+  if (!Visit(message, 0, search) || !search.found.has_value()) return -1;
+  const WireField& found = *search.found;
   // The value, checked against its type's wire type.
   std::string_view value = found.value;
   if (found.wire != WireOf(kind_)) return -1;
@@ -257,12 +270,10 @@ int64_t ProtobufFieldPath::Read(std::string_view message, std::span<char> out) c
     case ProtobufScalar::kUint64:
     case ProtobufScalar::kFixed64:
       return PutNumber(v, out);
-    case ProtobufScalar::kSint32: {
-      auto n = static_cast<uint32_t>(v);
-      return PutNumber(static_cast<int32_t>((n >> 1) ^ (~(n & 1) + 1)), out);
-    }
+    case ProtobufScalar::kSint32:
+      return PutNumber(WireFormatLite::ZigZagDecode32(static_cast<uint32_t>(v)), out);
     case ProtobufScalar::kSint64:
-      return PutNumber(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)), out);
+      return PutNumber(WireFormatLite::ZigZagDecode64(v), out);
     case ProtobufScalar::kBool:
       return Put(v != 0 ? "true" : "false", out);
     case ProtobufScalar::kEnum:

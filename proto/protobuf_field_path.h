@@ -8,7 +8,9 @@
 // not found.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,11 +35,29 @@ class ProtobufFieldPath {
   // field is absent or the bytes do not parse; `out.size() + 1` when it does not fit.
   int64_t Read(std::string_view message, std::span<char> out) const;
 
+ public:
+  // A path is at most this many fields deep (Compile refuses a deeper one).
+  static constexpr size_t kMaxSteps = 32;
+
+  // One field of a message on the wire: its number and wire type, and its value's bytes (a
+  // varint's bytes as they are).
+  struct WireField {
+    uint32_t number = 0;
+    uint32_t wire = 0;
+    std::string_view value;
+  };
+
  private:
   struct Step {
     uint32_t number = 0;
     int64_t index = -1;  // Of a repeated field; -1: a singular one (its last occurrence).
   };
+  // A read under way: the elements of each step's repeated field seen so far, and the value.
+  struct Search {
+    std::array<int64_t, kMaxSteps> seen{};
+    std::optional<WireField> found;
+  };
+  bool Visit(std::string_view chunk, size_t s, Search& search) const;
   std::vector<Step> steps_;
   ProtobufScalar kind_ = ProtobufScalar::kString;  // Of the field at the path's end.
   bool packable_ = false;                          // A repeated scalar: packed or not on the wire.

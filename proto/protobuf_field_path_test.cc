@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "proto/testing/decode_to_json.h"
 #include "proto/testing/schema_from_text.h"
 
 namespace uringload::proto {
@@ -109,6 +110,52 @@ TEST_F(ProtobufFieldPathTest, BytesThatDoNotParseFindNothing) {
             -1);                                                    // Length past the end.
   EXPECT_EQ(path->Read(std::string_view("\x0b\x01", 2), out), -1);  // A group.
   EXPECT_EQ(path->Read(std::string_view("\x08\x01", 2), out), -1);  // Field 1 as a varint.
+}
+
+// Bytes read as libprotobuf reads them (the fuzz target found the first case): an occurrence
+// of a field in a wire type not its type's is unknown, so the one before it stands; the
+// occurrences of a singular message merge; a repeated field's elements count over packed and
+// unpacked runs and over the occurrences of the message that holds them.
+TEST_F(ProtobufFieldPathTest, BytesReadAsLibprotobufReadsThem) {
+  auto read = [&](std::string_view pointer, std::string_view wire) {
+    absl::StatusOr<ProtobufFieldPath> path =
+        ProtobufFieldPath::Compile(*schema_, "t.Reply", pointer);
+    EXPECT_TRUE(path.ok()) << path.status();
+    char out[32];
+    int64_t n = path.ok() ? path->Read(wire, out) : -1;
+    return n < 0 ? std::string("<absent>") : std::string(out, n);
+  };
+  // token "a", then field 1 as a varint.
+  std::string_view unknown(
+      "\x0a\x01"
+      "a\x08\x05",
+      5);
+  EXPECT_EQ(read("/token", unknown), "a");
+  // owner {name: "x"}, then owner {age: 7}: one owner of both.
+  std::string_view merged("\x1a\x03\x0a\x01x\x1a\x02\x10\x07", 9);
+  EXPECT_EQ(read("/owner/name", merged), "x");
+  EXPECT_EQ(read("/owner/age", merged), "7");
+  // scores: 50 unpacked, then [1, 2] packed.
+  std::string_view scores("\x50\x32\x52\x02\x01\x02", 6);
+  EXPECT_EQ(read("/scores/0", scores), "50");
+  EXPECT_EQ(read("/scores/2", scores), "2");
+  EXPECT_EQ(read("/scores/3", scores), "<absent>");
+  // others[0] {name: "p"}, others[1] {name: "q"}: repeated messages do not merge.
+  std::string_view others("\x22\x03\x0a\x01p\x22\x03\x0a\x01q", 10);
+  EXPECT_EQ(read("/others/1/name", others), "q");
+  EXPECT_EQ(read("/others/0/name", others), "p");
+  // Each against libprotobuf itself.
+  for (std::string_view wire : {unknown, merged, scores, others}) {
+    absl::StatusOr<std::string> json = testing::DecodeToJson(*schema_, "t.Reply", wire);
+    EXPECT_TRUE(json.ok()) << json.status();
+  }
+  EXPECT_NE(
+      testing::DecodeToJson(*schema_, "t.Reply", merged)->find(R"("owner":{"name":"x","age":7})"),
+      std::string::npos);
+  EXPECT_NE(testing::DecodeToJson(*schema_, "t.Reply", scores)->find(R"("scores":[50,1,2])"),
+            std::string::npos);
+  EXPECT_NE(testing::DecodeToJson(*schema_, "t.Reply", unknown)->find(R"("token":"a")"),
+            std::string::npos);
 }
 
 TEST_F(ProtobufFieldPathTest, APathTheTypeCannotHaveIsAnError) {
