@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "absl/strings/str_cat.h"
+#include "proto/json_pointer.h"
 
 namespace uringload::proto {
 namespace {
@@ -16,17 +17,6 @@ int HexValue(char c) {
   return -1;
 }
 
-// A token as an array index: digits without a leading zero (RFC 6901 4), else -1.
-int64_t AsIndex(std::string_view token) {
-  if (token.empty() || token.size() > 18 || (token.size() > 1 && token[0] == '0')) return -1;
-  int64_t value = 0;
-  for (char c : token) {
-    if (c < '0' || c > '9') return -1;
-    value = 10 * value + (c - '0');
-  }
-  return value;
-}
-
 }  // namespace
 
 absl::StatusOr<JsonPointerSet> JsonPointerSet::Compile(std::span<const std::string> pointers) {
@@ -36,30 +26,11 @@ absl::StatusOr<JsonPointerSet> JsonPointerSet::Compile(std::span<const std::stri
   }
   JsonPointerSet set;
   for (const std::string& text : pointers) {
-    if (!text.empty() && text[0] != '/') {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", text, "' is not a JSON pointer: it must start with '/'"));
-    }
+    absl::StatusOr<std::vector<std::string>> tokens = ParseJsonPointer(text);
+    if (!tokens.ok()) return tokens.status();
     Pointer p;
-    size_t at = 0;
-    while (at < text.size()) {
-      size_t end = text.find('/', at + 1);
-      if (end == std::string::npos) end = text.size();
-      std::string token;
-      for (size_t k = at + 1; k < end; ++k) {
-        if (text[k] != '~') {
-          token.push_back(text[k]);
-        } else if (k + 1 < end && (text[k + 1] == '0' || text[k + 1] == '1')) {
-          token.push_back(text[++k] == '0' ? '~' : '/');
-        } else {
-          return absl::InvalidArgumentError(
-              absl::StrCat("'", text, "' is not a JSON pointer: '~' must be ~0 or ~1"));
-        }
-      }
-      p.indexes.push_back(AsIndex(token));
-      p.tokens.push_back(std::move(token));
-      at = end;
-    }
+    p.tokens = *std::move(tokens);
+    for (const std::string& token : p.tokens) p.indexes.push_back(JsonPointerIndex(token));
     if (p.tokens.size() >= JsonPointerScanner::kMaxDepth) {
       return absl::InvalidArgumentError(absl::StrCat("'", text, "' is deeper than ",
                                                      JsonPointerScanner::kMaxDepth - 1, " levels"));

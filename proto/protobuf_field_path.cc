@@ -9,10 +9,8 @@
 #include <cstring>
 #include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
+#include "proto/json_pointer.h"
 #include "proto/protobuf_wire.h"
 
 namespace uringload::proto {
@@ -125,7 +123,7 @@ int64_t PutBase64(std::string_view bytes, std::span<char> out) {
 absl::StatusOr<ProtobufFieldPath> ProtobufFieldPath::Compile(const GrpcSchema& schema,
                                                              std::string_view type_name,
                                                              std::string_view pointer_text) {
-  // absl's string_view is its own here: the texts as std::string for StrCat and StrSplit.
+  // absl's string_view is its own here: the texts as std::string for StrCat.
   const std::string type(type_name);
   const std::string pointer(pointer_text);
   const google::protobuf::Descriptor* message = schema.MessageType(type);
@@ -137,14 +135,12 @@ absl::StatusOr<ProtobufFieldPath> ProtobufFieldPath::Compile(const GrpcSchema& s
   ProtobufFieldPath path;
   const FieldDescriptor* field = nullptr;
   bool wants_index = false;
-  std::string so_far;
-  for (absl::string_view raw : absl::StrSplit(absl::string_view(pointer).substr(1), '/')) {
-    std::string token = absl::StrReplaceAll(raw, {{"~1", "/"}, {"~0", "~"}});
-    absl::StrAppend(&so_far, "/", raw);
+  absl::StatusOr<std::vector<std::string>> tokens = ParseJsonPointer(pointer);
+  if (!tokens.ok()) return tokens.status();
+  for (const std::string& token : *tokens) {
     if (wants_index) {
-      int64_t index = 0;
-      if (!absl::SimpleAtoi(token, &index) || index < 0 || token.empty() ||
-          (token.size() > 1 && token[0] == '0')) {
+      int64_t index = JsonPointerIndex(token);
+      if (index < 0) {
         return absl::InvalidArgumentError(absl::StrCat("'", pointer, "': ", field->name(),
                                                        " is repeated: an index follows it, not '",
                                                        token, "'"));

@@ -14,6 +14,7 @@
 #include "core/plan_limits.h"
 #include "core/target_name.h"
 #include "proto/grpc_status.h"
+#include "proto/json_pointer.h"
 #include "proto/text_template.h"
 
 namespace uringload::core {
@@ -220,7 +221,7 @@ class Parser {
       if (!json.IsMap()) Fail(json, "json is a map of '/pointer': value");
       for (const auto& j : json) {
         std::string pointer = Text(j.first);
-        if (!IsJsonPointer(pointer))
+        if (!proto::ParseJsonPointer(pointer).ok())
           Fail(j.first, absl::StrCat("bad JSON pointer '", pointer, "'"));
         expect.json.push_back({pointer, Text(j.second)});
       }
@@ -270,7 +271,7 @@ class Parser {
     absl::string_view rest = source;
     if (absl::ConsumePrefix(&rest, "json:")) {
       e.from = ExtractFrom::kJson;
-      if (!IsJsonPointer(std::string_view(rest.data(), rest.size())))
+      if (!proto::ParseJsonPointer(std::string_view(rest.data(), rest.size())).ok())
         Fail(value, absl::StrCat("bad JSON pointer '", rest, "'"));
     } else if (absl::ConsumePrefix(&rest, "header:")) {
       e.from = ExtractFrom::kHeader;
@@ -328,18 +329,6 @@ class Parser {
 };
 
 }  // namespace
-
-bool IsJsonPointer(std::string_view pointer) {
-  if (pointer.empty()) return true;
-  if (pointer[0] != '/') return false;
-  for (size_t i = 0; i < pointer.size(); ++i) {
-    if (pointer[i] == '~' &&
-        (i + 1 >= pointer.size() || (pointer[i + 1] != '0' && pointer[i + 1] != '1'))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 absl::StatusOr<FlowFile> ParseFlowFile(std::string_view text, std::string_view file,
                                        std::span<const std::string> columns) {

@@ -74,7 +74,4 @@ struct FlowFile {
 absl::StatusOr<FlowFile> ParseFlowFile(std::string_view text, std::string_view file,
                                        std::span<const std::string> columns = {});
 
-// "/items/0/id": RFC 6901, "" or tokens each after a '/', with ~0 and ~1 the only escapes.
-bool IsJsonPointer(std::string_view pointer);
-
 }  // namespace uringload::core

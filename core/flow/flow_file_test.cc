@@ -123,12 +123,5 @@ TEST(FlowFileTest, MistakesNameTheFileAndLine) {
   }
 }
 
-TEST(FlowFileTest, JsonPointersFollowRfc6901) {
-  for (const char* good : {"", "/", "/a", "/items/0/id", "/a~1b", "/m~0n"}) {
-    EXPECT_TRUE(IsJsonPointer(good)) << good;
-  }
-  for (const char* bad : {"a", "/a~", "/a~2", "items/0"}) EXPECT_FALSE(IsJsonPointer(bad)) << bad;
-}
-
 }  // namespace
 }  // namespace uringload::core
