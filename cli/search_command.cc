@@ -21,6 +21,7 @@
 #include "core/search/slo.h"
 #include "exporters/run_report.h"
 #include "exporters/search_report.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::cli {
 namespace {
@@ -73,7 +74,7 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
   if (!precision.ok()) return precision.status();
   absl::StatusOr<double> confidence = core::ParseShare("--confidence", o.confidence);
   if (!confidence.ok()) return confidence.status();
-  if (absl::Status s = core::CheckRange("--max-steps", o.max_steps, 2, 1000); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(core::CheckRange("--max-steps", o.max_steps, 2, 1000));
   s.rates = {.start_rate = *start,
              .growth = 2,
              .precision = *precision,
@@ -172,7 +173,7 @@ absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
   absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(s, rate, length));
   if (!plan.ok()) return plan.status();
   core::Engine engine(*plan);
-  if (absl::Status started = engine.Start(); !started.ok()) return started;
+  URINGLOAD_RETURN_IF_ERROR(engine.Start());
   while (!engine.Done()) {
     int signal = WaitForStopSignal(signals, 100);
     if (signal != 0) {

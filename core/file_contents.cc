@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 
@@ -38,7 +39,7 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& what, const std::
   };
   int fd = -1;
   size_t size = 0;
-  if (absl::Status s = OpenRegular(what, path, &fd, &size); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(OpenRegular(what, path, &fd, &size));
   std::string contents;
   contents.resize(size);
   size_t done = 0;
@@ -59,7 +60,7 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& what, const std::
 absl::StatusOr<MappedFile> MappedFile::Map(const std::string& what, const std::string& path) {
   int fd = -1;
   size_t size = 0;
-  if (absl::Status s = OpenRegular(what, path, &fd, &size); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(OpenRegular(what, path, &fd, &size));
   MappedFile file;
   if (size > 0) {
     void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

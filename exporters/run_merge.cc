@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::exporters {
 namespace {
@@ -45,7 +46,7 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
   const RunResultFile& first = files[0];
   std::vector<const RunResultFile*> by_shard(first.shard.count, nullptr);
   for (const RunResultFile& file : files) {
-    if (absl::Status s = Check(first, file); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(Check(first, file));
     const RunResultFile*& slot = by_shard[file.shard.index];
     if (slot != nullptr) {
       return absl::InvalidArgumentError(

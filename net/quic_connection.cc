@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::net {
 namespace {
@@ -88,7 +89,7 @@ absl::StatusOr<std::unique_ptr<QuicConnection>> QuicConnection::Accept(
   absl::StatusOr<std::unique_ptr<QuicConnection>> self =
       Server(tls, path, initial, settings, events, now_ns);
   if (!self.ok()) return self;
-  if (absl::Status s = (*self)->ReceiveInitial(initial, now_ns); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR((*self)->ReceiveInitial(initial, now_ns));
   return self;
 }
 

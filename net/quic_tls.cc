@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/address.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::net {
 namespace {
@@ -39,7 +40,7 @@ absl::StatusOr<std::unique_ptr<QuicTlsContext>> QuicTlsContext::Client(
     const QuicTlsClientOptions& options) {
   std::unique_ptr<QuicTlsContext> self(new QuicTlsContext());
   self->verify_ = options.verify;
-  if (absl::Status s = self->InitPriorities(); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(self->InitPriorities());
   int rv = gnutls_certificate_allocate_credentials(&self->credentials_);
   if (rv != 0) return GnutlsError("QUIC TLS credentials", rv);
   if (options.verify) {
@@ -63,7 +64,7 @@ absl::StatusOr<std::unique_ptr<QuicTlsContext>> QuicTlsContext::Server(
     const QuicTlsServerOptions& options) {
   std::unique_ptr<QuicTlsContext> self(new QuicTlsContext());
   self->server_ = true;
-  if (absl::Status s = self->InitPriorities(); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(self->InitPriorities());
   int rv = gnutls_certificate_allocate_credentials(&self->credentials_);
   if (rv != 0) return GnutlsError("QUIC TLS credentials", rv);
   rv = gnutls_certificate_set_x509_key_file(self->credentials_, options.cert_file.c_str(),

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::net {
 namespace {
@@ -102,7 +103,7 @@ absl::Status AddItem(absl::string_view item, std::vector<SocketAddress>* out) {
 absl::StatusOr<std::vector<SocketAddress>> ParseSourceAddresses(const std::string& text) {
   std::vector<SocketAddress> out;
   for (absl::string_view item : absl::StrSplit(text, ',')) {
-    if (absl::Status s = AddItem(item, &out); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(AddItem(item, &out));
     if (out.size() > kMaxSourceAddresses) {
       return absl::InvalidArgumentError(
           absl::StrCat("--source: at most ", kMaxSourceAddresses, " addresses"));

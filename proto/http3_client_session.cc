@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::proto {
 namespace {
@@ -114,10 +115,7 @@ absl::Status Http3ClientSession::Start(Events* events, int64_t control_stream,
   nghttp3_settings settings;
   nghttp3_settings_default(&settings);
   int rv = nghttp3_conn_client_new(&conn_, Callbacks(), &settings, nghttp3_mem_default(), this);
-  if (absl::Status s = Bind(rv, control_stream, qpack_encoder_stream, qpack_decoder_stream);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(Bind(rv, control_stream, qpack_encoder_stream, qpack_decoder_stream));
   free_slots_.clear();
   for (uint32_t slot = static_cast<uint32_t>(slots_.size()); slot-- > 0;) {
     slots_[slot].id = -1;

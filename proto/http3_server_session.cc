@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 #include "proto/response_builder.h"
 
 namespace uringload::proto {
@@ -93,10 +94,7 @@ absl::Status Http3ServerSession::Start(Events* events, int64_t control_stream,
   nghttp3_settings settings;
   nghttp3_settings_default(&settings);
   int rv = nghttp3_conn_server_new(&conn_, Callbacks(), &settings, nghttp3_mem_default(), this);
-  if (absl::Status s = Bind(rv, control_stream, qpack_encoder_stream, qpack_decoder_stream);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(Bind(rv, control_stream, qpack_encoder_stream, qpack_decoder_stream));
   nghttp3_conn_set_max_client_streams_bidi(conn_, max_streams);
   return absl::OkStatus();
 }

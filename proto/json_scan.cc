@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "net/base/status_macros.h"
 #include "proto/json_string_decoder.h"
 
 namespace uringload::proto {
@@ -133,7 +134,7 @@ absl::Status ForEachFlatMember(std::string_view line, FlatMemberFn on_member) {
       value = line.substr(at, end - at);
       at = end;
     }
-    if (absl::Status s = on_member(key, value, is_string); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(on_member(key, value, is_string));
     at = SkipSpace(line, at);
     if (at < line.size() && line[at] == ',') {
       at = SkipSpace(line, at + 1);

@@ -10,6 +10,7 @@
 #include "core/plan_limits.h"
 #include "net/base/absl_view.h"
 #include "net/base/seeded_random.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -47,13 +48,9 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
                                          std::span<const std::string> data_columns,
                                          int64_t max_var_bytes, int64_t max_cookie_bytes,
                                          const proto::GrpcSchema* schema) {
-  if (absl::Status s = CheckRange("--max-var-bytes", max_var_bytes, 1, kMaxMaxVarBytes); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = CheckRange("--max-cookie-bytes", max_cookie_bytes, 0, kMaxMaxCookieBytes);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("--max-var-bytes", max_var_bytes, 1, kMaxMaxVarBytes));
+  URINGLOAD_RETURN_IF_ERROR(
+      CheckRange("--max-cookie-bytes", max_cookie_bytes, 0, kMaxMaxCookieBytes));
   FlowProgram program;
   program.max_var_bytes = static_cast<uint32_t>(max_var_bytes);
   program.max_cookie_bytes = static_cast<uint32_t>(max_cookie_bytes);
@@ -124,7 +121,7 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
       std::vector<std::string> pointers;
       for (const auto& [pointer, value] : s.expect.json) {
         if (step.grpc) {
-          if (absl::Status f = field(pointer, value, -1); !f.ok()) return f;
+          URINGLOAD_RETURN_IF_ERROR(field(pointer, value, -1));
           continue;
         }
         pointers.push_back(pointer);
@@ -142,9 +139,7 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
         switch (e.from) {
           case ExtractFrom::kJson:
             if (step.grpc) {
-              if (absl::Status f = field(e.what, std::nullopt, static_cast<int>(*v)); !f.ok()) {
-                return f;
-              }
+              URINGLOAD_RETURN_IF_ERROR(field(e.what, std::nullopt, static_cast<int>(*v)));
               break;
             }
             pointers.push_back(e.what);

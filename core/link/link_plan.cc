@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/plan_limits.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -134,9 +135,9 @@ absl::StatusOr<LinkPlan> MakeLinkPlan(const LinkOptions& options) {
   absl::StatusOr<LinkShape> b_to_a = MakeShape(options.both, options.b_to_a, "b-to-a-");
   if (!b_to_a.ok()) return b_to_a.status();
   plan.shapes = {*a_to_b, *b_to_a};
-  if (absl::Status s = CheckRange("--seed", options.seed, 0, INT64_MAX); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("--seed", options.seed, 0, INT64_MAX));
   plan.seed = static_cast<uint64_t>(options.seed);
-  if (absl::Status s = CheckRange("--packets", options.packets, 64, 1 << 20); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("--packets", options.packets, 64, 1 << 20));
   plan.packets = static_cast<uint32_t>(options.packets);
   return plan;
 }

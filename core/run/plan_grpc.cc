@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/plan_limits.h"
 #include "core/run/plan_targets.h"
+#include "net/base/status_macros.h"
 #include "proto/grpc_body_template.h"
 #include "proto/grpc_schema.h"
 #include "proto/grpc_status.h"
@@ -89,7 +90,7 @@ absl::Status MakeGrpcCall(const proto::GrpcSchema& schema, const proto::GrpcMeth
 }
 
 absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
-  if (absl::Status s = CheckGrpcOptions(options); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(CheckGrpcOptions(options));
   if (options.url.empty()) {
     return absl::InvalidArgumentError("--grpc needs the server's URL: http[s]://host:port");
   }
@@ -103,11 +104,8 @@ absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
           absl::StrCat("--stream-messages: ", *options.grpc_method,
                        " takes one request message (it is not client-streaming)"));
     }
-    if (absl::Status s = CheckRange("--stream-messages", *options.stream_messages, 1,
-                                    proto::GrpcBodyTemplate::kMaxMessages);
-        !s.ok()) {
-      return s;
-    }
+    URINGLOAD_RETURN_IF_ERROR(CheckRange("--stream-messages", *options.stream_messages, 1,
+                                         proto::GrpcBodyTemplate::kMaxMessages));
   }
   absl::StatusOr<proto::Url> url = SharedConnectionUrl(options.url, plan);
   if (!url.ok()) return url.status();

@@ -18,6 +18,7 @@
 #include "core/run/replay_file.h"
 #include "core/run/target_file.h"
 #include "net/base/absl_view.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -290,10 +291,8 @@ absl::Status PlanReplay(const RunOptions& options, RunPlan& plan) {
                       .method = line.method,
                       .url = origin + proto::TextTemplate::Escape(line.target),
                       .body = {}};
-    if (absl::Status s = PlanTargetRequest(options, target, *common_body, "--replay " + path, plan);
-        !s.ok()) {
-      return s;
-    }
+    URINGLOAD_RETURN_IF_ERROR(
+        PlanTargetRequest(options, target, *common_body, "--replay " + path, plan));
     offsets->push_back(static_cast<int64_t>(std::llround(line.offset_ns / *speed)));
   }
   plan.sequential_order = true;
@@ -309,22 +308,22 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   }
   bool schema = options.proto_file || options.protoset_file || !options.import_paths.empty();
   if (options.grpc_method || (schema && !options.flow_file)) {
-    if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
-    if (absl::Status s = PlanGrpc(options, plan); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(PlanData(options, plan));
+    URINGLOAD_RETURN_IF_ERROR(PlanGrpc(options, plan));
     plan.seed = static_cast<uint64_t>(options.seed);
     plan.keep_alive = !options.no_keepalive;
     return absl::OkStatus();
   }
   if (options.replay_file.has_value()) {
-    if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
-    if (absl::Status s = PlanReplay(options, plan); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(PlanData(options, plan));
+    URINGLOAD_RETURN_IF_ERROR(PlanReplay(options, plan));
     plan.seed = static_cast<uint64_t>(options.seed);
     plan.keep_alive = !options.no_keepalive;
     return absl::OkStatus();
   }
   if (options.flow_file.has_value()) {
-    if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
-    if (absl::Status s = PlanFlow(options, plan); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(PlanData(options, plan));
+    URINGLOAD_RETURN_IF_ERROR(PlanFlow(options, plan));
     plan.seed = static_cast<uint64_t>(options.seed);
     plan.keep_alive = !options.no_keepalive;
     return absl::OkStatus();
@@ -332,16 +331,14 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
   absl::StatusOr<std::vector<TargetLine>> lines = ReadTargetLines(options);
   if (!lines.ok()) return lines.status();
   // The data file first: the requests' placeholders may name its columns.
-  if (absl::Status s = PlanData(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanData(options, plan));
   absl::StatusOr<std::optional<CommonBody>> common_body = ReadCommonBody(options);
   if (!common_body.ok()) return common_body.status();
   std::string file = options.targets_file ? "--targets " + *options.targets_file : "";
   for (const TargetLine& line : *lines) {
-    if (absl::Status s = PlanTargetRequest(options, line, *common_body, file, plan); !s.ok()) {
-      return s;
-    }
+    URINGLOAD_RETURN_IF_ERROR(PlanTargetRequest(options, line, *common_body, file, plan));
   }
-  if (absl::Status s = PlanTargetNames(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanTargetNames(options, plan));
   plan.seed = static_cast<uint64_t>(options.seed);
   plan.keep_alive = !options.no_keepalive;
   return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include "core/cpu_pinning.h"
 #include "core/run/plan_targets.h"
 #include "net/base/seeded_random.h"
+#include "net/base/status_macros.h"
 #include "net/quic_tls.h"
 #include "net/source_addresses.h"
 
@@ -17,23 +18,15 @@ namespace {
 
 absl::Status CheckCounts(const RunOptions& options) {
   if (options.requests.has_value()) {
-    if (absl::Status s = CheckRange("-n/--requests", *options.requests, 1, kMaxRequests); !s.ok()) {
-      return s;
-    }
+    URINGLOAD_RETURN_IF_ERROR(CheckRange("-n/--requests", *options.requests, 1, kMaxRequests));
   }
-  if (absl::Status s = CheckRange("-c/--concurrency", options.concurrency, 1, kMaxConcurrency);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(
+      CheckRange("-c/--concurrency", options.concurrency, 1, kMaxConcurrency));
   if (options.threads.has_value()) {
-    if (absl::Status s = CheckRange("-t/--threads", *options.threads, 1, kMaxThreads); !s.ok()) {
-      return s;
-    }
+    URINGLOAD_RETURN_IF_ERROR(CheckRange("-t/--threads", *options.threads, 1, kMaxThreads));
   }
-  if (absl::Status s = CheckRange("--max-connecting", options.max_connecting, 1, kMaxConnecting);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(
+      CheckRange("--max-connecting", options.max_connecting, 1, kMaxConnecting));
   if (options.body.has_value() && options.body_file.has_value()) {
     return absl::InvalidArgumentError("--body and --body-file cannot be used together");
   }
@@ -79,7 +72,7 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
 absl::Status PlanHttp2Setting(const std::string& flag, std::optional<int64_t> value, int64_t low,
                               int64_t high, const RunPlan& plan, uint32_t& setting) {
   if (!value.has_value()) return absl::OkStatus();
-  if (absl::Status s = CheckRange(flag, *value, low, high); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(CheckRange(flag, *value, low, high));
   if (!plan.may_speak_http2()) {
     return absl::InvalidArgumentError(
         absl::StrCat(flag, " needs HTTP/2: --http2, or an https:// URL without --http1.1"));
@@ -133,16 +126,10 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
               : options.http2 || plan.grpc ? HttpVersion::kHttp2
               : options.http1              ? HttpVersion::kHttp1
                                            : HttpVersion::kAuto;
-  if (absl::Status s = PlanHttp2Setting("--http2-window", options.http2_window, 1, kMaxHttp2Window,
-                                        plan, plan.http2_window);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = PlanHttp2Setting("--http2-header-table", options.http2_header_table, 0,
-                                        kMaxHttp2HeaderTable, plan, plan.http2_header_table);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(PlanHttp2Setting("--http2-window", options.http2_window, 1,
+                                             kMaxHttp2Window, plan, plan.http2_window));
+  URINGLOAD_RETURN_IF_ERROR(PlanHttp2Setting("--http2-header-table", options.http2_header_table, 0,
+                                             kMaxHttp2HeaderTable, plan, plan.http2_header_table));
   bool tls_flags = options.insecure || options.cacert || options.no_tls_resume ||
                    options.tls_max_version || options.ciphers || options.ciphersuites;
   if (options.http3) return PlanQuic(options, plan);
@@ -189,9 +176,7 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
     if (!ramp.ok()) return ramp.status();
     plan.ramp = *ramp;
   }
-  if (absl::Status s = CheckRange("-p/--pipeline", options.pipeline, 1, kMaxPipeline); !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("-p/--pipeline", options.pipeline, 1, kMaxPipeline));
   plan.pipeline = static_cast<uint32_t>(options.pipeline);
   if (plan.pipeline > 1 && options.flow_file.has_value()) {
     return absl::InvalidArgumentError(
@@ -331,15 +316,15 @@ proto::TemplateColumns RunPlan::columns() const {
 }
 
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
-  if (absl::Status s = CheckCounts(options); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(CheckCounts(options));
   RunPlan plan;
   // The timeout first: a gRPC call's grpc-timeout header carries it.
   absl::StatusOr<absl::Duration> timeout = ParseDurationFlag(
       "--timeout", options.timeout, absl::ZeroDuration(), kMaxTimeout, /*min_exclusive=*/true);
   if (!timeout.ok()) return timeout.status();
   plan.timeout = *timeout;
-  if (absl::Status s = PlanTargets(options, plan); !s.ok()) return s;
-  if (absl::Status s = PlanTls(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanTargets(options, plan));
+  URINGLOAD_RETURN_IF_ERROR(PlanTls(options, plan));
   if (options.duration.has_value()) {
     absl::StatusOr<absl::Duration> d =
         ParseDurationFlag("-d/--duration", *options.duration, absl::ZeroDuration(), kMaxDuration,
@@ -362,15 +347,15 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
     }
     if (!options.requests.has_value()) plan.requests = lines;
   }
-  if (absl::Status s = PlanLoadShape(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanLoadShape(options, plan));
   plan.requested_concurrency = static_cast<uint32_t>(options.concurrency);
-  if (absl::Status s = PlanShard(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanShard(options, plan));
   // N requests never need more than N connections: the plan says what will happen.
   plan.concurrency =
       plan.requests.has_value()
           ? static_cast<uint32_t>(std::min<uint64_t>(plan.requested_concurrency, *plan.requests))
           : plan.requested_concurrency;
-  if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(ChooseThreads(options, plan));
   absl::StatusOr<absl::Duration> connect_timeout =
       ParseDurationFlag("--connect-timeout", options.connect_timeout, absl::ZeroDuration(),
                         kMaxTimeout, /*min_exclusive=*/true);
@@ -398,7 +383,7 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   if (!lag_bound.ok()) return lag_bound.status();
   plan.schedule_lag_bound = *lag_bound;
 
-  if (absl::Status s = PlanAddresses(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanAddresses(options, plan));
   plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
   absl::StatusOr<ResponseChecks> checks =
       MakeResponseChecks(options.expect_status, options.expect_body_contains);

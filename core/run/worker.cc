@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu_contention.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 #include "net/clock.h"
 #include "net/worker_loop.h"
 
@@ -108,7 +109,7 @@ absl::Status Worker::Setup() {
 }
 
 absl::Status Worker::Run() {
-  if (absl::Status s = Setup(); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(Setup());
   if (config_.wait_for_start) WaitForStart();
   StartAll();
   int64_t cpu_at_start = net::ThreadCpuNanos();
@@ -121,7 +122,7 @@ absl::Status Worker::Run() {
     if (pacer_.open()) StartDue(now);
     unsigned sends = StampQueuedSends(now);
     loop_->timers().Advance(now, [this, now](net::TimerNode* node) { OnTimer(node, now); });
-    if (absl::Status s = SubmitAndWait(now, sends); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(SubmitAndWait(now, sends));
     uint64_t handled = completions_handled_;
     DrainCompletions();
     // A poll that found nothing to do was idle time, not work (the busy share).

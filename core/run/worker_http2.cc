@@ -7,6 +7,7 @@
 
 #include "core/run/worker.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -61,7 +62,7 @@ absl::Status Worker::StartSession(Connection& c) {
     sessions_[c.slot]->SetGrpc(config_.plan->grpc);
     if (flow_ != nullptr) sessions_[c.slot]->SetInspector(&users_[c.slot]);
   }
-  if (absl::Status s = sessions_[c.slot]->Start(this); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(sessions_[c.slot]->Start(this));
   c.protocol = Protocol::kHttp2;
   // The requests it was opened for were laid out as HTTP/1.1 (the protocol was not known):
   // they become its first streams.

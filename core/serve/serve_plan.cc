@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "core/cpu_pinning.h"
 #include "core/plan_limits.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -45,7 +46,7 @@ absl::StatusOr<FaultPlan> MakeFaultPlan(const ServeOptions& o) {
                          {"--fault-status-rate", f.status},
                          {"--fault-no-close-notify", f.no_close_notify},
                          {"--fault-rst-stream", f.rst_stream}}) {
-    if (absl::Status s = CheckProbability(flag, p); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(CheckProbability(flag, p));
   }
   if (f.reset + f.partial + f.malformed + f.stall + f.status + f.no_close_notify + f.rst_stream >
       1.0 + 1e-9) {
@@ -91,12 +92,10 @@ absl::Status ChooseBody(const ServeOptions& o, ServePlan& plan) {
 
 absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
   if (o.threads.has_value()) {
-    if (absl::Status s = CheckRange("-t/--threads", *o.threads, 1, kMaxThreads); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(CheckRange("-t/--threads", *o.threads, 1, kMaxThreads));
   }
-  if (absl::Status s = CheckRange("--max-connections", o.max_connections, 1, 10'000'000); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = CheckRange("--backlog", o.backlog, 1, 1'000'000); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("--max-connections", o.max_connections, 1, 10'000'000));
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("--backlog", o.backlog, 1, 1'000'000));
   plan.backlog = static_cast<int>(o.backlog);
   if (o.cpus.has_value()) {
     absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*o.cpus);
@@ -124,10 +123,7 @@ absl::Status PlanHttp2(const ServeOptions& o, ServePlan& plan) {
         "--http2");
   }
   // RFC 9113 6.5.2: a window above 2^31-1 is an error; 0 streams would refuse every request.
-  if (absl::Status s = CheckRange("--http2-max-streams", o.http2_max_streams, 1, 1'000'000);
-      !s.ok()) {
-    return s;
-  }
+  URINGLOAD_RETURN_IF_ERROR(CheckRange("--http2-max-streams", o.http2_max_streams, 1, 1'000'000));
   if (absl::Status s = CheckRange("--http2-window", o.http2_window, 1, (int64_t{1} << 31) - 1);
       !s.ok()) {
     return s;
@@ -278,16 +274,14 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
       return absl::InvalidArgumentError(absl::StrCat("--unix: ", address.status().message()));
     plan.listen.push_back(*address);
   }
-  if (absl::Status s = ChooseThreads(options, plan); !s.ok()) return s;
-  if (absl::Status s = ChooseBody(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(ChooseThreads(options, plan));
+  URINGLOAD_RETURN_IF_ERROR(ChooseBody(options, plan));
   absl::StatusOr<DelaySpec> delay = DelaySpec::Parse(options.delay);
   if (!delay.ok()) return delay.status();
   plan.delay = *delay;
   if (options.service_slots.has_value()) {
-    if (absl::Status s = CheckRange("--service-slots", *options.service_slots, 1, kMaxServiceSlots);
-        !s.ok()) {
-      return s;
-    }
+    URINGLOAD_RETURN_IF_ERROR(
+        CheckRange("--service-slots", *options.service_slots, 1, kMaxServiceSlots));
     plan.service_slots = static_cast<uint32_t>(*options.service_slots);
   }
   absl::StatusOr<FaultPlan> faults = MakeFaultPlan(options);
@@ -296,8 +290,8 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   if (options.tls_cert.has_value() != options.tls_key.has_value()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }
-  if (absl::Status s = PlanHttp2(options, plan); !s.ok()) return s;
-  if (absl::Status s = PlanHttp3(options, plan); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(PlanHttp2(options, plan));
+  URINGLOAD_RETURN_IF_ERROR(PlanHttp3(options, plan));
   if (options.tls_cert.has_value() && !plan.http3) {
     absl::StatusOr<std::shared_ptr<net::TlsContext>> tls = net::TlsContext::Server(
         {.cert_file = *options.tls_cert, .key_file = *options.tls_key, .http2 = plan.http2});

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "core/cpu_pinning.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 
@@ -31,7 +32,7 @@ absl::Status ServerEngine::Start() {
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerSlot& slot = workers_[i];
     slot.worker = std::make_unique<ServerWorker>(&plan_, &fixed_, i, slot.stats.get(), &stop_);
-    if (absl::Status s = slot.worker->Listen(shared); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(slot.worker->Listen(shared));
   }
   for (uint32_t i = 0; i < plan_.threads; ++i) {
     WorkerSlot& slot = workers_[i];

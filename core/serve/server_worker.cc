@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 #include "net/tls_errors.h"
 #include "net/worker_loop.h"
 
@@ -88,7 +89,7 @@ absl::Status ServerWorker::Setup() {
 }
 
 absl::Status ServerWorker::Run() {
-  if (absl::Status s = Setup(); !s.ok()) return s;
+  URINGLOAD_RETURN_IF_ERROR(Setup());
   if (plan_->http3) {
     StartHttp3Listeners();
   } else {
@@ -102,7 +103,7 @@ absl::Status ServerWorker::Run() {
         loop_->timers().size() > 0
             ? std::max<int64_t>(loop_->timers().EarliestWithin(now, kWaitWithTimersNs) - now, 0)
             : kWaitIdleNs;
-    if (absl::Status s = loop_->SubmitAndWait(wait, 1); !s.ok()) return s;
+    URINGLOAD_RETURN_IF_ERROR(loop_->SubmitAndWait(wait, 1));
     loop_->Drain(*this);
   }
   if (log_.has_value()) log_->Flush();
