@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace uringload::core {
 const std::string& Http3Transport::end_reason() const {
@@ -81,6 +82,26 @@ void Http3Transport::FailHttp3(const absl::Status& status) {
   uint64_t code =
       streams_->error_code() != 0 ? streams_->error_code() : proto::kH3GeneralProtocolError;
   quic_->CloseWithApplicationError(code, http3_failure_);
+}
+
+Http3Transport::Sent Http3Transport::SendDue(net::EventLoop& loop, uint32_t slot,
+                                             net::QuicSendBuffers& buffers,
+                                             net::QuicSendBuffer& held, int64_t now_ns) {
+  uint32_t datagram_size = 0;
+  size_t n = Write(buffers.scratch(), now_ns, &datagram_size);
+  if (n == 0) return {};
+  buffers.Hold(n, held);
+  loop.SendDatagrams(slot, held.data(), static_cast<uint32_t>(n), datagram_size);
+  return {.bytes = n, .packets = (n + datagram_size - 1) / datagram_size};
+}
+
+void Http3Transport::ScheduleExpiry(net::TimerWheel& timers, net::TimerNode* node) const {
+  int64_t expiry = expiry_ns();
+  if (expiry == std::numeric_limits<int64_t>::max()) {
+    timers.Cancel(node);
+  } else {
+    timers.Schedule(node, expiry);
+  }
 }
 
 }  // namespace uringload::core

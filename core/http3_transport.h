@@ -15,7 +15,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "net/event_loop.h"
 #include "net/quic_connection.h"
+#include "net/quic_send_buffers.h"
+#include "net/timer_wheel.h"
 #include "proto/http3_streams.h"
 
 namespace uringload::core {
@@ -36,6 +39,18 @@ class Http3Transport : private net::QuicConnection::Events,
     return quic_->Write(out, now_ns, datagram_size);
   }
   int64_t expiry_ns() const { return quic_->expiry_ns(); }
+  // What SendDue sent (nothing: 0 bytes).
+  struct Sent {
+    size_t bytes = 0;
+    size_t packets = 0;
+  };
+  // Both sides' send: the packets due now, written into `buffers`' scratch, copied into a free
+  // buffer of their size that `held` keeps until the send completes, and sent on the UDP slot
+  // `slot` as one run (UDP_SEGMENT). The caller checked that no send is in flight.
+  Sent SendDue(net::EventLoop& loop, uint32_t slot, net::QuicSendBuffers& buffers,
+               net::QuicSendBuffer& held, int64_t now_ns);
+  // QUIC's own timer: `node` set to its next expiry, or cancelled when it has none.
+  void ScheduleExpiry(net::TimerWheel& timers, net::TimerNode* node) const;
   bool HandleExpiry(int64_t now_ns) { return quic_->HandleExpiry(now_ns); }
   const net::QuicConnection& quic() const { return *quic_; }
   net::QuicEnd end() const { return quic_->end(); }

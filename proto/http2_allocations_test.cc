@@ -39,7 +39,7 @@ using testing::Http2TestServer;
 // Counts ends without allocating.
 class Ends : public Http2ClientSession::Events {
  public:
-  void OnStreamEnd(const Http2StreamEnd& end) override { ok += end.complete ? 1 : 0; }
+  void OnStreamEnd(const StreamEnd& end) override { ok += end.complete ? 1 : 0; }
   uint64_t ok = 0;
 };
 

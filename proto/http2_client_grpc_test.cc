@@ -67,7 +67,7 @@ TEST(Http2ClientSessionTest, GrpcCallsEndWithTheirStatusAndMessages) {
   pair.server.RespondGrpc(pair.ids[2], 0, /*partial=*/true);
   pair.Pump();
   ASSERT_EQ(pair.events.ends.size(), 3u);
-  for (const Http2StreamEnd& end : pair.events.ends) {
+  for (const StreamEnd& end : pair.events.ends) {
     if (end.tag == 0) {
       EXPECT_TRUE(end.complete);
       EXPECT_EQ(end.grpc_status, 0);
@@ -97,7 +97,7 @@ TEST(Http2ClientSessionTest, AnEchoedGrpcCallGetsItsOwnMessages) {
   pair.server.RespondGrpc(pair.ids[0], 0, /*partial=*/false, /*echo=*/true);
   pair.Pump();
   ASSERT_EQ(pair.events.ends.size(), 1u);
-  const Http2StreamEnd& end = pair.events.ends[0];
+  const StreamEnd& end = pair.events.ends[0];
   EXPECT_TRUE(end.complete);
   EXPECT_EQ(end.grpc_status, 0);
   EXPECT_EQ(end.grpc_messages, 3u);

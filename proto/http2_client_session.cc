@@ -309,6 +309,7 @@ void Http2ClientSession::End(uint32_t tag, uint32_t error_code) {
                         .complete = stream.complete,
                         .malformed = stream.malformed && !stream.complete,
                         .unprocessed = !stream.complete && error_code == NGHTTP2_REFUSED_STREAM,
+                        .reset = error_code != NGHTTP2_NO_ERROR,
                         .body_found = stream.body_state == BodyMatcher::kFound,
                         .grpc = stream.grpc,
                         .grpc_status = stream.grpc_status,

@@ -21,6 +21,7 @@
 #include "proto/http2_output.h"
 #include "proto/request_template.h"
 #include "proto/response_parser.h"
+#include "proto/stream_end.h"
 
 namespace uringload::proto {
 
@@ -37,36 +38,12 @@ struct Http2ClientSettings {
   uint32_t header_table = kHttp2DefaultHeaderTable;  // SETTINGS_HEADER_TABLE_SIZE.
 };
 
-// How one stream ended.
-struct Http2StreamEnd {
-  uint32_t tag = 0;
-  int status = 0;           // The response's :status (0: no response header came).
-  uint32_t error_code = 0;  // NGHTTP2_NO_ERROR, or the RST_STREAM/GOAWAY code that ended it.
-  bool complete = false;    // The response ended with END_STREAM.
-  // This side found the response malformed (RFC 9113 8.1.1) and nghttp2 reset the stream with
-  // PROTOCOL_ERROR: the response's fault, not a reset by the server.
-  bool malformed = false;
-  // The server never processed it (REFUSED_STREAM, or above a GOAWAY's last stream id): it may
-  // be sent again.
-  bool unprocessed = false;
-  // The body contains the text of the session's body matcher (none set: false).
-  bool body_found = false;
-  // A gRPC call (its request a gRPC template).
-  bool grpc = false;
-  // gRPC: the call's grpc-status from its trailers, or from a trailers-only
-  // response (-1: none came, or a value that is no code); the whole messages of its DATA; its
-  // DATA broke gRPC's message framing, or ended within a message.
-  int grpc_status = -1;
-  uint64_t grpc_messages = 0;
-  bool grpc_malformed = false;
-};
-
 class Http2ClientSession {
  public:
   class Events {
    public:
     virtual ~Events() = default;
-    virtual void OnStreamEnd(const Http2StreamEnd& end) = 0;
+    virtual void OnStreamEnd(const StreamEnd& end) = 0;
     // gRPC (SetGrpc): the first whole message of stream `tag`'s response came, during
     // Receive() (a server-streaming call's time to its first message).
     virtual void OnGrpcFirstMessage(uint32_t /*tag*/) {}
@@ -90,7 +67,7 @@ class Http2ClientSession {
   void SetInspector(ResponseInspector* inspector) { inspector_ = inspector; }
   // From the next Start() on, streams may be gRPC calls (their request templates say which):
   // a call's DATA is read as gRPC messages (counted, and shown to the inspector, never kept)
-  // and its grpc-status kept (Http2StreamEnd).
+  // and its grpc-status kept (StreamEnd).
   void SetGrpc(bool grpc) { grpc_ = grpc; }
   // The connection ended: frees the nghttp2 session (streams still open are not reported).
   void Stop();

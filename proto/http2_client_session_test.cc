@@ -51,7 +51,7 @@ TEST(Http2ClientSessionTest, EachStreamEndsOnceWithItsStatusAndItsTag) {
   EXPECT_EQ(client.open_streams(), 4u);
   Pump(client, server);
   ASSERT_EQ(events.ends.size(), 4u);
-  for (const Http2StreamEnd& end : events.ends) {
+  for (const StreamEnd& end : events.ends) {
     if (end.tag == 3) {
       EXPECT_FALSE(end.complete);
       EXPECT_TRUE(end.malformed);
@@ -93,7 +93,7 @@ TEST(Http2ClientSessionTest, ABodyCheckSeesTheTextInEachStreamsData) {
     for (uint32_t tag = 0; tag < 3; ++tag) ASSERT_TRUE(client.Submit(t, {.index = tag}, tag).ok());
     Pump(client, server);
     ASSERT_EQ(events.ends.size(), 3u);
-    for (const Http2StreamEnd& end : events.ends) {
+    for (const StreamEnd& end : events.ends) {
       EXPECT_TRUE(end.complete);
       EXPECT_EQ(end.body_found, checking && end.tag != 2) << end.tag;
     }
@@ -113,7 +113,7 @@ TEST(Http2ClientSessionTest, AResetStreamEndsWithItsErrorCode) {
   ASSERT_TRUE(client.Submit(t, {.index = 1}, 1).ok());
   Pump(client, server);
   ASSERT_EQ(events.ends.size(), 2u);
-  for (const Http2StreamEnd& end : events.ends) {
+  for (const StreamEnd& end : events.ends) {
     if (end.tag == 1) {
       EXPECT_FALSE(end.complete);
       EXPECT_FALSE(end.unprocessed);
@@ -138,7 +138,7 @@ TEST(Http2ClientSessionTest, StreamsAboveAGoawaysLastStreamAreUnprocessed) {
   ASSERT_EQ(events.ends.size(), 4u);
   int complete = 0;
   int unprocessed = 0;
-  for (const Http2StreamEnd& end : events.ends) {
+  for (const StreamEnd& end : events.ends) {
     complete += end.complete;
     unprocessed += end.unprocessed;
     EXPECT_EQ(end.unprocessed, end.tag >= 2) << end.tag;

@@ -21,7 +21,7 @@ class Pair : public Http2ClientSession::Events, public Http2ServerSession::Event
     spec.host_header = "example.test";
     request = *RequestTemplate::Build(spec);
   }
-  void OnStreamEnd(const Http2StreamEnd& end) override { ends.push_back(end); }
+  void OnStreamEnd(const StreamEnd& end) override { ends.push_back(end); }
   void OnRequest(const Http2ServerSession::Request& r) override {
     requests.push_back({r.stream_id, std::string(r.echo)});
   }
@@ -51,7 +51,7 @@ class Pair : public Http2ClientSession::Events, public Http2ServerSession::Event
   Http2ClientSession client;
   Http2ServerSession server;
   RequestTemplate request;
-  std::vector<Http2StreamEnd> ends;
+  std::vector<StreamEnd> ends;
   std::vector<Received> requests;
 };
 
@@ -69,7 +69,7 @@ TEST(Http2ServerSessionTest, RequestsComeOnceAndAreAnsweredInAnyOrder) {
   pair.Pump();
   ASSERT_EQ(pair.ends.size(), 3u);
   EXPECT_EQ(pair.ends[0].tag, 2u);
-  for (const Http2StreamEnd& end : pair.ends) {
+  for (const StreamEnd& end : pair.ends) {
     EXPECT_TRUE(end.complete);
     EXPECT_EQ(end.status, 200 + static_cast<int>(end.tag));
   }
@@ -86,7 +86,7 @@ TEST(Http2ServerSessionTest, APartialAnswerAndAResetAreResets) {
   pair.server.Reset(pair.requests[1].stream_id, NGHTTP2_INTERNAL_ERROR);
   pair.Pump();
   ASSERT_EQ(pair.ends.size(), 2u);
-  for (const Http2StreamEnd& end : pair.ends) {
+  for (const StreamEnd& end : pair.ends) {
     EXPECT_FALSE(end.complete);
     EXPECT_EQ(end.error_code, uint32_t{NGHTTP2_INTERNAL_ERROR});
   }
@@ -105,7 +105,7 @@ TEST(Http2ServerSessionTest, AGoawayLeavesLaterStreamsUnprocessed) {
   pair.server.Respond(pair.requests[0].stream_id, 200, "ok");
   pair.Pump();
   ASSERT_EQ(pair.ends.size(), 2u);
-  for (const Http2StreamEnd& end : pair.ends) {
+  for (const StreamEnd& end : pair.ends) {
     EXPECT_EQ(end.complete, end.tag == 0);
     EXPECT_EQ(end.unprocessed, end.tag == 1);
   }

@@ -193,6 +193,8 @@ void Http3ClientSession::End(Stream& stream, uint64_t error_code, bool complete)
                         .error_code = error_code,
                         .complete = complete,
                         .malformed = stream.malformed,
+                        .unprocessed = error_code == NGHTTP3_H3_REQUEST_REJECTED,
+                        .reset = error_code != 0 && error_code != NGHTTP3_H3_NO_ERROR,
                         .body_found = stream.body_state == BodyMatcher::kFound});
 }
 

@@ -22,27 +22,16 @@
 #include "proto/request_fields.h"
 #include "proto/request_template.h"
 #include "proto/response_parser.h"
+#include "proto/stream_end.h"
 
 namespace uringload::proto {
-
-// How one request's stream ended.
-struct Http3StreamEnd {
-  uint32_t tag = 0;
-  int status = 0;           // The response's :status (0: no response header came).
-  uint64_t error_code = 0;  // H3_NO_ERROR (0x100), or the code the stream was reset with.
-  bool complete = false;    // The response ended with the stream's FIN.
-  // This side found the response malformed (RFC 9114 4.1.2) and reset the stream with
-  // H3_MESSAGE_ERROR: the response's fault, not a reset by the server.
-  bool malformed = false;
-  bool body_found = false;  // The body contains the text of the session's body matcher.
-};
 
 class Http3ClientSession : public Http3Streams {
  public:
   class Events {
    public:
     virtual ~Events() = default;
-    virtual void OnStreamEnd(const Http3StreamEnd& end) = 0;
+    virtual void OnStreamEnd(const StreamEnd& end) = 0;
     // nghttp3 asks the QUIC layer to reset stream `id` or stop its sending, with `code`.
     virtual void OnStreamShutdown(int64_t /*id*/, uint64_t /*code*/) {}
   };

@@ -25,9 +25,9 @@ constexpr uint64_t kH3RequestCancelled = 0x10c;
 
 class Http3Recorder : public Http3ClientSession::Events {
  public:
-  void OnStreamEnd(const Http3StreamEnd& end) override { ends.push_back(end); }
+  void OnStreamEnd(const StreamEnd& end) override { ends.push_back(end); }
   void OnStreamShutdown(int64_t id, uint64_t code) override { shutdowns.push_back({id, code}); }
-  std::vector<Http3StreamEnd> ends;
+  std::vector<StreamEnd> ends;
   std::vector<std::pair<int64_t, uint64_t>> shutdowns;
 };
 
@@ -132,7 +132,7 @@ TEST(Http3ClientSessionTest, RequestsWithAndWithoutBodiesGetTheirAnswers) {
   EXPECT_EQ(pair.client.open_requests(), 2u);
   pair.Pump();
   ASSERT_EQ(pair.events.ends.size(), 2u);
-  for (const Http3StreamEnd& end : pair.events.ends) {
+  for (const StreamEnd& end : pair.events.ends) {
     EXPECT_TRUE(end.complete);
     EXPECT_EQ(end.status, 200);
     EXPECT_EQ(end.error_code, kH3NoError);

@@ -3,9 +3,10 @@
 //   -> kIdle (reconnect for the next request) or kDone.
 // kActive is exactly the time it counts in connections_open. A connection waiting for a
 // place in the connect ramp stays kIdle with its request (Worker::Queued).
-// With pipelining (-p D) up to D requests are in flight on it, answered in order; `pending`
-// holds them oldest first. Over HTTP/2 the D entries are streams answered in any order:
-// `pending` is a pool there (entries marked in_use), and `head` stays 0. All memory is
+// Until it is kActive its requests wait in `pending` as a ring, oldest at `head`; once open,
+// they are its driver's (core/run/connection_driver.h), which speaks its protocol: HTTP/1.1
+// keeps the ring (-p D requests answered in order), the stream protocols use the D entries
+// as a pool of streams answered in any order (entries marked in_use, `head` 0). All memory is
 // allocated once per worker; nothing here grows with the request count. Which I/O is pending
 // on the slot is the event loop's to know.
 #pragma once
@@ -14,15 +15,10 @@
 #include <span>
 
 #include "net/timer_wheel.h"
-#include "proto/response_parser.h"
 
 namespace uringload::core {
 
 enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
-
-// What the connection speaks, chosen when it opens: ALPN over TLS, --http2 over http://;
-// --http3 once QUIC's handshake ended (until then its requests wait as HTTP/1.1's do).
-enum class Protocol : uint8_t { kHttp1, kHttp2, kHttp3 };
 
 // Where the connection's first connect attempt is, for the ramp (connections.ramp_seconds):
 // it moves forward only, and the ramp ends when every asked one has ended.
@@ -35,27 +31,28 @@ struct PendingRequest {
   int64_t sent_ns = 0;      // Just before the submit that carried it (0: not yet).
   uint32_t target = 0;      // Index into the plan's targets.
   bool warmup = false;      // Started during --warmup: kept out of the statistics.
-  bool in_use = false;      // HTTP/2: the entry is an open stream's.
-  uint8_t retries = 0;      // HTTP/2: times the server refused it unprocessed.
+  bool in_use = false;      // Streams: the entry is an open stream's.
+  uint8_t retries = 0;      // Streams: times the server refused it unprocessed.
   // Open model: it waited for a connection (none was free, or its own had to connect first,
   // or it is sent again): its lag is not the client's, and stays out of the schedule lag.
   bool waited = false;
 };
 
+class ConnectionDriver;
+
 struct Connection {
   net::TimerNode timer;               // First member: the timer wheel hands back a TimerNode*.
-  proto::ResponseParser parser;       // Parses the response to pending[head].
-  std::span<PendingRequest> pending;  // A ring of -p entries.
-  std::span<char> out;                // Rendered bytes not yet sent; empty: see below.
-  const char* static_out = nullptr;   // Without `out`: the unsent rest of a template.
-  int64_t connect_started_ns = 0;     // The current connect attempt's start.
-  uint32_t out_size = 0;              // Bytes waiting or in the send in flight.
-  uint32_t send_size = 0;             // Bytes of the send in flight (0: none).
-  uint32_t slot = 0;                  // Direct descriptor slot, fixed for the connection's life.
-  uint16_t head = 0;                  // Oldest pending request.
-  uint16_t count = 0;                 // Pending requests.
+  std::span<PendingRequest> pending;  // -p entries: a ring, or the driver's pool of streams.
+  // What speaks on it: from the connect for a driver with its own transport (QUIC), from the
+  // open for TCP (by ALPN); null while a TCP connection connects, and once it closed.
+  ConnectionDriver* driver = nullptr;
+  int64_t connect_started_ns = 0;  // The current connect attempt's start.
+  uint32_t send_size = 0;          // Bytes of the send in flight (0: none).
+  uint32_t slot = 0;               // Direct descriptor slot, fixed for the connection's life.
+  uint16_t head = 0;               // Oldest pending request.
+  uint16_t count = 0;              // Pending requests.
   // HTTP/1.1: of them (oldest first), handed to a send, and of those, with sent_ns set.
-  // HTTP/2: streams opened since the last send, and 1 while the slot waits for its stamp.
+  // Streams: opened since the last send, and 1 while the slot waits for its stamp.
   uint16_t submitted = 0;
   uint16_t stamped = 0;
   uint16_t address = 0;  // Index into the plan's addresses.
@@ -63,12 +60,11 @@ struct Connection {
   // -p: responses ended by receives since the socket was last drained (Worker::CountReceiveYield).
   uint16_t undrained_responses = 0;
   ConnState state = ConnState::kIdle;
-  Protocol protocol = Protocol::kHttp1;
   FirstConnect first_connect = FirstConnect::kNotAsked;
   // A flag beside the state, not a state: true exactly while the slot is in Worker::listed_
   // (open model: it may take a request), whatever its state; it keeps the list free of twins.
   bool listed = false;
-  // Likewise for Worker::queued_flushes_ (HTTP/2: frames go out once the drain is over).
+  // Likewise for Worker::queued_flushes_ (streams: frames go out once the drain is over).
   bool flush_queued = false;
 
   PendingRequest& oldest() { return pending[head]; }

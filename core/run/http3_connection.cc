@@ -66,7 +66,7 @@ void Http3Connection::OnEarlyDataRejected() {
   early_rejected_ = true;
 }
 
-void Http3Connection::OnStreamEnd(const proto::Http3StreamEnd& end) { events_->OnStreamEnd(end); }
+void Http3Connection::OnStreamEnd(const proto::StreamEnd& end) { events_->OnStreamEnd(end); }
 
 void Http3Connection::OnStreamShutdown(int64_t id, uint64_t code) {
   quic_->ShutdownStream(id, code);

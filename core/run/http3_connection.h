@@ -25,7 +25,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
     virtual void OnReady() {}
     // The server refused the 0-RTT data: the requests in flight must be submitted again.
     virtual void OnEarlyDataRejected() {}
-    virtual void OnStreamEnd(const proto::Http3StreamEnd& end) = 0;
+    virtual void OnStreamEnd(const proto::StreamEnd& end) = 0;
   };
 
   // `streams`: the most requests open at once (tags are below it).
@@ -70,7 +70,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
                           int64_t qpack_decoder_stream) override;
   void OnEarlyDataRejected() override;
   // HTTP/3's events.
-  void OnStreamEnd(const proto::Http3StreamEnd& end) override;
+  void OnStreamEnd(const proto::StreamEnd& end) override;
   void OnStreamShutdown(int64_t id, uint64_t code) override;
 
   proto::Http3ClientSession session_;

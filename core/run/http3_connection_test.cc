@@ -82,11 +82,11 @@ class Http3TestPeer : public net::QuicConnection::Events, public net::QuicConnec
 class Recorder : public Http3Connection::Events {
  public:
   void OnReady() override { ready = true; }
-  void OnStreamEnd(const proto::Http3StreamEnd& end) override { ends.push_back(end); }
+  void OnStreamEnd(const proto::StreamEnd& end) override { ends.push_back(end); }
   void OnEarlyDataRejected() override { rejected = true; }
   bool ready = false;
   bool rejected = false;
-  std::vector<proto::Http3StreamEnd> ends;
+  std::vector<proto::StreamEnd> ends;
 };
 
 proto::RequestTemplate H3Request(const std::string& method, const std::string& target,
@@ -189,7 +189,7 @@ TEST(Http3ConnectionTest, RequestsGoOutOnceHttp3IsUpAndAreAnswered) {
   EXPECT_EQ(pair.client.open_requests(), 2u);
   pair.Exchange(30);
   ASSERT_EQ(pair.events.ends.size(), 2u);
-  for (const proto::Http3StreamEnd& end : pair.events.ends) {
+  for (const proto::StreamEnd& end : pair.events.ends) {
     EXPECT_TRUE(end.complete);
     EXPECT_EQ(end.status, 200);
   }
@@ -249,7 +249,7 @@ TEST(Http3ConnectionTest, AFrameOutOfOrderBreaksHttp3AndClosesWithItsCode) {
   EXPECT_EQ(pair.peer().raw_sent, 4u);
   EXPECT_TRUE(pair.client.http3_failed());
   EXPECT_EQ(pair.client.end(), net::QuicEnd::kError);
-  for (const proto::Http3StreamEnd& end : pair.events.ends) {
+  for (const proto::StreamEnd& end : pair.events.ends) {
     EXPECT_FALSE(end.tag == 0 && end.complete);  // The other request may have its answer.
   }
   ASSERT_NE(pair.peer().quic, nullptr);

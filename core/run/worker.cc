@@ -59,37 +59,17 @@ absl::Status Worker::Setup() {
 
   const RunPlan& plan = *config_.plan;
   connections_ = std::vector<Connection>(n);
-  for (Connection& c : connections_) c.parser.SetBodyMatcher(plan.checks.body.get());
   if (plan.flow != nullptr) SetupUsers();
   AssignRoutes();
-  // Requests are rendered into a buffer of -p requests per connection, except the common case
-  // of one request without placeholders in flight: that one is sent straight from its template.
-  size_t stride = 0;
-  bool rendered = plan.pipeline > 1;
-  bool uses_rows = false;
-  for (const proto::RequestTemplate& t : config_.templates) {
-    stride = std::max(stride, t.max_size());
-    rendered = rendered || !t.is_static();
-    uses_rows = uses_rows || t.uses_fields();
-  }
+  bool uses_rows = std::any_of(config_.templates.begin(), config_.templates.end(),
+                               [](const proto::RequestTemplate& t) { return t.uses_fields(); });
   if (uses_rows && plan.data != nullptr) rows_.emplace(plan.data.get());
-  // h2c connections never send HTTP/1.1 bytes: their requests become streams (at most one
-  // waits for the connect, and its bytes are not used), so they need no buffer.
-  quic_run_ = plan.http == HttpVersion::kHttp3;
-  if (quic_run_) {
-    quic_ = std::vector<QuicSlot>(n);
-    for (uint32_t i = 0; i < n; ++i) quic_[i].expiry.owner = i | kQuicTimer;
-  }
-  bool h2c_only = (plan.http == HttpVersion::kHttp2 && !plan.url.tls) || quic_run_;
-  size_t out_bytes = rendered && !h2c_only ? stride * plan.pipeline : 0;
-  request_storage_.resize(n * out_bytes);
   pending_storage_.resize(static_cast<size_t>(n) * plan.pipeline);
   for (uint32_t i = 0; i < n; ++i) {
     Connection& c = connections_[i];
     c.slot = i;
     c.timer.owner = i;
     c.pending = std::span(pending_storage_).subspan(size_t{i} * plan.pipeline, plan.pipeline);
-    c.out = std::span(request_storage_).subspan(i * out_bytes, out_bytes);
   }
   retry_.reserve(pending_storage_.size());
   listed_.reserve(n);
@@ -105,6 +85,16 @@ absl::Status Worker::Setup() {
   unstamped_sends_.reserve(n);
   queued_flushes_.reserve(n);
   ramp_.emplace(config_.plan->max_connecting, n);
+  drivers_ = Drivers(this, {.plan = &plan,
+                            .stats = stats_,
+                            .loop = loop_.get(),
+                            .now = &completions_at_ns_,
+                            .users = users_,
+                            .templates = config_.templates,
+                            .connections = n,
+                            .timeout_ns = timeout_ns_,
+                            .connect_timeout_ns = connect_timeout_ns_,
+                            .open_model = pacer_.open()});
   return absl::OkStatus();
 }
 
@@ -141,7 +131,25 @@ void Worker::DrainCompletions() {
   stats_->Drained();
   loop_->Drain(*this);
   in_drain_ = false;
-  FlushQueuedStreams();
+  for (size_t i = 0; i < queued_flushes_.size(); ++i) {  // A flush may fail one, queueing none.
+    Connection& c = connections_[queued_flushes_[i]];
+    c.flush_queued = false;
+    // It may have ended, or even connected again, since: only a live driver has bytes to send.
+    if (c.driver != nullptr &&
+        (c.state == ConnState::kActive || c.state == ConnState::kConnecting)) {
+      c.driver->Flush(c);
+    }
+  }
+  queued_flushes_.clear();
+}
+
+bool Worker::DeferFlush(Connection& c) {
+  if (!in_drain_) return false;
+  if (!c.flush_queued) {
+    c.flush_queued = true;
+    queued_flushes_.push_back(c.slot);
+  }
+  return true;
 }
 
 // Requests queued since the last submit go out with the next one: their latency and
@@ -151,16 +159,7 @@ unsigned Worker::StampQueuedSends(int64_t now) {
   for (uint32_t slot : unstamped_sends_) {
     Connection& c = connections_[slot];
     if (c.state != ConnState::kActive) continue;  // Ended before the submit.
-    if (IsStreams(c)) {
-      StampStreams(c, now);
-      continue;
-    }
-    URINGLOAD_CHECK(c.stamped <= c.submitted && c.submitted <= c.count,
-                    "slot %u stamped %u submitted %u count %u", c.slot, c.stamped, c.submitted,
-                    c.count);
-    for (uint32_t k = c.stamped; k < c.submitted; ++k) Stamp(c.at(k), now);
-    c.stamped = c.submitted;
-    if (!c.timer.scheduled()) ScheduleTimeout(c);
+    c.driver->Stamp(c, now);
   }
   unstamped_sends_.clear();
   return count;
@@ -169,7 +168,7 @@ unsigned Worker::StampQueuedSends(int64_t now) {
 // A request goes out with the submit about to happen: its latency and timeout run from `now`.
 // Open model: how late that is for its due time is the client's own lag, unless it waited for
 // a connection (PendingRequest::waited).
-void Worker::Stamp(PendingRequest& r, int64_t now) {
+void Worker::StampRequest(PendingRequest& r, int64_t now) {
   r.sent_ns = now;
   if (pacer_.open() && !r.warmup && !r.waited) stats_->ScheduleLag(now - r.intended_ns);
 }
@@ -198,7 +197,7 @@ void Worker::AbortInFlight() {
   for (Connection& c : connections_) {
     if (c.count == 0) continue;
     if (c.state == ConnState::kIdle) {  // Still queued for a connect: never opened.
-      while (c.count > 0) FinishRequest(c, Outcome::kTimeout, ECANCELED);
+      while (c.count > 0) FinishWaiting(c, Outcome::kTimeout, ECANCELED);
       c.state = ConnState::kDone;
       --live_;
     } else if (c.state != ConnState::kClosing) {
@@ -223,7 +222,7 @@ void Worker::Close(Connection& c) {
   URINGLOAD_CHECK(c.state == ConnState::kConnecting || c.state == ConnState::kActive,
                   "slot %u state %d", c.slot, static_cast<int>(c.state));
   loop_->timers().Cancel(&c.timer);
-  if (quic_run_) CloseQuic(c);
+  if (c.driver != nullptr) c.driver->OnClose(c);
   if (c.state == ConnState::kActive) stats_->ConnectionClosed();
   if (c.state == ConnState::kConnecting) LeaveConnecting(c);
   c.state = ConnState::kClosing;
@@ -243,8 +242,21 @@ void Worker::Retire(Connection& c) {
 // The one way a failure leaves a connection: every request in flight on it ends with
 // `outcome` (`error`: its errno, or for a parse error its ParseFailure), then it closes.
 void Worker::Fail(Connection& c, Outcome outcome, int error) {
-  while (c.count > 0) FinishRequest(c, outcome, error);
+  if (c.state == ConnState::kActive) {
+    c.driver->FailAll(c, outcome, error);
+  } else {
+    while (c.count > 0) FinishWaiting(c, outcome, error);
+  }
   Close(c);
+}
+
+void Worker::FinishWaiting(Connection& c, Outcome outcome, int error) {
+  URINGLOAD_CHECK(c.state != ConnState::kActive && c.count > 0, "slot %u state %d count %u", c.slot,
+                  static_cast<int>(c.state), c.count);
+  PendingRequest r = c.oldest();
+  outcome = RecordEnd(c, r, outcome, error, {});
+  c.PopOldest();
+  AfterEnd(c, r, outcome);
 }
 
 }  // namespace uringload::core

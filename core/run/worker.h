@@ -1,8 +1,10 @@
 // Worker: one thread, one event loop (net::EventLoop), a fixed set of connections driven as
-// state machines by its completion handlers. Takes request indexes from the shared
-// RequestSource, records into its own WorkerStats. Nothing on its hot path allocates, locks or
-// makes a syscall beyond io_uring_enter (binding a --source address costs a few syscalls per
-// new connection, see net/ring_event_loop.cc).
+// state machines by its completion handlers. It owns the connections, the timers, pacing and
+// accounting, and knows no protocol: each open connection's driver (core/run/drivers.h)
+// speaks its protocol and reports request events back (DriverHost). Takes request indexes
+// from the shared RequestSource, records into its own WorkerStats. Nothing on its hot path
+// allocates, locks or makes a syscall beyond io_uring_enter (binding a --source address costs a few
+// syscalls per new connection, see net/ring_event_loop.cc).
 #pragma once
 
 #include <atomic>
@@ -17,15 +19,14 @@
 #include "core/run/batch_policy.h"
 #include "core/run/connect_ramp.h"
 #include "core/run/connection.h"
-#include "core/run/http3_connection.h"
+#include "core/run/connection_driver.h"
+#include "core/run/drivers.h"
 #include "core/run/request_pacer.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
 #include "core/run/worker_stats.h"
 #include "core/wake_margin.h"
 #include "net/event_loop.h"
-#include "net/quic_send_buffers.h"
-#include "proto/http2_client_session.h"
 
 namespace uringload::core {
 
@@ -43,9 +44,7 @@ struct WorkerConfig {
   uint64_t block_size = 1;  // Indexes claimed from the source at a time.
 };
 
-class Worker : public net::CompletionHandler,
-               private proto::Http2ClientSession::Events,
-               private Http3Connection::Events {
+class Worker final : public net::CompletionHandler, private DriverHost {
  public:
   // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
@@ -68,60 +67,63 @@ class Worker : public net::CompletionHandler,
   absl::Status SubmitAndWait(int64_t now, unsigned sends);
   // How long the next wait may take; `for_due`: set when the next due send bounds it.
   int64_t WaitBudget(int64_t now, bool* for_due) const;
-  void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read);
 
+  // Connections (worker_connect.cc, worker_completions.cc).
   void AssignRoutes();
   void RequestConnect(Connection& c);
   void AdmitQueuedConnects();
   void Connect(Connection& c);
   void LeaveConnecting(Connection& c);
   bool Queued(const Connection& c) const;
-  void Close(Connection& c);
   void Retire(Connection& c);          // No request will come for it.
   void ConnectForNext(Connection& c);  // Idle: its next request, the list, or done.
-  void Fail(Connection& c, Outcome outcome, int error);
+  void OnTcpConnect(Connection& c, const net::Completion& completion);
+  void OnClosed(Connection& c);
+  void OnTimer(net::TimerNode* node, int64_t now);
+  void OnTimeout(Connection& c, int64_t now);
+  // Handles the completions that are ready, then flushes the connections that deferred it.
+  void DrainCompletions();
+  // Ends the oldest request waiting in the ring of a connection that is not open.
+  void FinishWaiting(Connection& c, Outcome outcome, int error);
 
   // Requests (worker_requests.cc).
   bool MoreToCome() const;
-  // Whether `c` may still take a request: a flow's user mid-iteration, or MoreToCome().
-  bool MoreFor(const Connection& c) const;
-  // Within --warmup: bytes then are not counted, as the requests then are not (one clock read
-  // per completion only when there is a warmup).
-  bool InWarmup() const { return warmup_ns_ > 0 && loop_->Now() - origin_ns_ < warmup_ns_; }
-  // The next request `c` is to send now, if any (a flow's user: its next step, or a new
-  // iteration when the schedule has one).
-  bool NextRequest(Connection& c, PendingRequest* request);
   bool NextScheduled(PendingRequest* request);
-  const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const;
-  proto::TemplateContext ContextFor(Connection& c, const PendingRequest& request,
-                                    const proto::RequestTemplate& tmpl);
+  // Renders into the connection's driver, or waits in its ring until it opens.
   void AddRequest(Connection& c, const PendingRequest& request);
+  // Takes as many requests as are due and fit.
   void Fill(Connection& c);
-  void Flush(Connection& c);
-  void Refill(Connection& c);
-  void FinishRequest(Connection& c, Outcome outcome, int error);
-  void Requeue(Connection& c);
-  void ScheduleTimeout(Connection& c);
-  void List(Connection& c);
   void StartDue(int64_t now);
-  void Stamp(PendingRequest& r, int64_t now);
   void RetireIdle();
-
-  void OnConnect(Connection& c, const net::Completion& completion);
-  void OnSend(Connection& c, int res);
-  void OnReceive(Connection& c, const net::Completion& completion);
-  void OnData(Connection& c, std::string_view data);
-  void OnPeerClosed(Connection& c);
-  void OnClosed(Connection& c);
-  void OnTimeout(Connection& c, int64_t now);
-  // Handles the completions that are ready, then sends what they left for HTTP/2 connections.
-  void DrainCompletions();
   // Records the outcome of request `r` (its stats; the connection's bookkeeping is the
-  // caller's). A complete response (ok) with `status`, whose body contained the checked text
-  // or not, ends check_failed if it misses the plan's checks. An ok gRPC call's
-  // `grpc_status` is counted by code (-1: not a gRPC call) with its `grpc_messages`.
-  void Record(const PendingRequest& r, Outcome outcome, int error, int status,
-              bool body_found = false, int grpc_status = -1, uint64_t grpc_messages = 0);
+  // caller's). A complete response (ok) ends check_failed if it misses the plan's checks; an
+  // ok gRPC call's status is counted by code with its messages.
+  void Record(const PendingRequest& r, Outcome outcome, int error, const ResponseFacts& response);
+
+  // DriverHost: what the drivers report and ask.
+  bool NextRequest(Connection& c, PendingRequest* request) override;
+  // Whether `c` may still take a request: a flow's user mid-iteration, or MoreToCome().
+  bool MoreFor(const Connection& c) const override;
+  void List(Connection& c) override;
+  Outcome RecordEnd(Connection& c, const PendingRequest& r, Outcome outcome, int error,
+                    const ResponseFacts& response) override;
+  void AfterEnd(Connection& c, const PendingRequest& r, Outcome outcome) override;
+  void Retry(Connection& c, const PendingRequest& r) override;
+  void Opened(Connection& c, ConnectionDriver* driver) override;
+  void Close(Connection& c) override;
+  void Fail(Connection& c, Outcome outcome, int error) override;
+  void QueueStamp(Connection& c) override { unstamped_sends_.push_back(c.slot); }
+  void StampRequest(PendingRequest& r, int64_t now) override;
+  bool DeferFlush(Connection& c) override;
+  void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read) override;
+  const proto::RequestTemplate& TemplateFor(const Connection& c,
+                                            const PendingRequest& r) const override;
+  proto::TemplateContext ContextFor(Connection& c, const PendingRequest& request,
+                                    const proto::RequestTemplate& tmpl) override;
+  // One clock read per completion only when there is a warmup.
+  bool InWarmup() const override {
+    return warmup_ns_ > 0 && loop_->Now() - origin_ns_ < warmup_ns_;
+  }
 
   // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
   void SetupUsers();
@@ -136,73 +138,6 @@ class Worker : public net::CompletionHandler,
   void ResumeUser(Connection& c);           // A think ended.
   void CutThinkingUsers();                  // The run stopped taking requests.
   bool Resting(const Connection& c) const;  // Its user is mid-iteration or thinking.
-
-  // HTTP/2 (worker_http2.cc): the same steps for a connection whose requests are streams.
-  uint32_t Capacity(const Connection& c) const;
-  bool MayOpenStreams(const Connection& c) const;
-  proto::Http2ClientSession& Session(const Connection& c) { return *sessions_[c.slot]; }
-  absl::Status StartSession(Connection& c);
-  void AddStream(Connection& c, const PendingRequest& request);
-  void FlushStreams(Connection& c);
-  void FlushQueuedStreams();
-  void RefillStreams(Connection& c);
-  // `grpc_status`, `grpc_messages`: an ok gRPC call's (-1: not a gRPC call).
-  void FinishStream(Connection& c, uint32_t k, Outcome outcome, int error, int status,
-                    bool body_found = false, int grpc_status = -1, uint64_t grpc_messages = 0);
-  void RetryStream(Connection& c, uint32_t k);
-  void LoseConnection(Connection& c, int error);
-  void ScheduleStreamTimeout(Connection& c);
-  void TimeOutStreams(Connection& c, int64_t now);
-  void StampStreams(Connection& c, int64_t now);
-  void OnStreamsSent(Connection& c, uint32_t bytes);
-  void OnStreamData(Connection& c, std::string_view data);
-  void OnStreamEnd(const proto::Http2StreamEnd& end) override;
-  void OnGrpcFirstMessage(uint32_t tag) override;
-
-  // HTTP/3 (worker_http3.cc): each connection a connected UDP socket under an Http3Connection,
-  // its streams the same pool of -p entries as HTTP/2's. Until QUIC's handshake ends the
-  // connection is kConnecting, its requests waiting as they do for a TCP connect.
-  struct QuicSlot {
-    net::TimerNode expiry;    // QUIC's own timer (owner: slot | kQuicTimer).
-    net::QuicSendBuffer out;  // The packets of the send in flight (from quic_buffers_).
-    std::unique_ptr<Http3Connection> h3;
-    int64_t socket_ns = 0;           // Connect call to the connected UDP socket.
-    uint32_t streams_opened = 0;     // Since the handshake (--no-keepalive: one).
-    bool ready = false;              // The handshake ended during the last input (OnReady).
-    bool ticket_taken = false;       // Its session was kept for the connections after it.
-    uint64_t losses_counted = 0;     // Of QUIC's packets_lost, those in the stats.
-    bool handshake_counted = false;  // Its handshake is in the stats (0-RTT: after it opened).
-    bool resubmit = false;           // The server refused the 0-RTT data: the requests go again.
-  };
-  static constexpr uint32_t kQuicTimer = 1u << 31;
-  void OnTimer(net::TimerNode* node, int64_t now);
-  Http3Connection& Http3Of(const Connection& c) { return *quic_[c.slot].h3; }
-  bool IsStreams(const Connection& c) const { return c.protocol != Protocol::kHttp1; }
-  void ConnectQuic(Connection& c);
-  void OnQuicConnected(Connection& c, int res);
-  void OnQuicReceive(Connection& c, const net::Completion& completion);
-  void OnQuicSent(Connection& c, int res);
-  void OnQuicExpiry(Connection& c, int64_t now);
-  // After input (datagrams, an expiry): a handshake that ended opens the connection, stream
-  // ends refill it, and what QUIC has to send goes out.
-  void AfterQuicInput(Connection& c, uint16_t open_before, uint32_t responses_before);
-  void OpenQuic(Connection& c);
-  void FlushQuic(Connection& c);
-  bool SendQuicPackets(Connection& c);
-  void ScheduleQuicExpiry(Connection& c);
-  // The packets QUIC declared lost since the last look (ACKs and loss timers) into the stats.
-  void CountQuicLosses(Connection& c);
-  // The QUIC connection ended (end() says how): every request on it gets its outcome.
-  void EndQuic(Connection& c);
-  void LoseQuic(Connection& c, Outcome outcome, int cause);
-  void CloseQuic(Connection& c);
-  void OnReady() override;
-  void OnEarlyDataRejected() override;
-  // The handshake's numbers into the stats, once it ended (with 0-RTT, after OpenQuic).
-  void CountQuicHandshake(Connection& c);
-  // Refused 0-RTT: every request in flight goes again on a new stream of the connection.
-  void ResubmitQuic(Connection& c);
-  void OnStreamEnd(const proto::Http3StreamEnd& end) override;
 
   const WorkerConfig config_;
   RequestPacer pacer_;
@@ -220,36 +155,22 @@ class Worker : public net::CompletionHandler,
   int64_t warmup_ns_;
   std::vector<Connection> connections_;
   std::vector<PendingRequest> pending_storage_;  // -p entries per connection.
-  std::vector<char> request_storage_;            // -p rendered requests per connection.
+  Drivers drivers_;                              // The protocols its connections speak.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   const FlowProgram* flow_ = nullptr;            // --flow.
   std::vector<FlowUser> users_;                  // --flow: by slot.
   std::unique_ptr<PatternScratch> patterns_;     // --flow with regexes: where they search.
-  // --flow over HTTP/2, by slot: a step the server refused unprocessed, sent again by its
+  // --flow over streams, by slot: a step the server refused unprocessed, sent again by its
   // user (in_use: one waits), not by whichever connection comes first.
   std::vector<PendingRequest> step_retries_;
   std::vector<uint32_t> unstamped_sends_;  // Slots with sends queued since the last submit.
-  // HTTP/2 slots whose frames wait for the end of the drain (Worker::FlushStreams), and
-  // whether a drain is under way.
+  // Slots whose sends wait for the end of the drain (DeferFlush), and whether a drain is
+  // under way.
   std::vector<uint32_t> queued_flushes_;
   bool in_drain_ = false;
-  std::vector<PendingRequest> retry_;  // Sent behind a response that closed the connection.
+  std::vector<PendingRequest> retry_;  // Never answered: they go out again.
   std::vector<uint32_t> listed_;       // Open model: connections that may take requests.
-  // HTTP/2 connections' sessions by slot, made when a slot first speaks h2 and reused, and the
-  // memory they share.
-  proto::Http2Memory http2_memory_;
-  std::vector<std::unique_ptr<proto::Http2ClientSession>> sessions_;
-  // HTTP/2, by slot: the clock after the wait that brought the connection's latest receive. A
-  // stream that times out with nothing received since its send means the connection is dead.
-  std::vector<int64_t> received_ns_;
-  Connection* session_connection_ = nullptr;  // Whose session is reporting (OnStreamEnd).
-  bool quic_run_ = false;                     // --http3: every connection is QUIC.
-  std::vector<QuicSlot> quic_;                // --http3: by slot.
-  // --http3: the session the last connection's server gave, resumed by the next connects.
-  std::vector<uint8_t> quic_ticket_;
-  std::vector<uint8_t> quic_early_params_;  // --0rtt: its server's transport parameters.
-  net::QuicSendBuffers quic_buffers_;
-  int64_t late_since_ns_ = -1;  // Requests due by then found every connection busy.
+  int64_t late_since_ns_ = -1;         // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
   std::optional<ConnectRamp> ramp_;
@@ -257,7 +178,6 @@ class Worker : public net::CompletionHandler,
   uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.
   uint32_t live_ = 0;              // Connections not yet kDone.
   uint32_t in_flight_ = 0;         // Started requests without an outcome.
-  uint32_t responses_parsed_ = 0;  // Complete responses parsed (wraps; only differences count).
   int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.
   bool draining_ = false;
   bool preconnecting_ = false;  // --preconnect: connections open before the start, no requests.

@@ -50,8 +50,9 @@ void Worker::Connect(Connection& c) {
   c.state = ConnState::kConnecting;
   c.connect_started_ns = loop_->Now();
   loop_->timers().Schedule(&c.timer, c.connect_started_ns + connect_timeout_ns_);
-  if (quic_run_) {
-    ConnectQuic(c);
+  if (ConnectionDriver* own = drivers_.own_transport()) {  // QUIC: a UDP socket of its own.
+    c.driver = own;
+    own->Connect(c);
     return;
   }
   const RunPlan& plan = *config_.plan;

@@ -10,7 +10,7 @@
 
 namespace uringload::core {
 
-// A user per connection slot, reading its answers through the slot's parser.
+// A user per connection slot, reading its answers through the slot's driver.
 void Worker::SetupUsers() {
   const RunPlan& plan = *config_.plan;
   flow_ = plan.flow.get();
@@ -23,9 +23,8 @@ void Worker::SetupUsers() {
   if (flow_->any_regex || flow_->any_header_pattern) patterns_ = std::make_unique<PatternScratch>();
   users_.reserve(connections_.size());
   step_retries_.resize(connections_.size());
-  for (Connection& c : connections_) {
+  for (size_t i = 0; i < connections_.size(); ++i) {
     users_.emplace_back(flow_, data_sizes, path_bytes, &completions_at_ns_, patterns_.get());
-    c.parser.SetInspector(&users_.back());
   }
 }
 
@@ -104,7 +103,7 @@ void Worker::ScheduleThink(Connection& c) {
 void Worker::ResumeUser(Connection& c) {
   users_[c.slot].EndThink();
   if (c.state == ConnState::kActive) {
-    Refill(c);
+    c.driver->Refill(c);
     return;
   }
   if (c.state == ConnState::kIdle) ConnectForNext(c);  // Closing: OnClosed goes on.

@@ -1,7 +1,7 @@
-// How a worker's requests come in and how they go out. A connection holds up to
-// -p requests in flight (PendingRequest ring), rendered back-to-back into its buffer and sent
-// with one send at a time; each is stamped by the submit that carries it. In the open model
-// connections that can take a request wait on a list until the schedule says one is due.
+// How a worker's requests come in and how they end: the schedule's (or a flow's) next request,
+// handed to the connection's driver, which reports its end back to be judged and recorded.
+// Each is stamped by the submit that carries it. In the open model connections that can take
+// a request wait on a list until the schedule says one is due.
 #include <algorithm>
 
 #include "core/run/worker.h"
@@ -75,72 +75,29 @@ proto::TemplateContext Worker::ContextFor(Connection& c, const PendingRequest& r
   return context;
 }
 
-// Renders `request` behind what the connection has not sent yet.
 void Worker::AddRequest(Connection& c, const PendingRequest& request) {
-  if (IsStreams(c)) {
-    AddStream(c, request);
+  if (c.state == ConnState::kActive) {
+    c.driver->Add(c, request);
     return;
   }
   URINGLOAD_CHECK(c.count < c.pending.size(), "slot %u count %u", c.slot, c.count);
   c.at(c.count) = request;
   ++c.count;
-  const proto::RequestTemplate& tmpl = TemplateFor(c, request);
-  if (c.count == 1) c.parser.Start(tmpl.is_head());
-  if (c.out.empty()) {  // One static request in flight at most: sent from the template.
-    c.static_out = tmpl.static_bytes().data();
-    c.out_size = static_cast<uint32_t>(tmpl.static_bytes().size());
-  } else {
-    std::string_view bytes =
-        tmpl.RenderInto(ContextFor(c, request, tmpl), c.out.subspan(c.out_size));
-    c.out_size += static_cast<uint32_t>(bytes.size());
-  }
 }
 
-// Takes as many requests as are due and fit (-p).
 void Worker::Fill(Connection& c) {
   PendingRequest request;
-  uint32_t capacity = Capacity(c);
-  while (c.count < capacity && NextRequest(c, &request)) AddRequest(c, request);
+  uint32_t capacity = c.driver->Capacity(c);
+  while (c.count < capacity && NextRequest(c, &request)) c.driver->Add(c, request);
 }
 
-// Sends what waits, unless a send is in flight (its completion sends the rest).
-void Worker::Flush(Connection& c) {
-  if (IsStreams(c)) {
-    FlushStreams(c);
-    return;
-  }
-  if (c.send_size != 0 || c.out_size == 0) return;
-  c.send_size = c.out_size;
-  loop_->Send(c.slot, c.out.empty() ? c.static_out : c.out.data(), c.send_size);
-  if (c.stamped == c.submitted) unstamped_sends_.push_back(c.slot);  // Else already queued.
-  c.submitted = c.count;
-}
-
-// After responses: more requests on the connection, or it waits (open model), or it closes.
-// Pipelined, closed model: only once half of -p has been answered, so requests go in bursts
-// the server can answer with one send (14% more requests against `serve`: docs/performance.md,
-// "Measurements behind the code").
-void Worker::Refill(Connection& c) {
-  if (IsStreams(c)) {
-    RefillStreams(c);
-    return;
-  }
-  if (!pacer_.open() && c.count > 0 && 2 * c.count > c.pending.size()) return;
-  Fill(c);
-  if (c.count == 0 && !MoreFor(c)) {
-    Close(c);
-    return;
-  }
-  if (c.count < c.pending.size() && pacer_.open()) List(c);
-  Flush(c);
-}
-
-void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int status,
-                    bool body_found, int grpc_status, uint64_t grpc_messages) {
+void Worker::Record(const PendingRequest& r, Outcome outcome, int error,
+                    const ResponseFacts& response) {
   --in_flight_;
   if (outcome == Outcome::kOk) {
     batch_.CountLatency(completions_at_ns_ - r.sent_ns);
-    if (std::optional<CheckFailure> missed = config_.plan->checks.Judge(status, body_found)) {
+    if (std::optional<CheckFailure> missed =
+            config_.plan->checks.Judge(response.status, response.body_found)) {
       outcome = Outcome::kCheckFailed;
       error = static_cast<int>(*missed);
     }
@@ -150,51 +107,40 @@ void Worker::Record(const PendingRequest& r, Outcome outcome, int error, int sta
   } else if (outcome == Outcome::kOk) {
     uint64_t uncorrected = completions_at_ns_ - r.sent_ns;
     uint64_t latency = pacer_.open() ? completions_at_ns_ - r.intended_ns : uncorrected;
-    stats_->RequestSucceeded(status, latency, uncorrected, r.target);
-    if (grpc_status >= 0) stats_->GrpcCallEnded(grpc_status, grpc_messages);
+    stats_->RequestSucceeded(response.status, latency, uncorrected, r.target);
+    if (response.grpc_status >= 0) {
+      stats_->GrpcCallEnded(response.grpc_status, response.grpc_messages);
+    }
   } else {
-    stats_->RequestFailed(outcome, error, r.target, outcome == Outcome::kCheckFailed ? status : 0);
+    stats_->RequestFailed(outcome, error, r.target,
+                          outcome == Outcome::kCheckFailed ? response.status : 0);
   }
 }
 
-// Ends the oldest request in flight on `c` (over HTTP/2, any one of its streams).
-void Worker::FinishRequest(Connection& c, Outcome outcome, int error) {
-  URINGLOAD_CHECK(c.count > 0 && in_flight_ > 0, "slot %u state %d count %u in flight %u", c.slot,
-                  static_cast<int>(c.state), c.count, in_flight_);
-  if (IsStreams(c)) {
-    uint32_t k = 0;
-    while (!c.pending[k].in_use) ++k;  // count > 0: one is in use.
-    FinishStream(c, k, outcome, error, 0);
-    return;
+Outcome Worker::RecordEnd(Connection& c, const PendingRequest& r, Outcome outcome, int error,
+                          const ResponseFacts& response) {
+  URINGLOAD_CHECK(in_flight_ > 0, "slot %u state %d count %u: no request in flight", c.slot,
+                  static_cast<int>(c.state), c.count);
+  if (flow_ != nullptr) {
+    outcome = JudgeStep(c, outcome, response.status, response.grpc_status, &error);
   }
-  PendingRequest r = c.oldest();
-  if (flow_ != nullptr) outcome = JudgeStep(c, outcome, c.parser.status_code(), -1, &error);
-  Record(r, outcome, error, c.parser.status_code(), c.parser.body_found());
-  c.PopOldest();
-  if (c.submitted > 0) --c.submitted;
-  if (c.stamped > 0) --c.stamped;
-  loop_->timers().Cancel(&c.timer);
+  Record(r, outcome, error, response);
+  return outcome;
+}
+
+void Worker::AfterEnd(Connection& c, const PendingRequest& r, Outcome outcome) {
   if (flow_ != nullptr) AfterStep(c, r, outcome);
-  if (c.count == 0) return;
-  c.parser.Start(TemplateFor(c, c.oldest()).is_head());
-  if (c.stamped > 0) ScheduleTimeout(c);
 }
 
-// The server ended the connection after a complete response: the requests sent behind it were
-// never answered, so they go out again on another connection (they stay started, once; each is
-// counted retried, as every request sent again is).
-void Worker::Requeue(Connection& c) {
-  while (c.count > 0) {
-    retry_.push_back(c.oldest());
-    c.PopOldest();
-    stats_->RequestRetried();
+// A flow's step goes again by its user; any other request by whichever connection is next.
+void Worker::Retry(Connection& c, const PendingRequest& r) {
+  if (flow_ != nullptr) {
+    step_retries_[c.slot] = r;
+    step_retries_[c.slot].in_use = true;
+  } else {
+    retry_.push_back(r);
   }
-  c.submitted = c.stamped = 0;
-}
-
-// The timeout runs from the send of the oldest request in flight.
-void Worker::ScheduleTimeout(Connection& c) {
-  if (c.count > 0) loop_->timers().Schedule(&c.timer, c.oldest().sent_ns + timeout_ns_);
+  stats_->RequestRetried();
 }
 
 void Worker::List(Connection& c) {
@@ -214,10 +160,10 @@ void Worker::StartDue(int64_t now) {
     Connection& c = connections_[listed_.back()];
     listed_.pop_back();
     c.listed = false;
-    if (c.state == ConnState::kActive && c.count < Capacity(c)) {
+    if (c.state == ConnState::kActive && c.count < c.driver->Capacity(c)) {
       Fill(c);
-      if (c.count < Capacity(c)) List(c);
-      Flush(c);
+      if (c.count < c.driver->Capacity(c)) List(c);
+      c.driver->Flush(c);
     } else if (c.state == ConnState::kIdle && c.count == 0) {
       PendingRequest request;
       if (!NextRequest(c, &request)) return;

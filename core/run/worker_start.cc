@@ -70,7 +70,7 @@ void Worker::StartAll() {
     }
     AddRequest(c, request);
     if (c.state == ConnState::kActive) {
-      Flush(c);
+      c.driver->Flush(c);
     } else if (c.state == ConnState::kIdle && !Queued(c)) {
       RequestConnect(c);
     }  // Connecting, or queued in the ramp: its connect completion sends the request.

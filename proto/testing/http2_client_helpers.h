@@ -14,8 +14,8 @@ namespace uringload::proto::testing {
 
 class Recorder : public Http2ClientSession::Events {
  public:
-  void OnStreamEnd(const Http2StreamEnd& end) override { ends.push_back(end); }
-  std::vector<Http2StreamEnd> ends;
+  void OnStreamEnd(const StreamEnd& end) override { ends.push_back(end); }
+  std::vector<StreamEnd> ends;
 };
 
 // `grpc`: the request is a gRPC call (its body taken as the call's messages).

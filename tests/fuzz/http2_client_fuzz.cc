@@ -10,7 +10,7 @@
 #include "proto/http2_client_session.h"
 
 using uringload::proto::Http2ClientSession;
-using uringload::proto::Http2StreamEnd;
+using uringload::proto::StreamEnd;
 using uringload::proto::RequestSpec;
 using uringload::proto::RequestTemplate;
 
@@ -18,7 +18,7 @@ namespace {
 
 class Ends : public Http2ClientSession::Events {
  public:
-  void OnStreamEnd(const Http2StreamEnd& end) override {
+  void OnStreamEnd(const StreamEnd& end) override {
     if (end.tag >= 4 || ended[end.tag]) abort();
     if (end.complete && (end.status < 100 || end.status > 999)) abort();
     ended[end.tag] = true;
