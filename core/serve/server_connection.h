@@ -10,12 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/serve/http3_server_connection.h"
 #include "core/serve/serve_plan.h"
 #include "net/base/check.h"
-#include "net/quic_send_buffers.h"
 #include "net/timer_wheel.h"
-#include "proto/http2_server_session.h"
 #include "proto/request_parser.h"
 #include "proto/response_builder.h"
 
@@ -29,60 +26,6 @@ struct PendingResponse {
   bool head = false;  // A HEAD request: the response without its body.
   uint8_t echo_size = 0;
   char echo[proto::RequestParser::kMaxEcho];
-};
-
-// HTTP/2 (core/serve/server_http2.cc): a stream's response waiting for its moment. Streams
-// are answered in the order their delays end, not the order they came.
-struct Http2Response {
-  int64_t ready_at_ns = 0;
-  int32_t stream_id = 0;
-  Fault fault = Fault::kNone;
-  uint8_t echo_size = 0;
-  char echo[proto::RequestParser::kMaxEcho];
-};
-
-// An HTTP/2 connection's session and its waiting responses: made on a slot's first HTTP/2
-// connection and kept for the slot's later ones.
-struct ServerHttp2 {
-  explicit ServerHttp2(proto::Http2Memory* memory) : session(memory) {}
-
-  proto::Http2ServerSession session;
-  std::vector<Http2Response> waiting;
-  uint32_t requests = 0;           // Processed on this connection (for --http2-goaway-after).
-  int32_t goaway_last_stream = 0;  // The GOAWAY sent named this stream (0: none sent).
-  // A connection fault (reset, no close_notify, malformed frame): no stream is answered any
-  // more, what is queued goes out, then the connection closes (with close_notify or not).
-  bool closing = false;
-  bool close_notify = true;
-  bool malformed_due = false;  // The malformed frame goes out last.
-  // After the malformed frame: the client closes on the protocol error. Closing first with
-  // its requests unread would send a RST that can overtake the frame (and turn the fault into
-  // a reset); the server closes itself only at this deadline.
-  int64_t malformed_close_at_ns = 0;
-};
-
-// HTTP/3 (core/serve/server_http3.cc): a request's answer waiting for its moment.
-struct Http3Response {
-  int64_t ready_at_ns = 0;
-  int64_t stream_id = 0;
-  uint32_t handle = 0;  // Its entry in the session's stream pool.
-  Fault fault = Fault::kNone;
-};
-
-// An HTTP/3 connection: its own UDP socket connected to the client from the listener's
-// port, QUIC and HTTP/3 in memory, and its waiting answers. Made on a slot's first HTTP/3
-// connection and kept for the slot's later ones.
-struct ServerHttp3 {
-  Http3ServerConnection connection;
-  net::TimerNode expiry;    // QUIC's own timer (owner: slot | ServerWorker::kQuicTimer).
-  net::QuicSendBuffer out;  // The packets of the send in flight (the worker's QuicSendBuffers).
-  std::vector<Http3Response> waiting;
-  net::SocketAddress peer;  // The client: its socket connects to it.
-  std::string peer_key;     // The client's sockaddr bytes: what its slot is found by.
-  uint32_t listener = 0;    // The listener whose port the socket shares.
-  uint32_t requests = 0;    // Processed on this connection (for --http2-goaway-after).
-  bool connected = false;   // The socket's connect completed: packets may go out.
-  bool handshake_counted = false;
 };
 
 // HTTP/2's and HTTP/3's streams are answered in the order their delays end: hands each
@@ -110,6 +53,8 @@ int64_t AnswerDue(std::vector<Response>& waiting, int64_t now, Answer answer) {
 //   kOpen --unparsable request--> kRejected             (400/431 after the queue, then close)
 //   kOpen, kStalled, kRejected --Close--> kFree
 enum class ServerConnState : uint8_t { kFree, kOpen, kStalled, kRejected };
+
+class ServerDriver;
 
 struct ServerConnection {
   // 16: what `run -p 16` and `h2load -m 16` keep in flight, not the client's -p maximum (1024).
@@ -152,12 +97,8 @@ struct ServerConnection {
   std::unique_ptr<char[]> burst;
   std::string logged;  // --log-requests: the bytes of the request being parsed.
   char out[proto::kMaxResponseHead + proto::RequestParser::kMaxEcho];  // Echo responses.
-  // The connection speaks HTTP/2 (serve --http2: h2c, or h2 chosen by ALPN); h2 holds it.
-  bool http2 = false;
-  std::unique_ptr<ServerHttp2> h2;
-  // The connection speaks HTTP/3 (serve --http3); h3 holds it.
-  bool http3 = false;
-  std::unique_ptr<ServerHttp3> h3;
+  // What it speaks (core/serve/server_driver.h), chosen when it is accepted.
+  ServerDriver* driver = nullptr;
 
   bool Full() const { return count == kMaxPipelined; }
   PendingResponse& Head() { return pending[head]; }

@@ -11,6 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
+#include "core/serve/server_http1_driver.h"
+#include "core/serve/server_http2_driver.h"
+#include "core/serve/server_http3_driver.h"
 #include "net/base/check.h"
 #include "net/base/status_macros.h"
 #include "net/tls_errors.h"
@@ -85,13 +88,25 @@ absl::Status ServerWorker::Setup() {
     loop_ = *std::move(loop);
   }
   connections_.resize(table);
+  ServerEnv env{.plan = plan_,
+                .fixed = fixed_,
+                .stats = stats_,
+                .loop = loop_.get(),
+                .log = log_.has_value() ? &*log_ : nullptr};
+  ServerHost* host = this;
+  if (plan_->http3) {
+    http3_ = std::make_unique<ServerHttp3Driver>(host, env, table);
+  } else {
+    http1_ = std::make_unique<ServerHttp1Driver>(host, env);
+    if (plan_->http2) http2_ = std::make_unique<ServerHttp2Driver>(host, env, table);
+  }
   return absl::OkStatus();
 }
 
 absl::Status ServerWorker::Run() {
   URINGLOAD_RETURN_IF_ERROR(Setup());
-  if (plan_->http3) {
-    StartHttp3Listeners();
+  if (http3_ != nullptr) {
+    http3_->Listen(listeners_);
   } else {
     for (uint32_t i = 0; i < listeners_.size(); ++i) loop_->Accept(i, listeners_[i].get());
   }
@@ -120,8 +135,8 @@ ServerConnection& ServerWorker::Conn(uint32_t slot) {
 }
 
 void ServerWorker::OnCompletion(const net::Completion& completion) {
-  if (plan_->http3) {
-    OnHttp3Completion(completion);
+  if (http3_ != nullptr) {  // Every slot's: the listeners' and the clients' UDP sockets.
+    http3_->OnCompletion(completion);
     return;
   }
   URINGLOAD_CHECK(completion.op == net::Op::kAccept || completion.slot < connections_.size(),
@@ -152,27 +167,17 @@ void ServerWorker::OnAccept(const net::Completion& completion) {
                     connections_.size());
     ServerConnection& c = Conn(slot);
     URINGLOAD_CHECK(!c.in_use(), "accepted slot %u state %d", slot, static_cast<int>(c.state));
-    c.parser.Reset();
-    c.head = c.count = 0;
     c.state = ServerConnState::kOpen;
-    c.send_pending = c.close_after_send = c.continue_sent = c.continue_due = false;
+    c.send_pending = c.close_after_send = false;
     stats_->ConnectionAccepted();
     if (completion.tls != nullptr) stats_->TlsHandshake();
     loop_->Receive(slot);
     // --http2: h2c on a plain listener; over TLS what ALPN chose.
-    if (plan_->http2 && (completion.tls == nullptr || completion.tls->http2)) {
-      StartHttp2(slot, c);
-    }
+    bool http2 = http2_ != nullptr && (completion.tls == nullptr || completion.tls->http2);
+    c.driver = http2 ? http2_.get() : http1_.get();
+    c.driver->Open(slot, c);
   } else if (completion.res == -ENFILE) {
-    stats_->TableFull();
-    if (!warned_table_full_) {
-      warned_table_full_ = true;
-      std::fprintf(stderr,
-                   "uringload serve: a worker's descriptor table is full (%u connections); "
-                   "further connections are dropped: use more -t/--threads or "
-                   "--max-connections\n",
-                   plan_->table_size);
-    }
+    TableFull("use more -t/--threads or --max-connections");
   }
   if (!completion.more && !stop_->load(std::memory_order_relaxed)) {
     loop_->Accept(completion.slot, listeners_[completion.slot].get());
@@ -186,201 +191,35 @@ void ServerWorker::OnReceive(uint32_t slot, const net::Completion& completion) {
                   known ? static_cast<int>(known->state) : -1, completion.res);
   if (completion.res > 0) {
     stats_->BytesReceived(completion.res);
-    OnData(slot, completion.data);
+    known->driver->OnData(slot, *known, completion.data);
   } else {
     if (completion.res == -net::kTlsNoCloseNotify) stats_->TlsNoCloseNotify();
     Close(slot);  // The peer closed or reset: pending responses have nobody to go to.
   }
 }
 
-void ServerWorker::OnData(uint32_t slot, std::string_view data) {
-  ServerConnection& c = Conn(slot);
-  if (c.state != ServerConnState::kOpen) return;  // Stalled or rejected: nothing more is read.
-  if (c.http2) {
-    OnHttp2Data(slot, c, data);
+void ServerWorker::OnTimer(uint32_t owner) {
+  if ((owner & kServerTransportTimer) != 0) {
+    http3_->OnTransportTimer(owner & ~kServerTransportTimer);
     return;
   }
-  int64_t now = loop_->Now();
-  while (!data.empty() && c.state == ServerConnState::kOpen) {
-    proto::RequestParser::Result r = c.parser.Feed(data);
-    if (r.state == proto::RequestParser::State::kError) {
-      c.logged.clear();
-      Reject(slot, c, now);
-      return;
-    }
-    if (log_.has_value()) c.logged.append(data.substr(0, r.consumed));
-    data.remove_prefix(r.consumed);
-    if (r.state == proto::RequestParser::State::kNeedMore) {
-      // The client waits for 100 Continue before it sends the body (curl: up to 1 s).
-      if (c.parser.expects_continue() && !c.continue_sent) c.continue_sent = c.continue_due = true;
-      break;
-    }
-    c.continue_sent = false;
-    if (log_.has_value()) {
-      log_->Add(c.logged);
-      c.logged.clear();
-    }
-    if (c.Full()) {
-      stats_->PipelineOverflow();
-      Close(slot);
-      return;
-    }
-    Enqueue(c, now);
-  }
-  Pump(slot);
+  ServerConnection& c = Conn(owner);
+  if (c.in_use()) c.driver->Pump(owner, c);
 }
 
-// A request that cannot be parsed gets 400 (431 for a header block over the limit) after the
-// responses queued before it, then the connection closes (RFC 9112 2.2 and 9110 15.5.1).
-void ServerWorker::Reject(uint32_t slot, ServerConnection& c, int64_t now) {
-  stats_->BadRequest();
-  URINGLOAD_CHECK(c.state == ServerConnState::kOpen, "slot %u state %d", slot,
-                  static_cast<int>(c.state));
-  c.state = ServerConnState::kRejected;
-  c.continue_due = false;
-  if (c.Full()) {
-    stats_->PipelineOverflow();
-    Close(slot);
-    return;
-  }
-  PendingResponse& p = c.Push();
-  p = PendingResponse{};
-  p.ready_at_ns = now;
-  p.keep_alive = false;
-  p.reject_status =
-      c.parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge ? 431 : 400;
-  Pump(slot);
+AnswerDraw ServerWorker::Draw(int64_t now) {
+  int64_t ready_at_ns = service_.Admit(now, plan_->delay.SampleNanos(rng_));
+  return {.ready_at_ns = ready_at_ns, .fault = plan_->faults.Draw(rng_)};
 }
 
-void ServerWorker::Enqueue(ServerConnection& c, int64_t now) {
-  stats_->RequestReceived();
-  PendingResponse& p = c.Push();
-  p.reject_status = 0;
-  p.ready_at_ns = service_.Admit(now, plan_->delay.SampleNanos(rng_));
-  p.fault = plan_->faults.Draw(rng_);
-  p.keep_alive = c.parser.keep_alive();
-  p.head = c.parser.head();
-  std::string_view echo = c.parser.last_segment();
-  p.echo_size = static_cast<uint8_t>(echo.size());
-  std::copy(echo.begin(), echo.end(), p.echo);
-}
-
-// Answers the head of the queue if it is due; otherwise sets the timer for it.
-void ServerWorker::Pump(uint32_t slot) {
-  ServerConnection& c = Conn(slot);
-  if (c.in_use() && c.http2) {
-    PumpHttp2(slot, c);
-    return;
-  }
-  if (c.in_use() && c.http3) {
-    PumpHttp3(slot, c);
-    return;
-  }
-  if (!c.in_use() || c.send_pending || c.state == ServerConnState::kStalled) return;
-  if (c.count == 0) {
-    if (c.continue_due) {  // Every earlier response is out: the interim one may go.
-      c.continue_due = false;
-      Send(slot, c, proto::kContinueResponse, /*then_close=*/false);
-    }
-    return;
-  }
-  if (c.Head().ready_at_ns > loop_->Now()) {
-    loop_->timers().Schedule(&c.timer, c.Head().ready_at_ns);
-    return;
-  }
-  Respond(slot, c);
-}
-
-void ServerWorker::Respond(uint32_t slot, ServerConnection& c) {
-  PendingResponse p = c.Head();
-  c.Pop();
-  if (p.reject_status != 0) {
-    Send(slot, c,
-         p.reject_status == 431 ? proto::kHeadersTooLargeResponse : proto::kBadRequestResponse,
-         /*then_close=*/true);
-    return;
-  }
-  if (p.fault != Fault::kNone) stats_->FaultInjected(p.fault);
-  switch (p.fault) {
-    case Fault::kReset:
-      Close(slot);
-      return;
-    case Fault::kNoCloseNotify:
-      Close(slot, /*notify=*/false);
-      return;
-    case Fault::kStall:
-      c.state = ServerConnState::kStalled;
-      return;
-    case Fault::kMalformed:
-      Send(slot, c, proto::kMalformedResponse, /*then_close=*/true);
-      return;
-    default:
-      break;
-  }
-  std::string_view bytes = ResponseBytes(c, p);
-  if (p.fault == Fault::kPartial) {
-    Send(slot, c, bytes.substr(0, std::max<size_t>(1, bytes.size() / 2)), /*then_close=*/true);
-    return;
-  }
-  stats_->RequestAnswered();
-  bool then_close = !p.keep_alive;
-  if (!then_close && JoinsBurst(c, loop_->Now())) bytes = Burst(c, bytes, then_close);
-  Send(slot, c, bytes, then_close);
-}
-
-// The whole response to `p` (a 200 or the status fault's code): prebuilt, or written into
-// c.out when the body echoes the request; for HEAD, its head alone.
-std::string_view ServerWorker::ResponseBytes(ServerConnection& c, const PendingResponse& p) {
-  int status = p.fault == Fault::kStatus ? plan_->faults.status_code : 200;
-  std::string_view bytes;
-  size_t body = 0;
-  if (plan_->body_mode == ServePlan::BodyMode::kFixed) {
-    bool keep = p.keep_alive || p.fault == Fault::kPartial;
-    bytes = status == 200 ? (keep ? fixed_->ok_keep_alive : fixed_->ok_close)
-                          : (keep ? fixed_->status_keep_alive : fixed_->status_close);
-    body = plan_->body.size();
-  } else {
-    size_t n =
-        proto::WriteResponse(c.out, status, p.keep_alive, std::string_view(p.echo, p.echo_size));
-    bytes = std::string_view(c.out, n);
-    body = p.echo_size;
-  }
-  return p.head ? bytes.substr(0, bytes.size() - body) : bytes;
-}
-
-// Whether the next queued response can join the send being built: it is due, and it is a
-// whole response (no fault but a status code).
-bool ServerWorker::JoinsBurst(const ServerConnection& c, int64_t now) const {
-  if (c.count == 0) return false;
-  const PendingResponse& p = c.Head();
-  return p.ready_at_ns <= now && p.reject_status == 0 &&
-         (p.fault == Fault::kNone || p.fault == Fault::kStatus);
-}
-
-// Pipelined requests answered with one send instead of one each: `first` and every due
-// response behind it, copied into the connection's burst buffer while they fit; a response
-// with `Connection: close` ends the burst (`then_close`). At -p 16 this is 1 send where it
-// was 16, and the client receives one segment where it received 16.
-std::string_view ServerWorker::Burst(ServerConnection& c, std::string_view first,
-                                     bool& then_close) {
-  if (first.size() > ServerConnection::kBurstBytes) return first;
-  if (!c.burst) c.burst = std::make_unique<char[]>(ServerConnection::kBurstBytes);
-  char* out = c.burst.get();
-  std::copy(first.begin(), first.end(), out);  // Before c.out is written again.
-  size_t size = first.size();
-  int64_t now = loop_->Now();
-  while (!then_close && JoinsBurst(c, now)) {
-    const PendingResponse& p = c.Head();
-    std::string_view bytes = ResponseBytes(c, p);
-    if (size + bytes.size() > ServerConnection::kBurstBytes) break;  // The next send has it.
-    std::copy(bytes.begin(), bytes.end(), out + size);
-    size += bytes.size();
-    if (p.fault == Fault::kStatus) stats_->FaultInjected(p.fault);
-    stats_->RequestAnswered();
-    then_close = !p.keep_alive;
-    c.Pop();
-  }
-  return std::string_view(out, size);
+void ServerWorker::TableFull(std::string_view advice) {
+  stats_->TableFull();
+  if (warned_table_full_) return;
+  warned_table_full_ = true;
+  std::fprintf(stderr,
+               "uringload serve: a worker's descriptor table is full (%u connections); further "
+               "connections are dropped: %.*s\n",
+               plan_->table_size, static_cast<int>(advice.size()), advice.data());
 }
 
 void ServerWorker::Send(uint32_t slot, ServerConnection& c, std::string_view bytes,
@@ -404,8 +243,8 @@ void ServerWorker::OnSend(uint32_t slot, int res) {
     Close(slot);
     return;
   }
-  if (c.http2) c.h2->session.Sent(static_cast<uint32_t>(res));
-  Pump(slot);
+  c.driver->OnSent(slot, c, static_cast<uint32_t>(res));
+  c.driver->Pump(slot, c);
 }
 
 void ServerWorker::Close(uint32_t slot, bool notify) {
@@ -414,11 +253,7 @@ void ServerWorker::Close(uint32_t slot, bool notify) {
   c.state = ServerConnState::kFree;
   c.send_pending = false;
   c.logged.clear();  // A request cut off by the close is not logged.
-  if (c.http2) {     // Its memory goes back while the slot has no connection.
-    c.h2->session.Stop();
-    c.h2->waiting.clear();
-    c.http2 = false;
-  }
+  c.driver->Release(slot, c);
   loop_->timers().Cancel(&c.timer);
   stats_->ConnectionClosed();
   if (notify) {
