@@ -178,7 +178,7 @@ TEST(WorkerHttp2SimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
   net::SeedGuard guard;
   std::array<uint64_t, kOutcomeCount> outcomes{};
   uint64_t retried = 0;
-  for (uint64_t seed : net::SimulationSeeds(100)) {
+  for (uint64_t seed : net::SimulationSeeds(200)) {
     guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
@@ -192,7 +192,7 @@ TEST(WorkerHttp2SimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
   }
   // Every kind of ending happened, and refused streams were sent again: a simulation that
   // never fails anything proves nothing.
-  if (net::SimulationSeeds(100).size() > 1) {
+  if (net::SimulationSeeds(200).size() > 1) {
     for (size_t k = 0; k < kOutcomeCount; ++k) EXPECT_GT(outcomes[k], 0u) << "outcome " << k;
     EXPECT_GT(retried, 0u);
   }

@@ -189,7 +189,7 @@ TEST(WorkerTlsSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
   ASSERT_NE(server, nullptr);
   net::SeedGuard guard;
   std::array<uint64_t, kOutcomeCount> outcomes{};
-  for (uint64_t seed : net::SimulationSeeds(60)) {
+  for (uint64_t seed : net::SimulationSeeds(200)) {
     guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
@@ -202,7 +202,7 @@ TEST(WorkerTlsSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
     if (testing::Test::HasFailure()) break;
   }
   // The endings the simulation makes happened: one that never fails anything proves nothing.
-  if (net::SimulationSeeds(60).size() > 1) {
+  if (net::SimulationSeeds(200).size() > 1) {
     for (Outcome o : {Outcome::kOk, Outcome::kTimeout, Outcome::kConnectError, Outcome::kReset}) {
       EXPECT_GT(outcomes[static_cast<size_t>(o)], 0u) << kOutcomeNames[static_cast<size_t>(o)];
     }

@@ -22,7 +22,8 @@ class FakeEventLoop final : public EventLoop {
   struct Submitted {
     Op op;
     uint32_t slot;
-    std::string bytes;  // kSend: what was sent.
+    std::string bytes;           // kSend: what was sent.
+    uint32_t datagram_size = 0;  // SendDatagrams: the size of each datagram in `bytes`.
   };
 
   explicit FakeEventLoop(uint32_t slots, int64_t start_ns = 1'000'000'000)
@@ -42,6 +43,13 @@ class FakeEventLoop final : public EventLoop {
                 bool more_to_read = false) {
     ready_.push_back({slot, slots_.size() > slot ? slots_[slot].generation : 0, op, res, more,
                       std::move(data), more_to_read});
+  }
+  // A receive of datagrams of `datagram_size` bytes each (the last one possibly shorter), as a
+  // UDP slot's with UDP_GRO.
+  void CompleteDatagrams(uint32_t slot, std::string data, uint32_t datagram_size) {
+    auto size = static_cast<int>(data.size());
+    Complete(slot, Op::kRecv, size, std::move(data));
+    ready_.back().datagram_size = datagram_size;
   }
   // The same for an incarnation that is already gone (a late completion).
   void CompleteStale(uint32_t slot, Op op, int res, std::string data = {}) {
@@ -79,6 +87,16 @@ class FakeEventLoop final : public EventLoop {
   void Send(uint32_t slot, const char* data, uint32_t size) override {
     slots_[slot].sending = true;
     Record({Op::kSend, slot, std::string(data, size)});
+  }
+  // UDP slots (QUIC): the same operations, the datagrams' size recorded with the bytes.
+  void ConnectDatagram(uint32_t slot, const SocketAddress& target,
+                       const SocketAddress* source) override {
+    Connect(slot, target, source);
+  }
+  void SendDatagrams(uint32_t slot, const char* data, uint32_t size,
+                     uint32_t datagram_size) override {
+    slots_[slot].sending = true;
+    Record({Op::kSend, slot, std::string(data, size), datagram_size});
   }
   void Receive(uint32_t slot) override {
     slots_[slot].receiving = true;
@@ -137,6 +155,7 @@ class FakeEventLoop final : public EventLoop {
       }
       Completion completion = MakeCompletion(c.slot, c.op, c.res, c.more, c.data);
       completion.more_to_read = c.more_to_read;
+      completion.datagram_size = c.datagram_size;
       handler.OnCompletion(completion);
     }
   }
@@ -150,6 +169,7 @@ class FakeEventLoop final : public EventLoop {
     bool more;
     std::string data;
     bool more_to_read;
+    uint32_t datagram_size = 0;
   };
   struct SlotState {
     uint32_t generation = 0;
