@@ -3,9 +3,12 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "core/run/run_counters.h"
+#include "core/serve/server_counters.h"
 #include "exporters/prometheus_metrics.h"
 #include "proto/grpc_status.h"
 
@@ -45,6 +48,24 @@ class FamilyBuilder {
   const LabelPairs& labels_;
   std::vector<MetricFamily> families_;
 };
+
+// A metric per row of a counter table (core/counter_table.h) that has one, when `shown` says
+// the run has the row's JSON object (no TLS metrics for a run without TLS).
+template <typename Stats, typename Shown>
+void AddCounterRows(FamilyBuilder& b, const Stats& s,
+                    std::span<const core::CounterRowOf<Stats>> rows, Shown shown) {
+  for (const core::CounterRowOf<Stats>& row : rows) {
+    if (row.metric.empty() || !shown(row.object)) continue;
+    double value = static_cast<double>(s.*row.member);
+    if (row.nanoseconds) value /= 1e9;
+    std::string name(row.metric), help(row.help);
+    if (row.gauge) {
+      b.Gauge(name, help, value);
+    } else {
+      b.Counter(name, help, value);
+    }
+  }
+}
 
 // One histogram series of `family` (labelled `extra`) from `latency`.
 void AddDurationSeries(FamilyBuilder& b, MetricFamily& family,
@@ -101,7 +122,6 @@ void AddTargets(FamilyBuilder& b, const core::RunStats& s, const std::vector<std
 
 // --flow: iterations started and how they ended, and how long the completed ones took.
 void AddIterations(FamilyBuilder& b, const core::RunStats& s) {
-  b.Counter("uringload_iterations_started_total", "Flow iterations begun", s.iterations_started);
   MetricFamily& ended =
       b.Family("uringload_iterations_ended_total",
                "Flow iterations that ran every step ok (completed) or ended at a failed step "
@@ -150,7 +170,16 @@ RunCollector::RunCollector(std::function<core::RunStats()> snapshot,
 std::vector<MetricFamily> RunCollector::Collect() const {
   core::RunStats s = snapshot_();
   FamilyBuilder b(labels_);
-  b.Counter("uringload_requests_started_total", "Requests started", s.started);
+  // The single-number counters, by their rows (core/run/run_counters.h), with their JSON
+  // object: only the objects the run has.
+  auto shown = [&](std::string_view object) {
+    if (object == "tls") return s.tls_handshakes > 0;
+    if (object == "quic") return s.connections_http3 > 0;
+    if (object == "grpc") return info_.grpc;
+    if (object == "iterations") return info_.flow;
+    return true;
+  };
+  AddCounterRows<core::RunStats>(b, s, core::kRunCounters, shown);
   MetricFamily& completed = b.Family("uringload_requests_completed_total",
                                      "Requests with an outcome, by outcome", MetricType::Counter);
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
@@ -171,8 +200,6 @@ std::vector<MetricFamily> RunCollector::Collect() const {
       b.Metric(calls, {{"code", std::string(proto::GrpcStatusName(code))}}).counter.value =
           s.grpc_status[code];
     }
-    b.Counter("uringload_grpc_messages_total", "Messages of the ok gRPC calls' responses",
-              s.grpc_messages);
     AddDurationHistogram(b, "uringload_grpc_first_message_duration_seconds",
                          "gRPC calls, from their start (as the request duration) to their "
                          "response's first message",
@@ -194,32 +221,7 @@ std::vector<MetricFamily> RunCollector::Collect() const {
     AddDurationHistogram(b, "uringload_tls_handshake_duration_seconds",
                          "TLS handshakes, from the TCP connection to the handshake's end",
                          s.tls_handshake);
-    b.Counter("uringload_tls_handshakes_total", "TLS handshakes completed", s.tls_handshakes);
-    b.Counter("uringload_tls_resumed_total", "TLS handshakes that resumed a session",
-              s.tls_resumed);
   }
-  if (s.connections_http3 > 0) {
-    b.Counter("uringload_quic_packets_sent_total", "HTTP/3: QUIC packets (UDP datagrams) sent",
-              s.quic_packets_sent);
-    b.Counter("uringload_quic_packets_received_total",
-              "HTTP/3: QUIC packets (UDP datagrams) received", s.quic_packets_received);
-    b.Counter("uringload_quic_packets_lost_total",
-              "HTTP/3: QUIC packets sent that QUIC declared lost (their data went again in new "
-              "packets)",
-              s.quic_packets_lost);
-    b.Counter("uringload_quic_zero_rtt_attempted_total",
-              "HTTP/3 --0rtt: reconnects that sent their requests in 0-RTT",
-              s.quic_zero_rtt_attempted);
-    b.Counter("uringload_quic_zero_rtt_accepted_total",
-              "HTTP/3 --0rtt: of them, those whose early data the server took",
-              s.quic_zero_rtt_accepted);
-  }
-  b.Counter("uringload_late_starts_total",
-            "Open model: requests due while every connection was busy", s.late_starts);
-  b.Counter("uringload_warmup_requests_total", "Requests started during --warmup (not measured)",
-            s.warmup_started);
-  b.Counter("uringload_requests_retried_total",
-            "HTTP/2 and HTTP/3: requests the server refused unprocessed, sent again", s.retried);
   // The client's own limits (core/run/generator_check.h): live for the CPU it waited for, the
   // cgroup's throttling, responses left unread and the schedule lag; the busy share and
   // unsent requests at the end.
@@ -249,7 +251,6 @@ std::vector<MetricFamily> RunCollector::Collect() const {
         verdict.causes[c] ? 1 : 0;
   }
   b.Gauge("uringload_requests_in_flight", "Requests started without an outcome yet", s.in_flight());
-  b.Gauge("uringload_connections_open", "Client connections open", s.connections_open);
   MetricFamily& opened =
       b.Family("uringload_connections_opened_total",
                "Client connections established, by the protocol they spoke", MetricType::Counter);
@@ -257,8 +258,6 @@ std::vector<MetricFamily> RunCollector::Collect() const {
       static_cast<double>(s.connections_http1());
   b.Metric(opened, {{"protocol", "h2"}}).counter.value = static_cast<double>(s.connections_http2);
   b.Metric(opened, {{"protocol", "h3"}}).counter.value = static_cast<double>(s.connections_http3);
-  b.Counter("uringload_bytes_sent_total", "HTTP bytes sent", s.bytes_sent);
-  b.Counter("uringload_bytes_received_total", "HTTP bytes received", s.bytes_received);
   if (info_.planned.has_value()) {
     b.Gauge("uringload_planned_requests", "Requests planned (-n)", *info_.planned);
   }
@@ -282,21 +281,13 @@ ServeCollector::ServeCollector(std::function<core::ServerRunStats()> snapshot, L
 std::vector<MetricFamily> ServeCollector::Collect() const {
   core::ServerRunStats s = snapshot_();
   FamilyBuilder b(labels_);
-  b.Counter("uringload_server_requests_total", "Requests received", s.requests_received);
-  b.Counter("uringload_server_responses_total", "Complete responses sent (200 or --fault-status)",
-            s.requests_answered);
+  AddCounterRows<core::ServerRunStats>(b, s, core::kServerCounters,
+                                       [](std::string_view) { return true; });
   MetricFamily& faults =
       b.Family("uringload_server_faults_total", "Faults injected, by kind", MetricType::Counter);
   for (size_t f = 1; f < core::kFaultKinds; ++f) {
     b.Metric(faults, {{"kind", core::kFaultNames[f]}}).counter.value = s.faults[f];
   }
-  b.Gauge("uringload_server_connections_open", "Server connections open", s.connections_open);
-  b.Counter("uringload_server_connections_accepted_total", "Connections accepted",
-            s.connections_accepted);
-  b.Counter("uringload_server_connections_refused_total",
-            "Connections dropped because a descriptor table was full", s.table_full);
-  b.Counter("uringload_server_bytes_received_total", "HTTP bytes received", s.bytes_received);
-  b.Counter("uringload_server_bytes_sent_total", "HTTP bytes sent", s.bytes_sent);
   return b.Take();
 }
 

@@ -1,5 +1,7 @@
 // RunResultToJson: the machine-readable result (schema in README.md).
 #include "absl/time/time.h"
+#include "core/run/run_counters.h"
+#include "exporters/counter_json.h"
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
 #include "exporters/run_json_keys.h"
@@ -179,18 +181,11 @@ std::string RunResultToJson(const RunReport& report) {
   }
   Json tls = nullptr;
   if (plan != nullptr && plan->url.tls) {  // https:// (run), or shards that were (merge).
-    tls = {{run_key::kHandshakes, s.tls_handshakes},
-           {run_key::kResumed, s.tls_resumed},
-           {run_key::kVersion, s.tls_version},
-           {run_key::kCipher, s.tls_cipher}};
+    tls = {{run_key::kVersion, s.tls_version}, {run_key::kCipher, s.tls_cipher}};
   }
   Json quic = nullptr;
   if ((plan != nullptr && plan->http == core::HttpVersion::kHttp3) || s.connections_http3 > 0) {
-    quic = {{run_key::kPacketsSent, s.quic_packets_sent},
-            {run_key::kPacketsReceived, s.quic_packets_received},
-            {run_key::kPacketsLost, s.quic_packets_lost},
-            {run_key::kZeroRttAttempted, s.quic_zero_rtt_attempted},
-            {run_key::kZeroRttAccepted, s.quic_zero_rtt_accepted}};
+    quic = Json::object();  // Its counters are rows (WriteCounters).
   }
   Json doc = {
       {run_key::kTarget, report.target},
@@ -215,13 +210,8 @@ std::string RunResultToJson(const RunReport& report) {
       {run_key::kEndedAt, Timestamp(report.result->ended_at)},
       {run_key::kRequests,
        {{run_key::kPlanned, report.planned ? Json(*report.planned) : Json(nullptr)},
-        {run_key::kStarted, s.started},
-        {"completed", s.completed()},
-        {run_key::kLateStarts, s.late_starts},
-        {run_key::kRetried, s.retried}}},
-      {run_key::kWarmup,
-       {{run_key::kSeconds, plan ? absl::ToDoubleSeconds(plan->warmup) : 0.0},
-        {run_key::kRequests, s.warmup_started}}},
+        {"completed", s.completed()}}},
+      {run_key::kWarmup, {{run_key::kSeconds, plan ? absl::ToDoubleSeconds(plan->warmup) : 0.0}}},
       {run_key::kOutcomes, outcomes},
       {run_key::kStatusCodes, status_codes},
       {"duration_seconds", absl::ToDoubleSeconds(report.result->duration)},
@@ -229,18 +219,8 @@ std::string RunResultToJson(const RunReport& report) {
       {"requests_per_second", Rate(s.completed(), measured)},
       {"latency_seconds", LatencyJson(s.latency)},
       {"latency_uncorrected_seconds", LatencyJson(s.latency_uncorrected)},
-      {run_key::kBytes, {{run_key::kSent, s.bytes_sent}, {run_key::kReceived, s.bytes_received}}},
-      {run_key::kConnections,
-       {{run_key::kOpened, s.connections_opened},
-        {run_key::kPeak, s.connections_peak},
-        {run_key::kRampSeconds, s.ramp_ns / 1e9},
-        {run_key::kPreconnected, s.preconnected},
-        {run_key::kProtocols,
-         {{run_key::kHttp1, s.connections_http1()},
-          {run_key::kH2, s.connections_http2},
-          {run_key::kH3, s.connections_http3}}},
-        {run_key::kStreamsCappedAt,
-         s.streams_capped_at > 0 ? Json(s.streams_capped_at) : Json(nullptr)}}},
+      {run_key::kBytes, Json::object()},
+      {run_key::kConnections, {{run_key::kProtocols, {{run_key::kHttp1, s.connections_http1()}}}}},
       {"connect_seconds", LatencyJson(s.connect)},
       {run_key::kTls, tls},
       {run_key::kQuic, quic},
@@ -262,9 +242,6 @@ std::string RunResultToJson(const RunReport& report) {
   if (plan != nullptr && plan->flow != nullptr) {
     doc["iterations"] = {
         {run_key::kPlanned, report.planned ? Json(*report.planned) : Json(nullptr)},
-        {run_key::kStarted, s.iterations_started},
-        {"completed", s.iterations_completed},
-        {"aborted", s.iterations_aborted},
         {"cut", s.iterations_started - s.iterations_completed - s.iterations_aborted},
         {"duration_seconds", LatencyJson(s.iteration_duration)},
         {"duration_histogram", HistogramJson(s.iteration_duration)}};
@@ -277,11 +254,12 @@ std::string RunResultToJson(const RunReport& report) {
     }
     doc[run_key::kGrpc] = {{run_key::kCalls, s.grpc_calls()},
                            {run_key::kErrors, s.grpc_errors()},
-                           {run_key::kMessages, s.grpc_messages},
                            {"first_message_seconds", LatencyJson(s.grpc_first_message)},
                            {run_key::kFirstMessageHistogram, HistogramJson(s.grpc_first_message)},
                            {run_key::kStatus, status}};
   }
+  WriteCounters<RunStats>(s, doc,
+                          core::kRunCounters);  // The single-number counters, by their rows.
   return DumpJson(doc);
 }
 

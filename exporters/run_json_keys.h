@@ -1,5 +1,6 @@
 // The key names of the run result JSON (schema: docs/run.md) that are both written
 // (run_json.cc) and read back (run_json_reader.cc, for merge and report): one spelling each.
+// The single-number counters are rows of core/run/run_counters.h, keys and all.
 #pragma once
 
 namespace uringload::exporters::run_key {
@@ -15,10 +16,8 @@ inline constexpr char kEndedAt[] = "ended_at";
 inline constexpr char kErrno[] = "errno";
 inline constexpr char kErrors[] = "errors";
 inline constexpr char kFailed[] = "failed";
-inline constexpr char kHandshakes[] = "handshakes";
 inline constexpr char kIndex[] = "index";
 inline constexpr char kInterrupted[] = "interrupted";
-inline constexpr char kLateStarts[] = "late_starts";
 inline constexpr char kLatencyHistogram[] = "latency_histogram";
 inline constexpr char kLatencyUncorrectedHistogram[] = "latency_uncorrected_histogram";
 inline constexpr char kLayout[] = "layout";
@@ -30,25 +29,18 @@ inline constexpr char kMessage[] = "message";
 inline constexpr char kMethod[] = "method";
 inline constexpr char kMin[] = "min";
 inline constexpr char kOk[] = "ok";
-inline constexpr char kOpened[] = "opened";
 inline constexpr char kOutcome[] = "outcome";
 inline constexpr char kOutcomes[] = "outcomes";
-inline constexpr char kPeak[] = "peak";
 inline constexpr char kPipeline[] = "pipeline";
 inline constexpr char kPlanned[] = "planned";
-inline constexpr char kPreconnected[] = "preconnected";
 inline constexpr char kRampSeconds[] = "ramp_seconds";
 inline constexpr char kRate[] = "rate";
 inline constexpr char kRequests[] = "requests";
-inline constexpr char kReceived[] = "received";
-inline constexpr char kResumed[] = "resumed";
 inline constexpr char kRunId[] = "run_id";
 inline constexpr char kSeconds[] = "seconds";
-inline constexpr char kSent[] = "sent";
 inline constexpr char kShard[] = "shard";
 inline constexpr char kStartAt[] = "start_at";
 inline constexpr char kStartSkewSeconds[] = "start_skew_seconds";
-inline constexpr char kStarted[] = "started";
 inline constexpr char kStartedAt[] = "started_at";
 inline constexpr char kStatusCodes[] = "status_codes";
 inline constexpr char kSum[] = "sum";
@@ -62,23 +54,13 @@ inline constexpr char kTlsHandshakeHistogram[] = "tls_handshake_histogram";
 inline constexpr char kUrl[] = "url";
 inline constexpr char kVersion[] = "version";
 inline constexpr char kWarmup[] = "warmup";
-inline constexpr char kH2[] = "h2";
-inline constexpr char kH3[] = "h3";
 inline constexpr char kQuic[] = "quic";
-inline constexpr char kPacketsSent[] = "packets_sent";
-inline constexpr char kPacketsReceived[] = "packets_received";
-inline constexpr char kPacketsLost[] = "packets_lost";
-inline constexpr char kZeroRttAttempted[] = "zero_rtt_attempted";
-inline constexpr char kZeroRttAccepted[] = "zero_rtt_accepted";
 inline constexpr char kHttp1[] = "http/1.1";
 inline constexpr char kProtocols[] = "protocols";
-inline constexpr char kRetried[] = "retried";
 inline constexpr char kGrpc[] = "grpc";
 inline constexpr char kCalls[] = "calls";
-inline constexpr char kMessages[] = "messages";
 inline constexpr char kFirstMessageHistogram[] = "first_message_histogram";
 inline constexpr char kStatus[] = "status";
-inline constexpr char kStreamsCappedAt[] = "streams_capped_at";
 inline constexpr char kGenerator[] = "generator";
 inline constexpr char kOkPerInterval[] = "ok_per_interval";
 inline constexpr char kCounts[] = "counts";

@@ -2,6 +2,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/run/run_counters.h"
+#include "exporters/counter_json.h"
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
 #include "exporters/run_json_keys.h"
@@ -111,35 +113,18 @@ size_t CauseSlot(size_t outcome, const Json& error) {
 
 void ReadStats(const Json& doc, RunResultFile& r) {
   core::RunStats& s = r.stats;
-  const Json& requests = At(doc, run_key::kRequests);
-  s.started = Count(requests, run_key::kStarted);
-  s.late_starts = Count(requests, run_key::kLateStarts);
+  At(doc, run_key::kRequests);  // The objects every result has.
+  At(doc, run_key::kBytes);
+  At(At(doc, run_key::kConnections), run_key::kRampSeconds);
+  std::string bad_key;
+  if (!ReadCounters<core::RunStats>(doc, s, &bad_key, core::kRunCounters))
+    throw BadField{absl::StrCat("\"", bad_key, "\" is not a count")};
   ReadOutcomes(At(doc, run_key::kOutcomes), &s.outcomes);
   ReadStatusCodes(At(doc, run_key::kStatusCodes), &s.status_codes);
-  s.bytes_sent = Count(At(doc, run_key::kBytes), run_key::kSent);
-  s.bytes_received = Count(At(doc, run_key::kBytes), run_key::kReceived);
-  const Json& connections = At(doc, run_key::kConnections);
-  s.connections_opened = Count(connections, run_key::kOpened);
-  s.connections_peak = Count(connections, run_key::kPeak);
-  s.ramp_ns =
-      static_cast<uint64_t>(At(connections, run_key::kRampSeconds).get<double>() * 1e9 + 0.5);
-  if (connections.contains(run_key::kPreconnected)) {  // Absent from results before --preconnect.
-    s.preconnected = Count(connections, run_key::kPreconnected);
-  }
-  if (connections.contains(run_key::kProtocols)) {  // Absent from results before HTTP/2.
-    s.connections_http2 = Count(At(connections, run_key::kProtocols), run_key::kH2);
-    if (At(connections, run_key::kProtocols).contains(run_key::kH3)) {  // Absent before HTTP/3.
-      s.connections_http3 = Count(At(connections, run_key::kProtocols), run_key::kH3);
-    }
-    const Json& capped = At(connections, run_key::kStreamsCappedAt);
-    s.streams_capped_at = capped.is_null() ? 0 : Count(connections, run_key::kStreamsCappedAt);
-    s.retried = Count(requests, run_key::kRetried);
-  }
   for (const Json& error : At(doc, run_key::kErrors)) {
     size_t o = OutcomeIndex(Text(error, run_key::kOutcome));
     s.causes[o][CauseSlot(o, error)] += Count(error, run_key::kCount);
   }
-  s.warmup_started = Count(At(doc, run_key::kWarmup), run_key::kRequests);
   s.latency = Histogram(doc, run_key::kLatencyHistogram);
   s.latency_uncorrected = Histogram(doc, run_key::kLatencyUncorrectedHistogram);
   s.connect = Histogram(doc, run_key::kConnectHistogram);
@@ -147,20 +132,8 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   const Json& tls = At(doc, run_key::kTls);
   r.tls = !tls.is_null();
   if (r.tls) {
-    s.tls_handshakes = Count(tls, run_key::kHandshakes);
-    s.tls_resumed = Count(tls, run_key::kResumed);
     r.tls_version = Text(tls, run_key::kVersion);
     r.tls_cipher = Text(tls, run_key::kCipher);
-  }
-  if (doc.contains(run_key::kQuic) && !At(doc, run_key::kQuic).is_null()) {  // HTTP/3 runs.
-    s.quic_packets_sent = Count(At(doc, run_key::kQuic), run_key::kPacketsSent);
-    s.quic_packets_received = Count(At(doc, run_key::kQuic), run_key::kPacketsReceived);
-    // Absent from results before it was recorded.
-    if (At(doc, run_key::kQuic).contains(run_key::kPacketsLost)) {
-      s.quic_packets_lost = Count(At(doc, run_key::kQuic), run_key::kPacketsLost);
-      s.quic_zero_rtt_attempted = Count(At(doc, run_key::kQuic), run_key::kZeroRttAttempted);
-      s.quic_zero_rtt_accepted = Count(At(doc, run_key::kQuic), run_key::kZeroRttAccepted);
-    }
   }
   if (doc.contains(run_key::kGenerator)) {  // Absent from results before it was recorded.
     const Json& g = At(doc, run_key::kGenerator);
@@ -233,9 +206,6 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   }
   if (doc.contains("iterations")) {  // --flow.
     const Json& iterations = At(doc, "iterations");
-    s.iterations_started = Count(iterations, run_key::kStarted);
-    s.iterations_completed = Count(iterations, "completed");
-    s.iterations_aborted = Count(iterations, "aborted");
     s.iteration_duration = Histogram(iterations, "duration_histogram");
     r.flow = true;
   }
@@ -247,7 +217,6 @@ void ReadStats(const Json& doc, RunResultFile& r) {
       }
       s.grpc_status[*code] = count.get<uint64_t>();
     }
-    s.grpc_messages = Count(At(doc, run_key::kGrpc), run_key::kMessages);
     s.grpc_first_message = Histogram(At(doc, run_key::kGrpc), run_key::kFirstMessageHistogram);
     r.grpc = true;
   }

@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/serve/server_counters.h"
+#include "exporters/counter_json.h"
 #include "exporters/json_text.h"
 
 namespace uringload::exporters {
@@ -43,20 +45,13 @@ std::string ServeReportToJson(const ServeReport& report) {
       {"listen", ListenSummary(*report.plan)},
       {"threads", report.plan->threads},
       {"duration_seconds", absl::ToDoubleSeconds(report.duration)},
-      {"requests",
-       {{"received", s.requests_received},
-        {"answered", s.requests_answered},
-        {"bad", s.bad_requests}}},
+      {"requests", Json::object()},
       {"faults", faults},
-      {"connections",
-       {{"accepted", s.connections_accepted},
-        {"peak", s.connections_peak},
-        {"table_full", s.table_full},
-        {"pipeline_overflow", s.pipeline_overflow}}},
-      {"tls",
-       {{"handshakes", s.tls_handshakes}, {"closed_without_close_notify", s.tls_no_close_notify}}},
-      {"bytes", {{"received", s.bytes_received}, {"sent", s.bytes_sent}}},
+      {"connections", Json::object()},
+      {"tls", Json::object()},
+      {"bytes", Json::object()},
   };
+  WriteCounters<core::ServerRunStats>(s, doc, core::kServerCounters);  // Its rows.
   return DumpJson(doc);
 }
 

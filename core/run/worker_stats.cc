@@ -117,52 +117,23 @@ uint64_t RunStats::grpc_calls() const {
 uint64_t RunStats::grpc_errors() const { return grpc_calls() - grpc_status[0]; }
 
 void RunStats::Merge(const RunStats& other) {
-  started += other.started;
+  MergeCounters<RunStats>(kRunCounters, *this, other);
   for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
   for (size_t i = 0; i < status_codes.size(); ++i) status_codes[i] += other.status_codes[i];
-  bytes_sent += other.bytes_sent;
-  bytes_received += other.bytes_received;
-  connections_opened += other.connections_opened;
-  connections_open += other.connections_open;
-  connections_peak += other.connections_peak;
-  ramp_ns = std::max(ramp_ns, other.ramp_ns);
-  start_skew_ns = std::max(start_skew_ns, other.start_skew_ns);
-  preconnected += other.preconnected;
-  connections_http2 += other.connections_http2;
-  connections_http3 += other.connections_http3;
-  quic_packets_sent += other.quic_packets_sent;
-  quic_packets_received += other.quic_packets_received;
-  quic_packets_lost += other.quic_packets_lost;
-  quic_zero_rtt_attempted += other.quic_zero_rtt_attempted;
-  quic_zero_rtt_accepted += other.quic_zero_rtt_accepted;
-  retried += other.retried;
   for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
-  grpc_messages += other.grpc_messages;
   grpc_first_message.Merge(other.grpc_first_message);
-  if (other.streams_capped_at != 0 &&
-      (streams_capped_at == 0 || other.streams_capped_at < streams_capped_at)) {
-    streams_capped_at = other.streams_capped_at;
-  }
   for (size_t o = 0; o < causes.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) causes[o][e] += other.causes[o][e];
   }
   latency.Merge(other.latency);
   latency_uncorrected.Merge(other.latency_uncorrected);
-  late_starts += other.late_starts;
   generator.Merge(other.generator);
   connect.Merge(other.connect);
   tls_handshake.Merge(other.tls_handshake);
-  tls_handshakes += other.tls_handshakes;
-  tls_resumed += other.tls_resumed;
   if (other.tls_handshakes > 0) {
     tls_version = other.tls_version;
     tls_cipher = other.tls_cipher;
   }
-  warmup_started += other.warmup_started;
-  warmup_completed += other.warmup_completed;
-  iterations_started += other.iterations_started;
-  iterations_completed += other.iterations_completed;
-  iterations_aborted += other.iterations_aborted;
   iteration_duration.Merge(other.iteration_duration);
   if (target_ok.size() < other.target_ok.size()) {
     target_ok.resize(other.target_ok.size());
@@ -187,11 +158,11 @@ WorkerStats::WorkerStats(size_t targets, bool open_model, std::vector<uint32_t> 
 }
 
 void WorkerStats::ConnectionOpened() {
-  Add(connections_opened_);
-  uint64_t open = Read(connections_open_) + 1;
-  Write(connections_open_, open);
-  if (open > Read(connections_peak_)) {
-    Write(connections_peak_, open);
+  Add(counters_.Of<&RunStats::connections_opened>());
+  uint64_t open = Read(counters_.Of<&RunStats::connections_open>()) + 1;
+  Write(counters_.Of<&RunStats::connections_open>(), open);
+  if (open > Read(counters_.Of<&RunStats::connections_peak>())) {
+    Write(counters_.Of<&RunStats::connections_peak>(), open);
   }
 }
 
@@ -200,8 +171,8 @@ void WorkerStats::TlsConnected(const net::TlsHandshake& tls) {
   handshake_.Record(static_cast<uint64_t>(tls.handshake_ns));
   tls_version_.store(tls.version, std::memory_order_relaxed);
   tls_cipher_.store(tls.cipher, std::memory_order_relaxed);
-  if (tls.resumed) Add(tls_resumed_);
-  Add(tls_handshakes_);
+  if (tls.resumed) Add(counters_.Of<&RunStats::tls_resumed>());
+  Add(counters_.Of<&RunStats::tls_handshakes>());
 }
 
 RunStats WorkerStats::Snapshot() const {
@@ -214,31 +185,12 @@ RunStats WorkerStats::Snapshot() const {
   }
   s.outcomes[static_cast<size_t>(Outcome::kOk)] = s.latency.count;
   s.latency_uncorrected = open_model_ ? uncorrected_.Snapshot() : s.latency;
-  s.started = Read(started_);
+  counters_.CopyTo(s);
   for (size_t i = 0; i < status_codes_.size(); ++i) {
     s.status_codes[i] = Read(status_codes_[i]);
   }
-  s.bytes_sent = Read(bytes_sent_);
-  s.bytes_received = Read(bytes_received_);
-  s.connections_opened = Read(connections_opened_);
-  s.connections_open = Read(connections_open_);
-  s.connections_peak = Read(connections_peak_);
-  s.ramp_ns = Read(ramp_ns_);
-  s.start_skew_ns = Read(start_skew_ns_);
-  s.preconnected = Read(preconnected_);
-  s.connections_http2 = Read(connections_http2_);
-  s.connections_http3 = Read(connections_http3_);
-  s.quic_packets_sent = Read(quic_packets_sent_);
-  s.quic_packets_received = Read(quic_packets_received_);
-  s.quic_packets_lost = Read(quic_packets_lost_);
-  s.quic_zero_rtt_attempted = Read(quic_zero_rtt_attempted_);
-  s.quic_zero_rtt_accepted = Read(quic_zero_rtt_accepted_);
-  s.retried = Read(retried_);
   for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
-  s.grpc_messages = Read(grpc_messages_);
   s.grpc_first_message = grpc_first_message_.Snapshot();
-  s.streams_capped_at = Read(streams_capped_at_);
-  s.late_starts = Read(late_starts_);
   if (open_model_) s.generator.schedule_lag = schedule_lag_.Snapshot();
   s.generator.unsent = Read(unsent_);
   s.generator.busy_ns = Read(busy_ns_);
@@ -249,15 +201,8 @@ RunStats WorkerStats::Snapshot() const {
   SnapshotCpuWait(s.generator);
   s.connect = connect_.Snapshot();
   s.tls_handshake = handshake_.Snapshot();
-  s.tls_handshakes = Read(tls_handshakes_);
-  s.tls_resumed = Read(tls_resumed_);
   s.tls_version = tls_version_.load(std::memory_order_relaxed);
   s.tls_cipher = tls_cipher_.load(std::memory_order_relaxed);
-  s.warmup_started = Read(warmup_started_);
-  s.warmup_completed = Read(warmup_completed_);
-  s.iterations_started = Read(iterations_started_);
-  s.iterations_completed = Read(iterations_completed_);
-  s.iterations_aborted = Read(iterations_aborted_);
   s.iteration_duration = iteration_duration_.Snapshot();
   s.target_ok.resize(targets_);
   s.target_failed.resize(targets_);
