@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/flow/flow_user.h"
 #include "core/outcome.h"
@@ -38,7 +39,8 @@ class DriverHost {
   // Open model: `c` may take a request when one falls due.
   virtual void List(Connection& c) = 0;
   // The request ended with `outcome`: judged (checks, the flow's step) and recorded. Returns
-  // the outcome it ends with; the driver drops it, then calls AfterEnd.
+  // the outcome it ends with; the driver drops it, then calls AfterEnd (flows only:
+  // DriverEnv::flow).
   virtual Outcome RecordEnd(Connection& c, const PendingRequest& r, Outcome outcome, int error,
                             const ResponseFacts& response) = 0;
   virtual void AfterEnd(Connection& c, const PendingRequest& r, Outcome outcome) = 0;
@@ -50,27 +52,20 @@ class DriverHost {
   virtual void Close(Connection& c) = 0;
   // Every request on `c` ends with `outcome` (`error`: its errno or ParseFailure); it closes.
   virtual void Fail(Connection& c, Outcome outcome, int error) = 0;
-  // Sends queued now go out with the next submit, which calls ConnectionDriver::Stamp.
-  virtual void QueueStamp(Connection& c) = 0;
-  // A request goes out with the submit at `now`: its latency and timeout run from then.
-  virtual void StampRequest(PendingRequest& r, int64_t now) = 0;
   // During a drain of completions: queues `c` to be flushed at its end and returns true.
   virtual bool DeferFlush(Connection& c) = 0;
   // One receive on `c` ended `responses` responses (the batch policy's view of the peer).
   virtual void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read) = 0;
-  // What a request renders from and into.
-  virtual const proto::RequestTemplate& TemplateFor(const Connection& c,
-                                                    const PendingRequest& r) const = 0;
+  // What a request's template renders from (a flow's user keeps its row and variables).
   virtual proto::TemplateContext ContextFor(Connection& c, const PendingRequest& r,
                                             const proto::RequestTemplate& tmpl) = 0;
-  // Within --warmup: bytes then are not counted, as the requests then are not.
-  virtual bool InWarmup() const = 0;
 
  protected:
   ~DriverHost() = default;
 };
 
-// What every driver reads, set once by the worker.
+// What every driver reads, set once by the worker, and what the worker and the drivers do
+// alike on each request (inline: no call through the host per request).
 struct DriverEnv {
   const RunPlan* plan = nullptr;
   WorkerStats* stats = nullptr;
@@ -83,8 +78,28 @@ struct DriverEnv {
   int64_t timeout_ns = 0;
   int64_t connect_timeout_ns = 0;
   bool open_model = false;  // Requests come at the schedule's pace (--rate).
+  int64_t warmup_ns = 0;    // --warmup, from origin_ns.
+  int64_t origin_ns = 0;
+  // Slots with sends queued since the last submit (the worker stamps them: Stamp).
+  std::vector<uint32_t>* unstamped = nullptr;
 
+  bool flow() const { return !users.empty(); }
   FlowUser* UserOf(uint32_t slot) const { return users.empty() ? nullptr : &users[slot]; }
+  const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const {
+    return templates[r.target * plan->addresses.size() + c.address];
+  }
+  // Within --warmup: bytes then are not counted, as the requests then are not (one clock read
+  // per completion only when there is a warmup).
+  bool InWarmup() const { return warmup_ns > 0 && loop->Now() - origin_ns < warmup_ns; }
+  // `c`'s sends queued now go out with the next submit, which calls ConnectionDriver::Stamp.
+  void QueueStamp(const Connection& c) const { unstamped->push_back(c.slot); }
+  // A request goes out with the submit at `now`: its latency and timeout run from then. Open
+  // model: how late that is for its due time is the client's own lag, unless it waited for a
+  // connection (PendingRequest::waited).
+  void StampRequest(PendingRequest& r, int64_t now) const {
+    r.sent_ns = now;
+    if (open_model && !r.warmup && !r.waited) stats->ScheduleLag(now - r.intended_ns);
+  }
 };
 
 class ConnectionDriver {

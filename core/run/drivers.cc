@@ -8,6 +8,7 @@ namespace uringload::core {
 
 Drivers::Drivers(DriverHost* host, const DriverEnv& env) {
   const RunPlan& plan = *env.plan;
+  h2c_ = plan.http == HttpVersion::kHttp2;
   auto add = [&](std::unique_ptr<ConnectionDriver> driver) {
     owned_.push_back(std::move(driver));
     return owned_.back().get();

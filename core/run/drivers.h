@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/run/connection_driver.h"
+#include "net/event_loop.h"
 
 namespace uringload::core {
 
@@ -17,15 +18,18 @@ class Drivers {
   // The driver that opens connections over a transport of its own (QUIC), or null: the
   // worker's loop connects them over TCP (and TLS).
   ConnectionDriver* own_transport() const { return own_transport_; }
-  // The driver of a TCP connection that just opened: h2 by ALPN over TLS, --http2 over
-  // http://, else HTTP/1.1.
-  ConnectionDriver* ForTcp(bool http2) const { return http2 ? http2_ : http1_; }
+  // The driver of a TCP connection that just opened (`tls`: its handshake, null over
+  // http://): h2 by ALPN over TLS, --http2 over http://, else HTTP/1.1.
+  ConnectionDriver* ForTcp(const net::TlsHandshake* tls) const {
+    return (tls != nullptr ? tls->http2 : h2c_) ? http2_ : http1_;
+  }
 
  private:
   std::vector<std::unique_ptr<ConnectionDriver>> owned_;
   ConnectionDriver* http1_ = nullptr;
   ConnectionDriver* http2_ = nullptr;
   ConnectionDriver* own_transport_ = nullptr;
+  bool h2c_ = false;  // --http2 over http://.
 };
 
 }  // namespace uringload::core

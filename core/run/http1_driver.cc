@@ -35,7 +35,7 @@ void Http1Driver::Open(Connection& c) {
   s.out_size = 0;
   s.static_out = nullptr;
   if (c.count == 0) return;
-  s.parser.Start(host_->TemplateFor(c, c.oldest()).is_head());
+  s.parser.Start(env_.TemplateFor(c, c.oldest()).is_head());
   for (uint32_t k = 0; k < c.count; ++k) Render(c, c.at(k));
 }
 
@@ -43,13 +43,13 @@ void Http1Driver::Add(Connection& c, const PendingRequest& request) {
   URINGLOAD_CHECK(c.count < c.pending.size(), "slot %u count %u", c.slot, c.count);
   c.at(c.count) = request;
   ++c.count;
-  if (c.count == 1) slots_[c.slot].parser.Start(host_->TemplateFor(c, request).is_head());
+  if (c.count == 1) slots_[c.slot].parser.Start(env_.TemplateFor(c, request).is_head());
   Render(c, request);
 }
 
 void Http1Driver::Render(Connection& c, const PendingRequest& request) {
   Slot& s = slots_[c.slot];
-  const proto::RequestTemplate& tmpl = host_->TemplateFor(c, request);
+  const proto::RequestTemplate& tmpl = env_.TemplateFor(c, request);
   if (s.out.empty()) {  // One static request in flight at most: sent from the template.
     s.static_out = tmpl.static_bytes().data();
     s.out_size = static_cast<uint32_t>(tmpl.static_bytes().size());
@@ -66,7 +66,7 @@ void Http1Driver::Flush(Connection& c) {
   if (c.send_size != 0 || s.out_size == 0) return;
   c.send_size = s.out_size;
   env_.loop->Send(c.slot, s.out.empty() ? s.static_out : s.out.data(), c.send_size);
-  if (c.stamped == c.submitted) host_->QueueStamp(c);  // Else already queued.
+  if (c.stamped == c.submitted) env_.QueueStamp(c);  // Else already queued.
   c.submitted = c.count;
 }
 
@@ -90,7 +90,7 @@ void Http1Driver::Stamp(Connection& c, int64_t now) {
   URINGLOAD_CHECK(c.stamped <= c.submitted && c.submitted <= c.count,
                   "slot %u stamped %u submitted %u count %u", c.slot, c.stamped, c.submitted,
                   c.count);
-  for (uint32_t k = c.stamped; k < c.submitted; ++k) host_->StampRequest(c.at(k), now);
+  for (uint32_t k = c.stamped; k < c.submitted; ++k) env_.StampRequest(c.at(k), now);
   c.stamped = c.submitted;
   if (!c.timer.scheduled()) ScheduleTimeout(c);
 }
@@ -109,7 +109,7 @@ void Http1Driver::OnSent(Connection& c, int res) {
     host_->Fail(c, Outcome::kReset, -res);
     return;
   }
-  if (!host_->InWarmup()) env_.stats->BytesSent(res);
+  if (!env_.InWarmup()) env_.stats->BytesSent(res);
   Slot& s = slots_[c.slot];
   auto sent = static_cast<uint32_t>(res);
   s.out_size -= sent;
@@ -128,7 +128,7 @@ void Http1Driver::OnReceived(Connection& c, const net::Completion& completion) {
   URINGLOAD_CHECK(c.state == ConnState::kActive, "slot %u state %d res %d", c.slot,
                   static_cast<int>(c.state), completion.res);
   if (completion.res > 0) {
-    if (!host_->InWarmup()) env_.stats->BytesReceived(completion.res);
+    if (!env_.InWarmup()) env_.stats->BytesReceived(completion.res);
     uint32_t before = responses_parsed_;
     OnData(c, completion.data);  // llhttp keeps no pointers into the buffer.
     if (env_.plan->pipeline > 1) {
@@ -216,9 +216,9 @@ void Http1Driver::FinishOldest(Connection& c, Outcome outcome, int error) {
   if (c.submitted > 0) --c.submitted;
   if (c.stamped > 0) --c.stamped;
   env_.loop->timers().Cancel(&c.timer);
-  host_->AfterEnd(c, r, outcome);
+  if (env_.flow()) host_->AfterEnd(c, r, outcome);
   if (c.count == 0) return;
-  parser.Start(host_->TemplateFor(c, c.oldest()).is_head());
+  parser.Start(env_.TemplateFor(c, c.oldest()).is_head());
   if (c.stamped > 0) ScheduleTimeout(c);
 }
 

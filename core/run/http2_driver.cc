@@ -59,7 +59,7 @@ void Http2Driver::Open(Connection& c) {
 
 void Http2Driver::Submit(Connection& c, uint32_t k) {
   const PendingRequest& r = c.pending[k];
-  const proto::RequestTemplate& tmpl = host_->TemplateFor(c, r);
+  const proto::RequestTemplate& tmpl = env_.TemplateFor(c, r);
   absl::Status s = Session(c).Submit(tmpl, host_->ContextFor(c, r, tmpl), k);
   // nghttp2 refuses a stream only when it is out of memory or of stream ids, which
   // can_open() rules out.
@@ -104,7 +104,7 @@ void Http2Driver::OnSent(Connection& c, int res) {
     Lose(c, -res);
     return;
   }
-  if (!host_->InWarmup()) env_.stats->BytesSent(res);
+  if (!env_.InWarmup()) env_.stats->BytesSent(res);
   Session(c).Sent(static_cast<uint32_t>(res));
   c.send_size = 0;
   Flush(c);
@@ -122,7 +122,7 @@ void Http2Driver::OnReceived(Connection& c, const net::Completion& completion) {
     Lose(c, -completion.res);
     return;
   }
-  if (!host_->InWarmup()) env_.stats->BytesReceived(completion.res);
+  if (!env_.InWarmup()) env_.stats->BytesReceived(completion.res);
   uint32_t before = responses_parsed_;
   uint16_t open_before = c.count;
   received_ns_[c.slot] = *env_.now;

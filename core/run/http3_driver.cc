@@ -118,7 +118,7 @@ bool Http3Driver::MayOpen(const Connection& c) const {
 
 void Http3Driver::Submit(Connection& c, uint32_t k) {
   const PendingRequest& r = c.pending[k];
-  const proto::RequestTemplate& tmpl = host_->TemplateFor(c, r);
+  const proto::RequestTemplate& tmpl = env_.TemplateFor(c, r);
   absl::Status s = Http3Of(c).Submit(tmpl, host_->ContextFor(c, r, tmpl), k);
   ++slots_[c.slot].streams_opened;
   // QUIC refuses a stream the server does not allow, which Capacity() rules out.
@@ -137,7 +137,7 @@ void Http3Driver::OnReceived(Connection& c, const net::Completion& completion) {
   // A joined run of datagrams (UDP_GRO): each is a packet. Like bytes, the warmup's are not
   // counted.
   size_t size = completion.datagram_size != 0 ? completion.datagram_size : completion.res;
-  if (!host_->InWarmup()) {
+  if (!env_.InWarmup()) {
     env_.stats->BytesReceived(completion.res);
     env_.stats->QuicPacketsReceived((completion.res + size - 1) / size);
   }
@@ -168,7 +168,7 @@ void Http3Driver::OnSent(Connection& c, int res) {
     Lose(c, c.state == ConnState::kConnecting ? Outcome::kConnectError : Outcome::kReset, -res);
     return;
   }
-  if (!host_->InWarmup()) env_.stats->BytesSent(static_cast<uint64_t>(res));
+  if (!env_.InWarmup()) env_.stats->BytesSent(static_cast<uint64_t>(res));
   Flush(c);
 }
 
@@ -231,7 +231,7 @@ void Http3Driver::Resubmit(Connection& c) {
   for (uint32_t k = 0; k < c.pending.size(); ++k) {
     const PendingRequest& r = c.pending[k];
     if (!r.in_use) continue;
-    const proto::RequestTemplate& tmpl = host_->TemplateFor(c, r);
+    const proto::RequestTemplate& tmpl = env_.TemplateFor(c, r);
     if (!h3.can_open() || h3.streams_left() == 0 ||
         !h3.Submit(tmpl, host_->ContextFor(c, r, tmpl), k).ok()) {
       RetryStream(c, k);  // The server's real limits are lower than its ticket's: elsewhere.
@@ -262,7 +262,7 @@ void Http3Driver::CountLosses(Connection& c) {
   Slot& q = slots_[c.slot];
   uint64_t lost = q.h3->quic().packets_lost();
   if (lost == q.losses_counted) return;
-  if (!host_->InWarmup()) env_.stats->QuicPacketsLost(lost - q.losses_counted);
+  if (!env_.InWarmup()) env_.stats->QuicPacketsLost(lost - q.losses_counted);
   q.losses_counted = lost;
 }
 
@@ -343,7 +343,7 @@ bool Http3Driver::SendPackets(Connection& c) {
   Slot& q = slots_[c.slot];
   Http3Connection::Sent sent = q.h3->SendDue(*env_.loop, c.slot, buffers_, q.out, *env_.now);
   if (sent.bytes == 0) return false;
-  if (!host_->InWarmup()) env_.stats->QuicPacketsSent(sent.packets);
+  if (!env_.InWarmup()) env_.stats->QuicPacketsSent(sent.packets);
   c.send_size = static_cast<uint32_t>(sent.bytes);
   return true;
 }

@@ -44,13 +44,13 @@ void StreamDriver::MarkSent(Connection& c) {
   c.submitted = 0;
   if (c.stamped == 0) {
     c.stamped = 1;
-    host_->QueueStamp(c);
+    env_.QueueStamp(c);
   }
 }
 
 void StreamDriver::Stamp(Connection& c, int64_t now) {
   for (PendingRequest& r : c.pending) {
-    if (r.in_use && r.sent_ns == kStampDue) host_->StampRequest(r, now);
+    if (r.in_use && r.sent_ns == kStampDue) env_.StampRequest(r, now);
   }
   c.stamped = 0;
   if (!c.timer.scheduled()) ScheduleStreamTimeout(c);
@@ -105,7 +105,7 @@ void StreamDriver::FinishStream(Connection& c, uint32_t k, Outcome outcome, int 
   outcome = host_->RecordEnd(c, r, outcome, error, response);
   r.in_use = false;
   --c.count;
-  host_->AfterEnd(c, r, outcome);
+  if (env_.flow()) host_->AfterEnd(c, r, outcome);
 }
 
 void StreamDriver::RetryStream(Connection& c, uint32_t k) {

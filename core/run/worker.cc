@@ -85,16 +85,20 @@ absl::Status Worker::Setup() {
   unstamped_sends_.reserve(n);
   queued_flushes_.reserve(n);
   ramp_.emplace(config_.plan->max_connecting, n);
-  drivers_ = Drivers(this, {.plan = &plan,
-                            .stats = stats_,
-                            .loop = loop_.get(),
-                            .now = &completions_at_ns_,
-                            .users = users_,
-                            .templates = config_.templates,
-                            .connections = n,
-                            .timeout_ns = timeout_ns_,
-                            .connect_timeout_ns = connect_timeout_ns_,
-                            .open_model = pacer_.open()});
+  env_ = {.plan = &plan,
+          .stats = stats_,
+          .loop = loop_.get(),
+          .now = &completions_at_ns_,
+          .users = users_,
+          .templates = config_.templates,
+          .connections = n,
+          .timeout_ns = timeout_ns_,
+          .connect_timeout_ns = connect_timeout_ns_,
+          .open_model = pacer_.open(),
+          .warmup_ns = warmup_ns_,
+          .origin_ns = origin_ns_,
+          .unstamped = &unstamped_sends_};
+  drivers_ = Drivers(this, env_);
   return absl::OkStatus();
 }
 
@@ -163,14 +167,6 @@ unsigned Worker::StampQueuedSends(int64_t now) {
   }
   unstamped_sends_.clear();
   return count;
-}
-
-// A request goes out with the submit about to happen: its latency and timeout run from `now`.
-// Open model: how late that is for its due time is the client's own lag, unless it waited for
-// a connection (PendingRequest::waited).
-void Worker::StampRequest(PendingRequest& r, int64_t now) {
-  r.sent_ns = now;
-  if (pacer_.open() && !r.warmup && !r.waited) stats_->ScheduleLag(now - r.intended_ns);
 }
 
 // The end of the plan's duration stops new requests; a stop request (SIGINT/SIGTERM) does

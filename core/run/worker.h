@@ -112,18 +112,10 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   void Opened(Connection& c, ConnectionDriver* driver) override;
   void Close(Connection& c) override;
   void Fail(Connection& c, Outcome outcome, int error) override;
-  void QueueStamp(Connection& c) override { unstamped_sends_.push_back(c.slot); }
-  void StampRequest(PendingRequest& r, int64_t now) override;
   bool DeferFlush(Connection& c) override;
   void CountReceiveYield(Connection& c, uint32_t responses, bool more_to_read) override;
-  const proto::RequestTemplate& TemplateFor(const Connection& c,
-                                            const PendingRequest& r) const override;
   proto::TemplateContext ContextFor(Connection& c, const PendingRequest& request,
                                     const proto::RequestTemplate& tmpl) override;
-  // One clock read per completion only when there is a warmup.
-  bool InWarmup() const override {
-    return warmup_ns_ > 0 && loop_->Now() - origin_ns_ < warmup_ns_;
-  }
 
   // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
   void SetupUsers();
@@ -155,6 +147,7 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   int64_t warmup_ns_;
   std::vector<Connection> connections_;
   std::vector<PendingRequest> pending_storage_;  // -p entries per connection.
+  DriverEnv env_;                                // What the drivers read (Setup).
   Drivers drivers_;                              // The protocols its connections speak.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   const FlowProgram* flow_ = nullptr;            // --flow.

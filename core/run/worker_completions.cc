@@ -55,9 +55,7 @@ void Worker::OnTcpConnect(Connection& c, const net::Completion& completion) {
     stats_->Connected(completions_at_ns_ - c.connect_started_ns);
   }
   loop_->Receive(c.slot);
-  ConnectionDriver* driver =
-      drivers_.ForTcp(completion.tls != nullptr ? completion.tls->http2
-                                                : config_.plan->http == HttpVersion::kHttp2);
+  ConnectionDriver* driver = drivers_.ForTcp(completion.tls);
   URINGLOAD_CHECK(driver != nullptr, "slot %u: no driver for the protocol it chose", c.slot);
   Opened(c, driver);
 }

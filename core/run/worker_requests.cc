@@ -58,11 +58,6 @@ bool Worker::NextScheduled(PendingRequest* request) {
   return true;
 }
 
-const proto::RequestTemplate& Worker::TemplateFor(const Connection& c,
-                                                  const PendingRequest& r) const {
-  return config_.templates[r.target * config_.plan->addresses.size() + c.address];
-}
-
 // What `request`'s placeholders render from (a flow's user keeps its row and variables).
 proto::TemplateContext Worker::ContextFor(Connection& c, const PendingRequest& request,
                                           const proto::RequestTemplate& tmpl) {
