@@ -18,6 +18,7 @@
 
 #include "core/serve/http3_server_connection.h"
 #include "core/testing/simulated_peers.h"
+#include "core/testing/simulation_seeds.h"
 #include "core/testing/worker_test_client.h"
 #include "net/testing/quic_loopback.h"
 #include "net/testing/seeds.h"
@@ -248,29 +249,15 @@ Http3SimulationResult SimulateHttp3(uint64_t seed) {
 }
 
 TEST(WorkerHttp3SimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
-  net::SeedGuard guard;
-  std::array<uint64_t, kOutcomeCount> outcomes{};
-  uint64_t retried = 0;
-  for (uint64_t seed : net::SimulationSeeds(200)) {
-    guard.Running(seed);
-    SCOPED_TRACE(testing::Message()
-                 << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
-    Http3SimulationResult r = SimulateHttp3(seed);
-    EXPECT_EQ(r.stats.started, r.requests);
-    EXPECT_EQ(r.stats.completed(), r.stats.started);
-    EXPECT_EQ(r.stats.connections_open, 0u);
-    for (size_t k = 0; k < kOutcomeCount; ++k) outcomes[k] += r.stats.outcomes[k];
-    retried += r.stats.retried;
-    if (testing::Test::HasFailure()) break;
-  }
+  test_support::SeedTotals totals = test_support::RunSeeds(200, SimulateHttp3);
   // Every kind of ending happened but check_failed (no checks here), and rejected requests
   // were sent again: a simulation that never fails anything proves nothing.
-  if (net::SimulationSeeds(200).size() > 1) {
+  if (totals.many) {
     for (size_t k = 0; k < kOutcomeCount; ++k) {
       if (static_cast<Outcome>(k) == Outcome::kCheckFailed) continue;
-      EXPECT_GT(outcomes[k], 0u) << "outcome " << k;
+      EXPECT_GT(totals.outcomes[k], 0u) << "outcome " << k;
     }
-    EXPECT_GT(retried, 0u);
+    EXPECT_GT(totals.retried, 0u);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/testing/simulated_peers.h"
+#include "core/testing/simulation_seeds.h"
 #include "core/testing/worker_test_client.h"
 #include "net/testing/seeds.h"
 
@@ -156,22 +157,12 @@ SimulationResult Simulate(uint64_t seed) {
 }
 
 TEST(WorkerSimulationTest, EveryStartedRequestEndsInExactlyOneOutcome) {
-  net::SeedGuard guard;
-  std::array<uint64_t, kOutcomeCount> outcomes{};
-  for (uint64_t seed : net::SimulationSeeds(200)) {
-    guard.Running(seed);
-    SCOPED_TRACE(testing::Message()
-                 << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
-    SimulationResult r = Simulate(seed);
-    EXPECT_EQ(r.stats.started, r.requests);
-    EXPECT_EQ(r.stats.completed(), r.stats.started);
-    EXPECT_EQ(r.stats.connections_open, 0u);
-    for (size_t k = 0; k < kOutcomeCount; ++k) outcomes[k] += r.stats.outcomes[k];
-    if (testing::Test::HasFailure()) break;
-  }
+  test_support::SeedTotals totals = test_support::RunSeeds(200, Simulate);
   // Every kind of ending happened: a simulation that never fails anything proves nothing.
-  if (net::SimulationSeeds(200).size() > 1) {
-    for (size_t k = 0; k < kOutcomeCount; ++k) EXPECT_GT(outcomes[k], 0u) << "outcome " << k;
+  if (totals.many) {
+    for (size_t k = 0; k < kOutcomeCount; ++k) {
+      EXPECT_GT(totals.outcomes[k], 0u) << "outcome " << k;
+    }
   }
 }
 
