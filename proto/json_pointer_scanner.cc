@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/status_macros.h"
 #include "proto/json_pointer.h"
 
 namespace uringload::proto {
@@ -26,10 +27,9 @@ absl::StatusOr<JsonPointerSet> JsonPointerSet::Compile(std::span<const std::stri
   }
   JsonPointerSet set;
   for (const std::string& text : pointers) {
-    absl::StatusOr<std::vector<std::string>> tokens = ParseJsonPointer(text);
-    if (!tokens.ok()) return tokens.status();
+    URINGLOAD_ASSIGN_OR_RETURN(std::vector<std::string> tokens, ParseJsonPointer(text));
     Pointer p;
-    p.tokens = *std::move(tokens);
+    p.tokens = std::move(tokens);
     for (const std::string& token : p.tokens) p.indexes.push_back(JsonPointerIndex(token));
     if (p.tokens.size() >= JsonPointerScanner::kMaxDepth) {
       return absl::InvalidArgumentError(absl::StrCat("'", text, "' is deeper than ",
@@ -188,35 +188,17 @@ void JsonPointerScanner::StringChar(char c) {
   }
   if (escape_) {
     escape_ = false;
-    switch (c) {
-      case 'u':
-        unicode_digits_ = 4;
-        unicode_ = 0;
-        return;
-      case 'b':
-        c = '\b';
-        break;
-      case 'f':
-        c = '\f';
-        break;
-      case 'n':
-        c = '\n';
-        break;
-      case 'r':
-        c = '\r';
-        break;
-      case 't':
-        c = '\t';
-        break;
-      case '"':
-      case '\\':
-      case '/':
-        break;
-      default:
-        state_ = State::kFailed;
-        return;
+    if (c == 'u') {
+      unicode_digits_ = 4;
+      unicode_ = 0;
+      return;
     }
-    decoder_.Byte(c, [this](char b) { DecodedByte(b); });
+    char escaped = JsonStringDecoder::Escaped(c);
+    if (escaped == 0) {
+      state_ = State::kFailed;
+      return;
+    }
+    decoder_.Byte(escaped, [this](char b) { DecodedByte(b); });
     return;
   }
   if (c == '\\') {

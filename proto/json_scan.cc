@@ -41,38 +41,16 @@ absl::Status DecodeJsonString(std::string_view raw, std::string* scratch, std::s
       continue;
     }
     if (++k == raw.size()) return Invalid("a string ends in a lone backslash");
-    char c = raw[k];
-    switch (c) {
-      case '"':
-      case '\\':
-      case '/':
-        break;
-      case 'b':
-        c = '\b';
-        break;
-      case 'f':
-        c = '\f';
-        break;
-      case 'n':
-        c = '\n';
-        break;
-      case 'r':
-        c = '\r';
-        break;
-      case 't':
-        c = '\t';
-        break;
-      case 'u': {
-        uint32_t unit = 0;
-        if (!Hex4(raw, k + 1, &unit)) return Invalid("a \\u escape needs four hex digits");
-        k += 4;
-        decoder.Unit(unit, emit);
-        continue;
-      }
-      default:
-        return Invalid(absl::StrCat("unknown escape \\", std::string(1, c)));
+    if (raw[k] == 'u') {
+      uint32_t unit = 0;
+      if (!Hex4(raw, k + 1, &unit)) return Invalid("a \\u escape needs four hex digits");
+      k += 4;
+      decoder.Unit(unit, emit);
+      continue;
     }
-    decoder.Byte(c, emit);
+    char escaped = JsonStringDecoder::Escaped(raw[k]);
+    if (escaped == 0) return Invalid(absl::StrCat("unknown escape \\", std::string(1, raw[k])));
+    decoder.Byte(escaped, emit);
   }
   decoder.End(emit);
   *out = std::string_view(scratch->data() + start, scratch->size() - start);

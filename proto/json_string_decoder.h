@@ -49,6 +49,29 @@ class JsonStringDecoder {
 
   void Reset() { high_ = 0; }
 
+  // The character a one-letter escape (\" \\ \/ \b \f \n \r \t) stands for; 0 for any other
+  // letter (\u is the caller's: four hex digits follow it).
+  static constexpr char Escaped(char letter) {
+    switch (letter) {
+      case '"':
+      case '\\':
+      case '/':
+        return letter;
+      case 'b':
+        return '\b';
+      case 'f':
+        return '\f';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      default:
+        return 0;
+    }
+  }
+
   template <typename Emit>
   static void Utf8(uint32_t code_point, Emit&& emit) {
     if (code_point < 0x80) {
