@@ -82,6 +82,17 @@ class RowCounters {
   const SingleWriterCounter& Of() const {
     return counters_[CounterIndex(kRows, M)];
   }
+  // A gauge that went up by one (a connection opened), and its peak.
+  template <uint64_t Stats::*Gauge, uint64_t Stats::*Peak>
+  void Up() {
+    uint64_t now = Read(Of<Gauge>()) + 1;
+    Write(Of<Gauge>(), now);
+    if (now > Read(Of<Peak>())) Write(Of<Peak>(), now);
+  }
+  template <uint64_t Stats::*Gauge>
+  void Down() {
+    Write(Of<Gauge>(), Read(Of<Gauge>()) - 1);
+  }
   // Every row's value into its member of `s`.
   void CopyTo(Stats& s) const {
     for (size_t i = 0; i < counters_.size(); ++i) s.*kRows[i].member = Read(counters_[i]);

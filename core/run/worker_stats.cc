@@ -159,11 +159,7 @@ WorkerStats::WorkerStats(size_t targets, bool open_model, std::vector<uint32_t> 
 
 void WorkerStats::ConnectionOpened() {
   Add(counters_.Of<&RunStats::connections_opened>());
-  uint64_t open = Read(counters_.Of<&RunStats::connections_open>()) + 1;
-  Write(counters_.Of<&RunStats::connections_open>(), open);
-  if (open > Read(counters_.Of<&RunStats::connections_peak>())) {
-    Write(counters_.Of<&RunStats::connections_peak>(), open);
-  }
+  counters_.Up<&RunStats::connections_open, &RunStats::connections_peak>();
 }
 
 void WorkerStats::TlsConnected(const net::TlsHandshake& tls) {

@@ -133,10 +133,7 @@ class WorkerStats {
       Write(counters_.Of<&RunStats::streams_capped_at>(), cap);
     }
   }
-  void ConnectionClosed() {
-    Write(counters_.Of<&RunStats::connections_open>(),
-          Read(counters_.Of<&RunStats::connections_open>()) - 1);
-  }
+  void ConnectionClosed() { counters_.Down<&RunStats::connections_open>(); }
 
   void RampFinished(uint64_t ns) { Write(counters_.Of<&RunStats::ramp_ns>(), ns); }
   void StartedLate(int64_t ns) {

@@ -9,11 +9,7 @@ void ServerRunStats::Merge(const ServerRunStats& o) {
 
 void ServerStats::ConnectionAccepted() {
   Add(counters_.Of<&ServerRunStats::connections_accepted>());
-  uint64_t open = Read(counters_.Of<&ServerRunStats::connections_open>()) + 1;
-  Write(counters_.Of<&ServerRunStats::connections_open>(), open);
-  if (open > Read(counters_.Of<&ServerRunStats::connections_peak>())) {
-    Write(counters_.Of<&ServerRunStats::connections_peak>(), open);
-  }
+  counters_.Up<&ServerRunStats::connections_open, &ServerRunStats::connections_peak>();
 }
 
 ServerRunStats ServerStats::Snapshot() const {

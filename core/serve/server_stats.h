@@ -17,10 +17,7 @@ namespace uringload::core {
 class ServerStats {
  public:
   void ConnectionAccepted();
-  void ConnectionClosed() {
-    Write(counters_.Of<&ServerRunStats::connections_open>(),
-          Read(counters_.Of<&ServerRunStats::connections_open>()) - 1);
-  }
+  void ConnectionClosed() { counters_.Down<&ServerRunStats::connections_open>(); }
   void RequestReceived() { Add(counters_.Of<&ServerRunStats::requests_received>()); }
   void RequestAnswered() { Add(counters_.Of<&ServerRunStats::requests_answered>()); }
   void FaultInjected(Fault f) { Add(faults_[static_cast<size_t>(f)]); }
