@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/plan_limits.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::cli {
 namespace {
@@ -56,13 +57,12 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> MetricsSession::Start(
   exporters::LabelPairs labels = {{"role", role}};
   labels.insert(labels.end(), constant.begin(), constant.end());
   for (const std::string& text : flags.labels) {
-    absl::StatusOr<std::pair<std::string, std::string>> label = exporters::ParseMetricsLabel(text);
-    if (!label.ok()) return label.status();
-    labels.push_back(*label);
+    URINGLOAD_ASSIGN_OR_RETURN(auto label, exporters::ParseMetricsLabel(text));
+    labels.push_back(label);
   }
-  absl::StatusOr<absl::Duration> linger = ParseNonNegative("--metrics-linger", flags.linger);
-  if (!linger.ok()) return linger.status();
-  session->linger_ = flags.listen.empty() ? absl::ZeroDuration() : *linger;
+  URINGLOAD_ASSIGN_OR_RETURN(absl::Duration linger,
+                             ParseNonNegative("--metrics-linger", flags.linger));
+  session->linger_ = flags.listen.empty() ? absl::ZeroDuration() : linger;
   absl::StatusOr<absl::Duration> interval =
       ParseNonNegative("--push-interval", flags.push_interval);
   if (!interval.ok()) return interval.status();

@@ -4,24 +4,25 @@
 #include "cli/command_docs.h"
 #include "core/file_contents.h"
 #include "exporters/html_report.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::cli {
 namespace {
 
 absl::StatusOr<std::string> Render(const std::string& json, const std::string& json_name,
                                    const std::string& timeline_path) {
-  absl::StatusOr<exporters::RunResultFile> run = exporters::ReadRunResult(json, json_name);
-  if (!run.ok()) return run.status();
+  URINGLOAD_ASSIGN_OR_RETURN(exporters::RunResultFile run,
+                             exporters::ReadRunResult(json, json_name));
   std::vector<exporters::TimelinePoint> timeline;
   if (!timeline_path.empty()) {
-    absl::StatusOr<std::string> text = core::ReadRegularFile("--timeline", timeline_path);
-    if (!text.ok()) return text.status();
+    URINGLOAD_ASSIGN_OR_RETURN(std::string text,
+                               core::ReadRegularFile("--timeline", timeline_path));
     absl::StatusOr<std::vector<exporters::TimelinePoint>> points =
-        exporters::ReadTimeline(*text, timeline_path);
+        exporters::ReadTimeline(text, timeline_path);
     if (!points.ok()) return points.status();
     timeline = *std::move(points);
   }
-  return exporters::HtmlReport(*run, timeline);
+  return exporters::HtmlReport(run, timeline);
 }
 
 }  // namespace

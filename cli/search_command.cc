@@ -56,31 +56,25 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
   SearchSettings s;
   if (o.slos.empty()) return absl::InvalidArgumentError("search needs at least one --slo");
   s.run = o.run;
-  absl::StatusOr<std::string> run_id = ResolveShardFlags(o.shard, s.run);
-  if (!run_id.ok()) return run_id.status();
-  s.run_id = *run_id;
-  absl::StatusOr<std::vector<core::Slo>> slos = core::ParseSlos(o.slos);
-  if (!slos.ok()) return slos.status();
-  s.slos = *slos;
-  absl::StatusOr<double> start = ParseRate("--start-rate", o.start_rate);
-  if (!start.ok()) return start.status();
-  absl::StatusOr<double> max = ParseRate("--max-rate", o.max_rate);
-  if (!max.ok()) return max.status();
-  if (*max < *start) {
+  URINGLOAD_ASSIGN_OR_RETURN(std::string run_id, ResolveShardFlags(o.shard, s.run));
+  s.run_id = run_id;
+  URINGLOAD_ASSIGN_OR_RETURN(std::vector<core::Slo> slos, core::ParseSlos(o.slos));
+  s.slos = slos;
+  URINGLOAD_ASSIGN_OR_RETURN(double start, ParseRate("--start-rate", o.start_rate));
+  URINGLOAD_ASSIGN_OR_RETURN(double max, ParseRate("--max-rate", o.max_rate));
+  if (max < start) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max-rate ", o.max_rate, " is below --start-rate ", o.start_rate));
   }
-  absl::StatusOr<double> precision = core::ParseShare("--precision", o.precision);
-  if (!precision.ok()) return precision.status();
-  absl::StatusOr<double> confidence = core::ParseShare("--confidence", o.confidence);
-  if (!confidence.ok()) return confidence.status();
+  URINGLOAD_ASSIGN_OR_RETURN(double precision, core::ParseShare("--precision", o.precision));
+  URINGLOAD_ASSIGN_OR_RETURN(double confidence, core::ParseShare("--confidence", o.confidence));
   URINGLOAD_RETURN_IF_ERROR(core::CheckRange("--max-steps", o.max_steps, 2, 1000));
-  s.rates = {.start_rate = *start,
+  s.rates = {.start_rate = start,
              .growth = 2,
-             .precision = *precision,
-             .max_rate = *max,
+             .precision = precision,
+             .max_rate = max,
              .max_steps = static_cast<uint32_t>(o.max_steps)};
-  s.confidence = *confidence;
+  s.confidence = confidence;
   absl::StatusOr<absl::Duration> step = core::ParseDurationFlag(
       "--step-duration", o.step_duration, absl::ZeroDuration(), absl::Hours(24), true);
   if (!step.ok()) return step.status();
@@ -170,9 +164,8 @@ absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
                                               const SearchSettings& s, double rate,
                                               absl::Duration length, const sigset_t& signals,
                                               int* stopped_by) {
-  absl::StatusOr<core::RunPlan> plan = core::MakeRunPlan(StepOptions(s, rate, length));
-  if (!plan.ok()) return plan.status();
-  core::Engine engine(*plan);
+  URINGLOAD_ASSIGN_OR_RETURN(core::RunPlan plan, core::MakeRunPlan(StepOptions(s, rate, length)));
+  core::Engine engine(plan);
   URINGLOAD_RETURN_IF_ERROR(engine.Start());
   while (!engine.Done()) {
     int signal = WaitForStopSignal(signals, 100);
@@ -181,23 +174,22 @@ absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
       engine.RequestStop();
     }
   }
-  absl::StatusOr<core::RunResult> result = engine.Wait();
-  if (!result.ok()) return result.status();
+  URINGLOAD_ASSIGN_OR_RETURN(core::RunResult result, engine.Wait());
   exporters::RunReport report{.target = o.run.targets_file ? *o.run.targets_file : o.run.url,
                               .run_id = s.run_id,
-                              .shard = plan->shard,
+                              .shard = plan.shard,
                               .machine = exporters::ThisMachine(URINGLOAD_VERSION),
                               .planned = std::nullopt,
-                              .concurrency = plan->concurrency,
-                              .requested_concurrency = plan->requested_concurrency,
-                              .threads = plan->threads,
-                              .result = &*result,
-                              .plan = &*plan,
-                              .batch_window_max = plan->batch_window_max};
+                              .concurrency = plan.concurrency,
+                              .requested_concurrency = plan.requested_concurrency,
+                              .threads = plan.threads,
+                              .result = &result,
+                              .plan = &plan,
+                              .batch_window_max = plan.batch_window_max};
   exporters::SearchStep step{
       .rate = rate,
-      .stats = result->stats,
-      .measured_seconds = absl::ToDoubleSeconds(exporters::MeasuredDuration(*result, &*plan)),
+      .stats = result.stats,
+      .measured_seconds = absl::ToDoubleSeconds(exporters::MeasuredDuration(result, &plan)),
       .result_json = exporters::RunResultToJson(report)};
   step.planned_seconds = absl::ToDoubleSeconds(length);
   core::GeneratorVerdict generator = exporters::GeneratorVerdictOf(report);
@@ -207,7 +199,7 @@ absl::StatusOr<exporters::SearchStep> RunStep(const SearchCommandOptions& o,
     generator = {};
   }
   for (const core::Slo& slo : s.slos) {
-    step.checks.push_back(core::CheckSlo(slo, result->stats, s.confidence, from_send));
+    step.checks.push_back(core::CheckSlo(slo, result.stats, s.confidence, from_send));
   }
   step.why = WhyFailed(generator, step.checks);
   step.passed = step.why.empty();

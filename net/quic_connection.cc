@@ -171,9 +171,8 @@ absl::Status QuicConnection::Start(const QuicTlsContext& tls, bool server,
   ref_ = std::make_unique<ngtcp2_crypto_conn_ref>();
   ref_->get_conn = ConnOf;
   ref_->user_data = &conn_;
-  absl::StatusOr<gnutls_session_t> session = tls.NewSession(ref_.get(), server_name_);
-  if (!session.ok()) return session.status();
-  session_ = *session;
+  URINGLOAD_ASSIGN_OR_RETURN(gnutls_session_t session, tls.NewSession(ref_.get(), server_name_));
+  session_ = session;
   ngtcp2_conn_set_tls_native_handle(conn_, session_);
   // A ticket GnuTLS does not take (expired, another server's) means a full handshake.
   if (!resume.empty()) gnutls_session_set_data(session_, resume.data(), resume.size());

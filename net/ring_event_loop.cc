@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 #include "net/client_socket.h"
 #include "net/clock.h"
 
@@ -27,9 +28,8 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
                            .cq_entries = options.cq_entries,
                            .direct_descriptors = options.slots,
                            .flag_waiting_work = options.flag_waiting_work};
-  absl::StatusOr<std::unique_ptr<Ring>> ring = Ring::Create(ring_options);
-  if (!ring.ok()) return ring.status();
-  loop->ring_ = *std::move(ring);
+  URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Ring> ring, Ring::Create(ring_options));
+  loop->ring_ = std::move(ring);
   loop->flag_waiting_work_ = options.flag_waiting_work;
   if (options.accept_into_free_slots) {
     int ret = io_uring_register_file_alloc_range(loop->ring_->raw(), 0, options.slots);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/status_macros.h"
 #include "proto/json_pointer.h"
 #include "proto/protobuf_wire.h"
 
@@ -135,9 +136,8 @@ absl::StatusOr<ProtobufFieldPath> ProtobufFieldPath::Compile(const GrpcSchema& s
   ProtobufFieldPath path;
   const FieldDescriptor* field = nullptr;
   bool wants_index = false;
-  absl::StatusOr<std::vector<std::string>> tokens = ParseJsonPointer(pointer);
-  if (!tokens.ok()) return tokens.status();
-  for (const std::string& token : *tokens) {
+  URINGLOAD_ASSIGN_OR_RETURN(std::vector<std::string> tokens, ParseJsonPointer(pointer));
+  for (const std::string& token : tokens) {
     if (wants_index) {
       int64_t index = JsonPointerIndex(token);
       if (index < 0) {

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "net/base/absl_view.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::proto {
 namespace {
@@ -88,9 +89,8 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
   }
   std::vector<Header> headers;
   for (const std::string& line : spec.headers) {
-    absl::StatusOr<Header> header = ParseHeader(line);
-    if (!header.ok()) return header.status();
-    headers.push_back(*header);
+    URINGLOAD_ASSIGN_OR_RETURN(Header header, ParseHeader(line));
+    headers.push_back(header);
   }
   RequestTemplate tmpl;
   absl::StatusOr<TextTemplate> path =

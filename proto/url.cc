@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::proto {
 namespace {
@@ -79,17 +80,15 @@ absl::StatusOr<Url> ParseUrl(std::string_view input) {
   }
   if (has_port) {
     size_t dash = port_text.find('-');
-    absl::StatusOr<uint16_t> port = ParsePort(port_text.substr(0, dash));
-    if (!port.ok()) return port.status();
-    url.port = url.last_port = *port;
+    URINGLOAD_ASSIGN_OR_RETURN(uint16_t port, ParsePort(port_text.substr(0, dash)));
+    url.port = url.last_port = port;
     if (dash != absl::string_view::npos) {
-      absl::StatusOr<uint16_t> last = ParsePort(port_text.substr(dash + 1));
-      if (!last.ok()) return last.status();
-      if (*last < *port || *last - *port >= 1024) {
+      URINGLOAD_ASSIGN_OR_RETURN(uint16_t last, ParsePort(port_text.substr(dash + 1)));
+      if (last < port || last - port >= 1024) {
         return absl::InvalidArgumentError(absl::StrCat("invalid port range '", port_text,
                                                        "' in URL (low-high, at most 1024 ports)"));
       }
-      url.last_port = *last;
+      url.last_port = last;
     }
   }
   for (char c : url.target) {

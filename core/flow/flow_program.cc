@@ -134,21 +134,20 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
                                 .pattern = {}});
       }
       for (const Extraction& e : s.extract) {
-        absl::StatusOr<uint32_t> v = variable(e);
-        if (!v.ok()) return v.status();
+        URINGLOAD_ASSIGN_OR_RETURN(uint32_t v, variable(e));
         switch (e.from) {
           case ExtractFrom::kJson:
             if (step.grpc) {
-              URINGLOAD_RETURN_IF_ERROR(field(e.what, std::nullopt, static_cast<int>(*v)));
+              URINGLOAD_RETURN_IF_ERROR(field(e.what, std::nullopt, static_cast<int>(v)));
               break;
             }
             pointers.push_back(e.what);
-            step.json_variables.push_back(*v);
+            step.json_variables.push_back(v);
             break;
           case ExtractFrom::kHeader: {
             FlowStepProgram::HeaderUse use{.name = absl::AsciiStrToLower(e.what),
                                            .expected = std::nullopt,
-                                           .variable = static_cast<int>(*v),
+                                           .variable = static_cast<int>(v),
                                            .pattern = {}};
             if (!e.pattern.empty()) {
               absl::StatusOr<TextPattern> pattern = TextPattern::Compile(e.pattern);
@@ -160,12 +159,12 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
             break;
           }
           case ExtractFrom::kCookie:
-            step.cookies.push_back({.name = e.what, .variable = *v});
+            step.cookies.push_back({.name = e.what, .variable = v});
             break;
           case ExtractFrom::kRegex:
             absl::StatusOr<TextPattern> pattern = TextPattern::Compile(e.what);
             if (!pattern.ok()) return fail(e.line, pattern.status().message());
-            step.regexes.push_back({.pattern = *std::move(pattern), .variable = *v});
+            step.regexes.push_back({.pattern = *std::move(pattern), .variable = v});
             program.any_regex = true;
             break;
         }

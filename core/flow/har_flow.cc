@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "net/base/absl_view.h"
+#include "net/base/status_macros.h"
 #include "proto/text_template.h"
 
 namespace uringload::core {
@@ -325,18 +326,17 @@ std::string StepName(std::string_view url, std::set<std::string>* taken) {
 
 absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name,
                                       std::string_view origin, std::string* note) {
-  absl::StatusOr<Entries> read = ReadEntries(har, name, origin);
-  if (!read.ok()) return read.status();
-  if (note != nullptr && read->origins.size() > 1) {
+  URINGLOAD_ASSIGN_OR_RETURN(Entries read, ReadEntries(har, name, origin));
+  if (note != nullptr && read.origins.size() > 1) {
     size_t others = 0;
-    for (const auto& [o, n] : read->origins) others += o == read->origin ? 0 : n;
+    for (const auto& [o, n] : read.origins) others += o == read.origin ? 0 : n;
     *note =
-        absl::StrCat("the session spans ", read->origins.size(), " origins: the flow keeps ",
-                     read->origin, " (", read->requests.size(), " requests) and skips the ", others,
+        absl::StrCat("the session spans ", read.origins.size(), " origins: the flow keeps ",
+                     read.origin, " (", read.requests.size(), " requests) and skips the ", others,
                      " to the others, each named in a # skipped comment (a flow runs "
                      "against one origin; --origin picks another)");
   }
-  const std::vector<Entry>* entries = &read->requests;
+  const std::vector<Entry>* entries = &read.requests;
   std::vector<Source> sources;
   std::vector<std::pair<std::string, size_t>> values;  // Traced value, its source; longest first.
   std::set<std::string> variables;
@@ -344,7 +344,7 @@ absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view nam
   std::set<std::string> step_names;
   // The entries that are no request of the application, as comments: what was left out.
   std::string out;
-  for (const std::string& skipped : read->skipped)
+  for (const std::string& skipped : read.skipped)
     absl::StrAppend(&out, "# skipped ", skipped, "\n");
   out += "flow:\n";
   std::vector<std::string> steps;

@@ -65,15 +65,13 @@ absl::StatusOr<LinkShape> MakeShape(const LinkShapeOptions& both, const LinkShap
                           Chance{own.duplicate, both.duplicate, "duplicate", &shape.duplicate},
                           Chance{own.reorder, both.reorder, "reorder", &shape.reorder}}) {
     if (auto [text, flag] = pick(c.mine, c.shared, c.flag); text) {
-      absl::StatusOr<double> value = ParseChance(flag, *text);
-      if (!value.ok()) return value.status();
-      *c.out = *value;
+      URINGLOAD_ASSIGN_OR_RETURN(double value, ParseChance(flag, *text));
+      *c.out = value;
     }
   }
   if (auto [text, flag] = pick(own.rate, both.rate, "rate"); text) {
-    absl::StatusOr<uint64_t> rate = ParseLinkRate(flag, *text);
-    if (!rate.ok()) return rate.status();
-    shape.rate_bits_per_second = *rate;
+    URINGLOAD_ASSIGN_OR_RETURN(uint64_t rate, ParseLinkRate(flag, *text));
+    shape.rate_bits_per_second = rate;
   }
   if (auto [text, flag] = pick(own.queue, both.queue, "queue"); text) {
     std::string number = *text;
@@ -125,16 +123,12 @@ absl::StatusOr<uint64_t> ParseLinkRate(const std::string& flag, const std::strin
 
 absl::StatusOr<LinkPlan> MakeLinkPlan(const LinkOptions& options) {
   LinkPlan plan;
-  absl::StatusOr<LinkEndpoint> a = ParseEndpoint("A", options.a);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<LinkEndpoint> b = ParseEndpoint("B", options.b);
-  if (!b.ok()) return b.status();
-  plan.ends = {*a, *b};
-  absl::StatusOr<LinkShape> a_to_b = MakeShape(options.both, options.a_to_b, "a-to-b-");
-  if (!a_to_b.ok()) return a_to_b.status();
-  absl::StatusOr<LinkShape> b_to_a = MakeShape(options.both, options.b_to_a, "b-to-a-");
-  if (!b_to_a.ok()) return b_to_a.status();
-  plan.shapes = {*a_to_b, *b_to_a};
+  URINGLOAD_ASSIGN_OR_RETURN(LinkEndpoint a, ParseEndpoint("A", options.a));
+  URINGLOAD_ASSIGN_OR_RETURN(LinkEndpoint b, ParseEndpoint("B", options.b));
+  plan.ends = {a, b};
+  URINGLOAD_ASSIGN_OR_RETURN(LinkShape a_to_b, MakeShape(options.both, options.a_to_b, "a-to-b-"));
+  URINGLOAD_ASSIGN_OR_RETURN(LinkShape b_to_a, MakeShape(options.both, options.b_to_a, "b-to-a-"));
+  plan.shapes = {a_to_b, b_to_a};
   URINGLOAD_RETURN_IF_ERROR(CheckRange("--seed", options.seed, 0, INT64_MAX));
   plan.seed = static_cast<uint64_t>(options.seed);
   URINGLOAD_RETURN_IF_ERROR(CheckRange("--packets", options.packets, 64, 1 << 20));

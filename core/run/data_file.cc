@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "net/base/absl_view.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 #include "proto/json_scan.h"
 
 namespace uringload::core {
@@ -126,10 +127,9 @@ absl::Status DataFile::ParseRow(std::string_view line, std::span<std::string_vie
 }
 
 absl::StatusOr<DataFile> DataFile::Open(const std::string& path) {
-  absl::StatusOr<MappedFile> mapped = MappedFile::Map("--data", path);
-  if (!mapped.ok()) return mapped.status();
+  URINGLOAD_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::Map("--data", path));
   DataFile data;
-  data.file_ = *std::move(mapped);
+  data.file_ = std::move(mapped);
   data.path_ = path;
   data.format_ = absl::EndsWith(path, ".ndjson") || absl::EndsWith(path, ".jsonl") ? Format::kNdjson
                                                                                    : Format::kCsv;

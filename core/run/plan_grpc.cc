@@ -94,12 +94,10 @@ absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
   if (options.url.empty()) {
     return absl::InvalidArgumentError("--grpc needs the server's URL: http[s]://host:port");
   }
-  absl::StatusOr<std::optional<proto::GrpcSchema>> schema = LoadGrpcSchema(options);
-  if (!schema.ok()) return schema.status();
-  absl::StatusOr<proto::GrpcMethod> method = (*schema)->FindMethod(*options.grpc_method);
-  if (!method.ok()) return method.status();
+  URINGLOAD_ASSIGN_OR_RETURN(std::optional<proto::GrpcSchema> schema, LoadGrpcSchema(options));
+  URINGLOAD_ASSIGN_OR_RETURN(proto::GrpcMethod method, (schema)->FindMethod(*options.grpc_method));
   if (options.stream_messages.has_value()) {
-    if (!method->client_streaming) {
+    if (!method.client_streaming) {
       return absl::InvalidArgumentError(
           absl::StrCat("--stream-messages: ", *options.grpc_method,
                        " takes one request message (it is not client-streaming)"));
@@ -107,21 +105,19 @@ absl::Status PlanGrpc(const RunOptions& options, RunPlan& plan) {
     URINGLOAD_RETURN_IF_ERROR(CheckRange("--stream-messages", *options.stream_messages, 1,
                                          proto::GrpcBodyTemplate::kMaxMessages));
   }
-  absl::StatusOr<proto::Url> url = SharedConnectionUrl(options.url, plan);
-  if (!url.ok()) return url.status();
-  if (url->target != "/") {
+  URINGLOAD_ASSIGN_OR_RETURN(proto::Url url, SharedConnectionUrl(options.url, plan));
+  if (url.target != "/") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--grpc: the method gives the path (", method->path,
+        absl::StrCat("--grpc: the method gives the path (", method.path,
                      "): the URL is only http[s]://host:port, got ", options.url));
   }
-  proto::Url call = *url;
-  call.target = method->path;
+  proto::Url call = url;
+  call.target = method.path;
   TargetRequest target = NewTarget(options, 0, "", "POST", options.url, call);
-  absl::StatusOr<std::optional<CommonBody>> body = ReadCommonBody(options);
-  if (!body.ok()) return body.status();
-  CommonBody json = body->value_or(CommonBody{.text = "{}", .name = "--body", .is_template = true});
+  URINGLOAD_ASSIGN_OR_RETURN(std::optional<CommonBody> body, ReadCommonBody(options));
+  CommonBody json = body.value_or(CommonBody{.text = "{}", .name = "--body", .is_template = true});
   if (absl::Status s =
-          MakeGrpcCall(**schema, *method, plan.timeout, json, plan.columns(),
+          MakeGrpcCall(*schema, method, plan.timeout, json, plan.columns(),
                        static_cast<uint32_t>(options.stream_messages.value_or(1)), target.spec);
       !s.ok()) {
     return s;

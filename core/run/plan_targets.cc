@@ -31,11 +31,10 @@ absl::StatusOr<std::vector<TargetLine>> ReadTargetLines(const RunOptions& option
         {.line = 0, .method = options.method, .url = options.url, .body = {}}};
   }
   if (!options.url.empty()) return absl::InvalidArgumentError("give a URL or --targets, not both");
-  absl::StatusOr<std::vector<TargetLine>> read = ReadTargetFile(*options.targets_file);
-  if (!read.ok()) return read.status();
-  if (static_cast<int64_t>(read->size()) > kMaxTargetLines) {
+  URINGLOAD_ASSIGN_OR_RETURN(std::vector<TargetLine> read, ReadTargetFile(*options.targets_file));
+  if (static_cast<int64_t>(read.size()) > kMaxTargetLines) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--targets: at most ", kMaxTargetLines, " requests, got ", read->size()));
+        absl::StrCat("--targets: at most ", kMaxTargetLines, " requests, got ", read.size()));
   }
   return read;
 }
@@ -43,9 +42,8 @@ absl::StatusOr<std::vector<TargetLine>> ReadTargetLines(const RunOptions& option
 // --data and the order its rows are taken in.
 absl::Status PlanData(const RunOptions& options, RunPlan& plan) {
   if (options.data_file.has_value()) {
-    absl::StatusOr<DataFile> data = DataFile::Open(*options.data_file);
-    if (!data.ok()) return data.status();
-    plan.data = std::make_shared<const DataFile>(*std::move(data));
+    URINGLOAD_ASSIGN_OR_RETURN(DataFile data, DataFile::Open(*options.data_file));
+    plan.data = std::make_shared<const DataFile>(std::move(data));
   }
   if (options.data_order != "sequential" && options.data_order != "random") {
     return absl::InvalidArgumentError(
@@ -141,32 +139,29 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
   if (options.expect_status.has_value() || options.expect_body_contains.has_value()) {
     return absl::InvalidArgumentError("--flow: each step has its own expect");
   }
-  absl::StatusOr<std::string> text = ReadRegularFile("--flow", path);
-  if (!text.ok()) return text.status();
+  URINGLOAD_ASSIGN_OR_RETURN(std::string text, ReadRegularFile("--flow", path));
   std::vector<std::string> data_columns;
   std::vector<size_t> data_sizes;
   if (plan.data != nullptr) {
     data_columns = plan.data->columns();
     data_sizes = plan.data->max_sizes();
   }
-  absl::StatusOr<FlowFile> file = ParseFlowFile(*text, path, data_columns);
-  if (!file.ok()) return file.status();
+  URINGLOAD_ASSIGN_OR_RETURN(FlowFile file, ParseFlowFile(text, path, data_columns));
   if (!options.import_paths.empty() && !options.proto_file) {
     return absl::InvalidArgumentError("--import-path goes with --proto");
   }
   if (options.proto_file && options.protoset_file) {
     return absl::InvalidArgumentError("--proto or --protoset, not both");
   }
-  absl::StatusOr<std::optional<proto::GrpcSchema>> schema = LoadGrpcSchema(options);
-  if (!schema.ok()) return schema.status();
+  URINGLOAD_ASSIGN_OR_RETURN(std::optional<proto::GrpcSchema> schema, LoadGrpcSchema(options));
   absl::StatusOr<FlowProgram> program =
-      CompileFlows(*file, path, data_columns, options.max_var_bytes, options.max_cookie_bytes,
-                   schema->has_value() ? &**schema : nullptr);
+      CompileFlows(file, path, data_columns, options.max_var_bytes, options.max_cookie_bytes,
+                   schema.has_value() ? &*schema : nullptr);
   if (!program.ok()) return program.status();
   plan.flow_columns = program->ColumnNames(data_columns);
   plan.flow_column_sizes = program->ColumnSizes(data_sizes);
   uint32_t k = 0;
-  for (const Flow& flow : file->flows) {
+  for (const Flow& flow : file.flows) {
     for (const FlowStep& step : flow.steps) {
       auto fail = [&](absl::string_view why) {
         return absl::InvalidArgumentError(absl::StrCat(path, ":", step.line, ": ", why));
@@ -175,7 +170,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       if (!url.ok()) return fail(url.status().message());
       std::optional<proto::GrpcMethod> method;
       if (step.grpc.has_value()) {  // CompileFlows found it.
-        method = *(*schema)->FindMethod(*step.grpc);
+        method = *(schema)->FindMethod(*step.grpc);
         if (url->target != "/") {
           return fail(absl::StrCat("the method gives the path (", method->path,
                                    "): a grpc call's URL is only http[s]://host:port"));
@@ -194,7 +189,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       absl::Status built;
       if (method.has_value()) {
         built =
-            MakeGrpcCall(**schema, *method, plan.timeout,
+            MakeGrpcCall(*schema, *method, plan.timeout,
                          {.text = step.body.value_or("{}"), .name = "the body"}, columns, 1, spec);
         plan.grpc = true;
       } else {
@@ -208,7 +203,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       plan.targets.push_back(std::move(target));
     }
   }
-  if (schema->has_value() && !plan.grpc) {
+  if (schema.has_value() && !plan.grpc) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": no step is a grpc call, so --proto and --protoset have no use"));
   }
@@ -223,22 +218,20 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
 absl::StatusOr<std::optional<CommonBody>> ReadCommonBody(const RunOptions& options) {
   if (options.body.has_value()) return CommonBody{*options.body, "--body", true};
   if (!options.body_file.has_value()) return std::nullopt;
-  absl::StatusOr<std::string> bytes = ReadRegularFile("--body-file", *options.body_file);
-  if (!bytes.ok()) return bytes.status();
-  return CommonBody{*std::move(bytes), absl::StrCat("--body-file ", *options.body_file),
+  URINGLOAD_ASSIGN_OR_RETURN(std::string bytes, ReadRegularFile("--body-file", *options.body_file));
+  return CommonBody{std::move(bytes), absl::StrCat("--body-file ", *options.body_file),
                     options.body_file_placeholders};
 }
 
 absl::StatusOr<proto::Url> SharedConnectionUrl(const std::string& text, RunPlan& plan) {
-  absl::StatusOr<proto::Url> url = proto::ParseUrl(text);
-  if (!url.ok()) return url.status();
-  if (!plan.targets.empty() && (url->host != plan.url.host || url->port != plan.url.port ||
-                                url->last_port != plan.url.last_port || url->tls != plan.url.tls)) {
+  URINGLOAD_ASSIGN_OR_RETURN(proto::Url url, proto::ParseUrl(text));
+  if (!plan.targets.empty() && (url.host != plan.url.host || url.port != plan.url.port ||
+                                url.last_port != plan.url.last_port || url.tls != plan.url.tls)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "every target must have the first one's scheme, host and port (",
         plan.url.tls ? "https://" : "http://", plan.url.HostHeader(), "): connections are shared"));
   }
-  if (plan.targets.empty()) plan.url = *url;
+  if (plan.targets.empty()) plan.url = url;
   return url;
 }
 
@@ -274,26 +267,21 @@ absl::Status PlanReplay(const RunOptions& options, RunPlan& plan) {
   if (options.rate.has_value() || options.ramp.has_value()) {
     return absl::InvalidArgumentError("--replay keeps the log's times: no -R or --ramp");
   }
-  absl::StatusOr<double> speed = ParseReplaySpeed(options.replay_speed);
-  if (!speed.ok()) return speed.status();
-  absl::StatusOr<std::string> text = ReadRegularFile("--replay", path);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<std::vector<ReplayLine>> lines = ParseReplayFile(*text, path);
-  if (!lines.ok()) return lines.status();
-  absl::StatusOr<proto::Url> base = proto::ParseUrl(options.url);
-  if (!base.ok()) return base.status();
-  std::string origin = absl::StrCat(base->tls ? "https://" : "http://", base->HostHeader());
-  absl::StatusOr<std::optional<CommonBody>> common_body = ReadCommonBody(options);
-  if (!common_body.ok()) return common_body.status();
+  URINGLOAD_ASSIGN_OR_RETURN(double speed, ParseReplaySpeed(options.replay_speed));
+  URINGLOAD_ASSIGN_OR_RETURN(std::string text, ReadRegularFile("--replay", path));
+  URINGLOAD_ASSIGN_OR_RETURN(std::vector<ReplayLine> lines, ParseReplayFile(text, path));
+  URINGLOAD_ASSIGN_OR_RETURN(proto::Url base, proto::ParseUrl(options.url));
+  std::string origin = absl::StrCat(base.tls ? "https://" : "http://", base.HostHeader());
+  URINGLOAD_ASSIGN_OR_RETURN(std::optional<CommonBody> common_body, ReadCommonBody(options));
   auto offsets = std::make_shared<std::vector<int64_t>>();
-  for (const ReplayLine& line : *lines) {
+  for (const ReplayLine& line : lines) {
     TargetLine target{.line = line.line,
                       .method = line.method,
                       .url = origin + proto::TextTemplate::Escape(line.target),
                       .body = {}};
     URINGLOAD_RETURN_IF_ERROR(
-        PlanTargetRequest(options, target, *common_body, "--replay " + path, plan));
-    offsets->push_back(static_cast<int64_t>(std::llround(line.offset_ns / *speed)));
+        PlanTargetRequest(options, target, common_body, "--replay " + path, plan));
+    offsets->push_back(static_cast<int64_t>(std::llround(line.offset_ns / speed)));
   }
   plan.sequential_order = true;
   double span = offsets->back() / 1e9;
@@ -328,15 +316,13 @@ absl::Status PlanTargets(const RunOptions& options, RunPlan& plan) {
     plan.keep_alive = !options.no_keepalive;
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<TargetLine>> lines = ReadTargetLines(options);
-  if (!lines.ok()) return lines.status();
+  URINGLOAD_ASSIGN_OR_RETURN(std::vector<TargetLine> lines, ReadTargetLines(options));
   // The data file first: the requests' placeholders may name its columns.
   URINGLOAD_RETURN_IF_ERROR(PlanData(options, plan));
-  absl::StatusOr<std::optional<CommonBody>> common_body = ReadCommonBody(options);
-  if (!common_body.ok()) return common_body.status();
+  URINGLOAD_ASSIGN_OR_RETURN(std::optional<CommonBody> common_body, ReadCommonBody(options));
   std::string file = options.targets_file ? "--targets " + *options.targets_file : "";
-  for (const TargetLine& line : *lines) {
-    URINGLOAD_RETURN_IF_ERROR(PlanTargetRequest(options, line, *common_body, file, plan));
+  for (const TargetLine& line : lines) {
+    URINGLOAD_RETURN_IF_ERROR(PlanTargetRequest(options, line, common_body, file, plan));
   }
   URINGLOAD_RETURN_IF_ERROR(PlanTargetNames(options, plan));
   plan.seed = static_cast<uint64_t>(options.seed);

@@ -2,15 +2,16 @@
 
 #include <utility>
 
+#include "net/base/status_macros.h"
+
 namespace uringload::core {
 
 absl::StatusOr<ResponseChecks> MakeResponseChecks(const std::optional<std::string>& status,
                                                   const std::optional<std::string>& body_text) {
   ResponseChecks checks;
   if (status.has_value()) {
-    absl::StatusOr<StatusSet> set = ParseExpectedStatuses(*status);
-    if (!set.ok()) return set.status();
-    checks.statuses = *set;
+    URINGLOAD_ASSIGN_OR_RETURN(StatusSet set, ParseExpectedStatuses(*status));
+    checks.statuses = set;
   }
   if (body_text.has_value()) {
     if (body_text->empty()) {

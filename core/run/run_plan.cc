@@ -43,9 +43,8 @@ absl::Status CheckCounts(const RunOptions& options) {
 // descriptor table exceeds RLIMIT_NOFILE. An explicit -t is kept and checked.
 absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
   if (options.cpus.has_value()) {
-    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*options.cpus);
-    if (!cpus.ok()) return cpus.status();
-    plan.cpus = *std::move(cpus);
+    URINGLOAD_ASSIGN_OR_RETURN(std::vector<int> cpus, ParseCpuList(*options.cpus));
+    plan.cpus = std::move(cpus);
   }
   uint32_t cpus = plan.cpus.empty() ? OnlineCpus() : static_cast<uint32_t>(plan.cpus.size());
   uint64_t table_limit = DescriptorTableLimit();
@@ -151,9 +150,9 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
   tls.alpn = plan.http == HttpVersion::kHttp2   ? net::Alpn::kHttp2
              : plan.http == HttpVersion::kHttp1 ? net::Alpn::kHttp1
                                                 : net::Alpn::kHttp2OrHttp1;
-  absl::StatusOr<std::shared_ptr<net::TlsContext>> context = net::TlsContext::Client(tls);
-  if (!context.ok()) return context.status();
-  plan.tls = *std::move(context);
+  URINGLOAD_ASSIGN_OR_RETURN(std::shared_ptr<net::TlsContext> context,
+                             net::TlsContext::Client(tls));
+  plan.tls = std::move(context);
   return absl::OkStatus();
 }
 
@@ -204,9 +203,8 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
 // alone its indexes are K, K+S, K+2S, ... Every share must be at least one.
 absl::Status PlanShard(const RunOptions& options, RunPlan& plan) {
   if (options.start_at.has_value()) {
-    absl::StatusOr<absl::Time> at = ParseStartAt(*options.start_at, absl::Now());
-    if (!at.ok()) return at.status();
-    plan.start_at = *at;
+    URINGLOAD_ASSIGN_OR_RETURN(absl::Time at, ParseStartAt(*options.start_at, absl::Now()));
+    plan.start_at = at;
   }
   if (options.preconnect && !plan.start_at.has_value()) {
     return absl::InvalidArgumentError(
@@ -214,28 +212,27 @@ absl::Status PlanShard(const RunOptions& options, RunPlan& plan) {
   }
   plan.preconnect = options.preconnect;
   if (!options.shard.has_value()) return absl::OkStatus();
-  absl::StatusOr<Shard> shard = ParseShard(*options.shard);
-  if (!shard.ok()) return shard.status();
-  plan.shard = *shard;
-  if (shard->count == 1) return absl::OkStatus();
+  URINGLOAD_ASSIGN_OR_RETURN(Shard shard, ParseShard(*options.shard));
+  plan.shard = shard;
+  if (shard.count == 1) return absl::OkStatus();
   auto none_left = [&](const char* what, uint64_t total) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " ", total, " over ", shard->count,
-                                                   " shards leaves shard ", shard->index,
+    return absl::InvalidArgumentError(absl::StrCat(what, " ", total, " over ", shard.count,
+                                                   " shards leaves shard ", shard.index,
                                                    " with none"));
   };
   if (plan.requests.has_value()) {
     uint64_t total = *plan.requests;
-    if (ShareOf(total, *shard) == 0) return none_left("-n", total);
-    plan.index_base = ShareBegin(total, *shard);
-    plan.requests = ShareOf(total, *shard);
+    if (ShareOf(total, shard) == 0) return none_left("-n", total);
+    plan.index_base = ShareBegin(total, shard);
+    plan.requests = ShareOf(total, shard);
   } else {
-    plan.index_base = shard->index;
-    plan.index_stride = shard->count;
+    plan.index_base = shard.index;
+    plan.index_stride = shard.count;
   }
-  uint64_t connections = ShareOf(plan.requested_concurrency, *shard);
+  uint64_t connections = ShareOf(plan.requested_concurrency, shard);
   if (connections == 0) return none_left("-c", plan.requested_concurrency);
   plan.requested_concurrency = static_cast<uint32_t>(connections);
-  if (plan.rate.has_value()) *plan.rate /= shard->count;
+  if (plan.rate.has_value()) *plan.rate /= shard.count;
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/strip.h"
 #include "core/file_contents.h"
 #include "core/target_name.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -18,9 +19,8 @@ std::string Folder(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::vector<TargetLine>> ReadTargetFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadRegularFile("--targets", path);
-  if (!text.ok()) return text.status();
-  return ParseTargetFile(path, *text);
+  URINGLOAD_ASSIGN_OR_RETURN(std::string text, ReadRegularFile("--targets", path));
+  return ParseTargetFile(path, text);
 }
 
 absl::StatusOr<std::vector<TargetLine>> ParseTargetFile(const std::string& path,

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "core/target_name.h"
+#include "net/base/status_macros.h"
 #include "proto/grpc_status.h"
 
 namespace uringload::core {
@@ -232,9 +233,8 @@ std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& th
 absl::StatusOr<std::vector<Threshold>> ParseThresholds(const std::vector<std::string>& texts) {
   std::vector<Threshold> thresholds;
   for (const std::string& text : texts) {
-    absl::StatusOr<Threshold> threshold = ParseThreshold(text);
-    if (!threshold.ok()) return threshold.status();
-    thresholds.push_back(*threshold);
+    URINGLOAD_ASSIGN_OR_RETURN(Threshold threshold, ParseThreshold(text));
+    thresholds.push_back(threshold);
   }
   return thresholds;
 }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/run/thresholds.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::core {
 namespace {
@@ -20,22 +21,21 @@ double QuantileOf(const std::string& measure) {
 }  // namespace
 
 absl::StatusOr<Slo> ParseSlo(const std::string& text) {
-  absl::StatusOr<Threshold> t = ParseThreshold(text, "--slo");
-  if (!t.ok()) return t.status();
+  URINGLOAD_ASSIGN_OR_RETURN(Threshold t, ParseThreshold(text, "--slo"));
   auto fail = [&text](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat("--slo '", text, "': ", why));
   };
-  if (t->op != Threshold::Op::kLess && t->op != Threshold::Op::kLessEqual) {
+  if (t.op != Threshold::Op::kLess && t.op != Threshold::Op::kLessEqual) {
     return fail("an objective bounds a measure from above: use < or <=");
   }
-  Slo slo{.expr = text, .measure = t->measure, .latency = false, .bound = t->bound};
-  double q = QuantileOf(t->measure);
+  Slo slo{.expr = text, .measure = t.measure, .latency = false, .bound = t.bound};
+  double q = QuantileOf(t.measure);
   if (q > 0) {
     slo.latency = true;
     slo.allowed_share = 1 - q;
-  } else if (t->measure == "error_rate") {
-    if (t->bound <= 0) return fail("an error rate below 0 cannot be met");
-    slo.allowed_share = t->bound;
+  } else if (t.measure == "error_rate") {
+    if (t.bound <= 0) return fail("an error rate below 0 cannot be met");
+    slo.allowed_share = t.bound;
   } else {
     return fail("search judges p50 p75 p90 p95 p99 p999 and error_rate");
   }
@@ -45,9 +45,8 @@ absl::StatusOr<Slo> ParseSlo(const std::string& text) {
 absl::StatusOr<std::vector<Slo>> ParseSlos(const std::vector<std::string>& texts) {
   std::vector<Slo> slos;
   for (const std::string& text : texts) {
-    absl::StatusOr<Slo> slo = ParseSlo(text);
-    if (!slo.ok()) return slo.status();
-    slos.push_back(*slo);
+    URINGLOAD_ASSIGN_OR_RETURN(Slo slo, ParseSlo(text));
+    slos.push_back(slo);
   }
   return slos;
 }

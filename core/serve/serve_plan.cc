@@ -98,9 +98,8 @@ absl::Status ChooseThreads(const ServeOptions& o, ServePlan& plan) {
   URINGLOAD_RETURN_IF_ERROR(CheckRange("--backlog", o.backlog, 1, 1'000'000));
   plan.backlog = static_cast<int>(o.backlog);
   if (o.cpus.has_value()) {
-    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*o.cpus);
-    if (!cpus.ok()) return cpus.status();
-    plan.cpus = *std::move(cpus);
+    URINGLOAD_ASSIGN_OR_RETURN(std::vector<int> cpus, ParseCpuList(*o.cpus));
+    plan.cpus = std::move(cpus);
   }
   uint32_t cpus = plan.cpus.empty() ? OnlineCpus() : static_cast<uint32_t>(plan.cpus.size());
   plan.table_size = DescriptorTableLimit();
@@ -181,20 +180,17 @@ absl::StatusOr<DelaySpec> DelaySpec::Parse(const std::string& text) {
       return absl::InvalidArgumentError(
           absl::StrCat("--delay: '", text, "' needs a range, e.g. uniform:0s-3s"));
     }
-    absl::StatusOr<int64_t> low = ParseNonNegativeDuration(t.substr(0, dash), text);
-    if (!low.ok()) return low.status();
-    absl::StatusOr<int64_t> high = ParseNonNegativeDuration(t.substr(dash + 1), text);
-    if (!high.ok()) return high.status();
-    if (*high < *low) {
+    URINGLOAD_ASSIGN_OR_RETURN(int64_t low, ParseNonNegativeDuration(t.substr(0, dash), text));
+    URINGLOAD_ASSIGN_OR_RETURN(int64_t high, ParseNonNegativeDuration(t.substr(dash + 1), text));
+    if (high < low) {
       return absl::InvalidArgumentError(absl::StrCat("--delay: '", text, "' has low > high"));
     }
-    return DelaySpec{Kind::kUniform, *low, *high};
+    return DelaySpec{Kind::kUniform, low, high};
   }
   Kind kind = absl::ConsumePrefix(&t, "exp:") ? Kind::kExponential : Kind::kFixed;
-  absl::StatusOr<int64_t> value = ParseNonNegativeDuration(t, text);
-  if (!value.ok()) return value.status();
-  if (*value == 0) return spec;
-  return DelaySpec{kind, *value, 0};
+  URINGLOAD_ASSIGN_OR_RETURN(int64_t value, ParseNonNegativeDuration(t, text));
+  if (value == 0) return spec;
+  return DelaySpec{kind, value, 0};
 }
 
 int64_t DelaySpec::SampleNanos(SeededStream& rng) const {
@@ -264,9 +260,8 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   std::vector<std::string> listen = options.listen;
   if (listen.empty() && options.unix_sockets.empty()) listen.push_back(kDefaultListen);
   for (const std::string& text : listen) {
-    absl::StatusOr<std::vector<net::SocketAddress>> addresses = ParseListen(text);
-    if (!addresses.ok()) return addresses.status();
-    plan.listen.insert(plan.listen.end(), addresses->begin(), addresses->end());
+    URINGLOAD_ASSIGN_OR_RETURN(std::vector<net::SocketAddress> addresses, ParseListen(text));
+    plan.listen.insert(plan.listen.end(), addresses.begin(), addresses.end());
   }
   for (const std::string& path : options.unix_sockets) {
     absl::StatusOr<net::SocketAddress> address = net::UnixAddress(path);
@@ -276,17 +271,15 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   }
   URINGLOAD_RETURN_IF_ERROR(ChooseThreads(options, plan));
   URINGLOAD_RETURN_IF_ERROR(ChooseBody(options, plan));
-  absl::StatusOr<DelaySpec> delay = DelaySpec::Parse(options.delay);
-  if (!delay.ok()) return delay.status();
-  plan.delay = *delay;
+  URINGLOAD_ASSIGN_OR_RETURN(DelaySpec delay, DelaySpec::Parse(options.delay));
+  plan.delay = delay;
   if (options.service_slots.has_value()) {
     URINGLOAD_RETURN_IF_ERROR(
         CheckRange("--service-slots", *options.service_slots, 1, kMaxServiceSlots));
     plan.service_slots = static_cast<uint32_t>(*options.service_slots);
   }
-  absl::StatusOr<FaultPlan> faults = MakeFaultPlan(options);
-  if (!faults.ok()) return faults.status();
-  plan.faults = *faults;
+  URINGLOAD_ASSIGN_OR_RETURN(FaultPlan faults, MakeFaultPlan(options));
+  plan.faults = faults;
   if (options.tls_cert.has_value() != options.tls_key.has_value()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }
@@ -300,9 +293,9 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   }
   plan.seed = options.seed;
   if (options.log_requests.has_value()) {
-    absl::StatusOr<std::shared_ptr<RequestLog>> log = RequestLog::Open(*options.log_requests);
-    if (!log.ok()) return log.status();
-    plan.request_log = *std::move(log);
+    URINGLOAD_ASSIGN_OR_RETURN(std::shared_ptr<RequestLog> log,
+                               RequestLog::Open(*options.log_requests));
+    plan.request_log = std::move(log);
   }
   return plan;
 }

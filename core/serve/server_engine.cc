@@ -24,9 +24,8 @@ absl::Status ServerEngine::Start() {
   unix_listeners_.resize(plan_.listen.size());
   for (size_t i = 0; i < plan_.listen.size(); ++i) {
     if (!plan_.listen[i].is_unix()) continue;
-    absl::StatusOr<net::UniqueFd> fd = net::OpenListener(plan_.listen[i], plan_.backlog);
-    if (!fd.ok()) return fd.status();
-    unix_listeners_[i] = *std::move(fd);
+    URINGLOAD_ASSIGN_OR_RETURN(net::UniqueFd fd, net::OpenListener(plan_.listen[i], plan_.backlog));
+    unix_listeners_[i] = std::move(fd);
     shared[i] = unix_listeners_[i].get();
   }
   for (uint32_t i = 0; i < plan_.threads; ++i) {
