@@ -10,9 +10,9 @@
 #include "proto/http2_client_session.h"
 
 using uringload::proto::Http2ClientSession;
-using uringload::proto::StreamEnd;
 using uringload::proto::RequestSpec;
 using uringload::proto::RequestTemplate;
+using uringload::proto::StreamEnd;
 
 namespace {
 
