@@ -16,11 +16,13 @@ CLI::App* AddHar2FlowCommand(CLI::App& app, Har2FlowCommandOptions& options) {
       "gave become extractions, its cookies the jar's");
   command->add_option("har", options.har_path, "The HAR file")->required()->type_name(kFileValue);
   command
-      ->add_option("--origin", options.origin,
-                   "The origin (https://host[:port]) whose requests become the flow: a flow runs "
-                   "against one; the others are skipped, each named in a comment (default: the "
-                   "first request's)")
+      ->add_option("--origin", options.origins.keep,
+                   "An origin (https://host[:port]) whose requests become steps (repeatable; "
+                   "default: the first request's); the others are skipped, each named in a "
+                   "comment. A user of the flow holds a connection per origin")
       ->type_name("URL");
+  command->add_flag("--all-origins", options.origins.all,
+                    "Every origin's requests become steps (third parties too: review them)");
   return command;
 }
 
@@ -29,7 +31,7 @@ int Har2FlowCommand(const Har2FlowCommandOptions& options) {
   if (!text.ok()) return Fail(text.status());
   std::string note;
   absl::StatusOr<std::string> flow =
-      core::HarToFlow(*text, options.har_path, options.origin, &note);
+      core::HarToFlow(*text, options.har_path, options.origins, &note);
   if (!flow.ok()) return Fail(flow.status());
   if (!note.empty()) std::cerr << "uringload: har2flow: " << note << "\n";
   std::cout << *flow;

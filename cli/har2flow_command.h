@@ -5,12 +5,13 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "core/flow/har_flow.h"
 
 namespace uringload::cli {
 
 struct Har2FlowCommandOptions {
   std::string har_path;
-  std::string origin;  // --origin: the origin whose requests become the flow.
+  core::HarOrigins origins;  // --origin (repeatable), --all-origins.
 };
 
 CLI::App* AddHar2FlowCommand(CLI::App& app, Har2FlowCommandOptions& options);

@@ -274,6 +274,13 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                       "check_failed (at most ",
                       core::kMaxMaxCookieBytes, ")"))
       ->capture_default_str();
+  run->add_option(
+         "--max-origins-per-user", o.max_origins_per_user,
+         absl::StrCat("--flow over several origins: the connections a virtual user holds at "
+                      "once, one per origin; past it the one used least recently is closed and "
+                      "opened to the next origin (at most ",
+                      core::kMaxMaxOriginsPerUser, ")"))
+      ->capture_default_str();
   run->add_flag("--allow-saturated", options.allow_saturated,
                 "--fail-if passes even when the client limited the run (see Generator:)");
   run->add_option("--fail-if", options.fail_if,
@@ -294,9 +301,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                 "Only check this machine's limits for the plan (exit 1 on a problem)");
   AddShardFlags(run, options.shard);
   AddMetricsFlags(run, options.metrics, /*with_linger=*/true);
-  RequireWholeNumbers(
-      run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards", "--http2-window",
-            "--http2-header-table", "--max-var-bytes", "--max-cookie-bytes"});
+  RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards",
+                            "--http2-window", "--http2-header-table", "--max-var-bytes",
+                            "--max-cookie-bytes", "--max-origins-per-user"});
   SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
   return run;
 }

@@ -195,6 +195,8 @@ std::string RunResultToJson(const RunReport& report) {
       {run_key::kMergedShards, report.merged_shards},
       {run_key::kMachine, report.machine.empty() ? Json(nullptr) : Json(report.machine)},
       {run_key::kConcurrency, report.concurrency},
+      // --flow: the connections a virtual user holds (one per origin, up to its bound).
+      {"connections_per_user", plan && plan->flow ? Json(plan->lanes) : Json(nullptr)},
       {run_key::kThreads, report.threads},
       {run_key::kRate, plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
       {run_key::kPipeline, plan ? plan->pipeline : 1},

@@ -33,11 +33,20 @@ std::string PlanLine(const RunReport& report) {
           ? absl::StrCat(" (-c ", report.requested_concurrency, ": no more than -n)")
           : "";
   bool flow = report.plan != nullptr && report.plan->flow != nullptr;
+  std::string users = " connections";
+  if (flow) {
+    size_t origins = std::max<size_t>(1, report.plan->origins.size());
+    uint32_t lanes = report.plan->lanes;
+    users = origins == 1 ? " virtual users (a connection each)"
+            : lanes == origins
+                ? absl::StrCat(" virtual users (a connection per origin each, ", origins, ")")
+                : absl::StrCat(" virtual users (", lanes, " connections each over ", origins,
+                               " origins)");
+  }
   std::string out = absl::StrCat(
       report.planned ? absl::StrCat(*report.planned, flow ? " iterations" : " requests")
                      : "duration",
-      ", ", report.concurrency, flow ? " virtual users (a connection each)" : " connections",
-      capped, ", ", report.threads, " threads");
+      ", ", report.concurrency, users, capped, ", ", report.threads, " threads");
   if (const core::RunPlan* plan = report.plan) {
     if (plan->rate) absl::StrAppend(&out, absl::StrFormat(", rate %g/s", *plan->rate));
     if (plan->ramp > absl::ZeroDuration())

@@ -89,6 +89,9 @@ class EventLoop {
   // Opens a TCP connection in `slot` to `target`, from `source` when given (else the kernel
   // chooses). Completes with kConnect. Both addresses must stay valid until the next submit.
   virtual void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress* source) = 0;
+  // The next Connect of `slot` goes to peer `peer` of the loop's (a TLS loop's server name and
+  // whether that peer speaks TLS at all); loops that know one peer ignore it.
+  virtual void SetPeer(uint32_t /*slot*/, uint16_t /*peer*/) {}
   // Sends all `size` bytes (they must stay valid until kSend completes).
   virtual void Send(uint32_t slot, const char* data, uint32_t size) = 0;
   // Arms a multishot receive into the loop's buffer ring; re-armed by the loop whenever the

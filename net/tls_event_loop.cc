@@ -25,24 +25,42 @@ constexpr size_t kPlaintextBuffer = 4 * kRecordPlaintext;
 }  // namespace
 
 TlsEventLoop::TlsEventLoop(std::unique_ptr<EventLoop> inner, std::shared_ptr<TlsContext> context,
-                           uint32_t slots, std::string host)
+                           uint32_t slots, std::vector<TlsPeer> peers)
     : inner_(std::move(inner)),
       context_(std::move(context)),
-      host_(std::move(host)),
-      host_is_address_(IsAddressLiteral(host_)),
       slots_(slots),
-      plain_(kPlaintextBuffer) {}
+      plain_(kPlaintextBuffer) {
+  for (TlsPeer& p : peers) {
+    bool address = IsAddressLiteral(p.host);
+    peers_.push_back({.host = std::move(p.host), .host_is_address = address, .tls = p.tls});
+  }
+  if (peers_.empty()) peers_.emplace_back();  // A server's.
+}
 
 TlsEventLoop::~TlsEventLoop() {
   for (Slot& s : slots_) FreeSsl(s);
-  if (session_ != nullptr) SSL_SESSION_free(session_);
+  for (Peer& p : peers_) {
+    if (p.session != nullptr) SSL_SESSION_free(p.session);
+  }
 }
+
+namespace {
+
+// Where an SSL keeps its slot's peer, for the new-session callback.
+int PeerIndex() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+}  // namespace
 
 int TlsEventLoop::OnNewSession(SSL* ssl, SSL_SESSION* session) {
   auto* self = static_cast<TlsEventLoop*>(SSL_get_app_data(ssl));
   if (self == nullptr || !self->context_->resume()) return 0;
-  if (self->session_ != nullptr) SSL_SESSION_free(self->session_);
-  self->session_ = session;
+  auto peer = reinterpret_cast<uintptr_t>(SSL_get_ex_data(ssl, PeerIndex()));
+  SSL_SESSION*& kept = self->peers_[peer].session;
+  if (kept != nullptr) SSL_SESSION_free(kept);
+  kept = session;
   return 1;  // We keep the reference.
 }
 
@@ -76,19 +94,21 @@ bool TlsEventLoop::StartSsl(uint32_t slot, bool server) {
     return true;
   }
   SSL_set_connect_state(s.ssl);
-  if (!host_is_address_) SSL_set_tlsext_host_name(s.ssl, host_.c_str());
+  const Peer& peer = peers_[s.peer];
+  SSL_set_ex_data(s.ssl, PeerIndex(), reinterpret_cast<void*>(uintptr_t{s.peer}));
+  if (!peer.host_is_address) SSL_set_tlsext_host_name(s.ssl, peer.host.c_str());
   if (SSL_get_verify_mode(s.ssl) != SSL_VERIFY_NONE) {
-    if (host_is_address_) {
-      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s.ssl), host_.c_str());
+    if (peer.host_is_address) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s.ssl), peer.host.c_str());
     } else {
-      SSL_set1_host(s.ssl, host_.c_str());
+      SSL_set1_host(s.ssl, peer.host.c_str());
     }
   }
   // Each connection resumes from its own copy: a TLS 1.3 handshake writes into the session it
   // resumed (its secrets), so connections sharing one object spoiled each other's resumption
   // (measured: c=5 resumed 396-470 of 500 handshakes with a shared session, c=1 499).
-  if (session_ != nullptr && context_->resume()) {
-    SSL_SESSION* copy = SSL_SESSION_dup(session_);
+  if (peer.session != nullptr && context_->resume()) {
+    SSL_SESSION* copy = SSL_SESSION_dup(peer.session);
     if (copy != nullptr) {
       SSL_set_session(s.ssl, copy);
       SSL_SESSION_free(copy);  // The SSL holds its own reference.
@@ -101,7 +121,8 @@ void TlsEventLoop::Connect(uint32_t slot, const SocketAddress& target,
                            const SocketAddress* source) {
   Slot& s = slots_[slot];
   FreeSsl(s);
-  s = Slot{.out = std::move(s.out)};  // Keeps the buffer's capacity.
+  s = Slot{.out = std::move(s.out), .peer = s.peer};  // Keeps the buffer's capacity.
+  s.plain = !peers_[s.peer].tls;
   s.state = State::kConnecting;
   s.started_ns = inner_->Now();
   s.outer_knows = true;
@@ -110,6 +131,10 @@ void TlsEventLoop::Connect(uint32_t slot, const SocketAddress& target,
 
 void TlsEventLoop::Send(uint32_t slot, const char* data, uint32_t size) {
   Slot& s = slots_[slot];
+  if (s.plain) {
+    inner_->Send(slot, data, size);
+    return;
+  }
   URINGLOAD_CHECK(s.state == State::kOpen && s.plain_pending == 0, "slot %u state %d pending %u",
                   slot, static_cast<int>(s.state), s.plain_pending);
   int written = SSL_write(s.ssl, data, static_cast<int>(size));
@@ -123,12 +148,18 @@ void TlsEventLoop::Send(uint32_t slot, const char* data, uint32_t size) {
 }
 
 // The inner receive is armed when the TCP connection is up (the handshake needs it).
-void TlsEventLoop::Receive(uint32_t) {}
+void TlsEventLoop::Receive(uint32_t slot) {
+  if (slots_[slot].plain) inner_->Receive(slot);
+}
 
 void TlsEventLoop::Accept(uint32_t listener, int fd) { inner_->Accept(listener, fd); }
 
 void TlsEventLoop::Close(uint32_t slot) {
   Slot& s = slots_[slot];
+  if (s.plain) {
+    CloseWithoutNotify(slot);
+    return;
+  }
   // Even after the peer's close_notify: each side sends its own before closing (RFC 8446 6.1).
   if (s.state == State::kOpen) {
     if (SSL_shutdown(s.ssl) < 0) ERR_clear_error();  // Queues close_notify; sent, then closed.
@@ -190,6 +221,13 @@ void TlsEventLoop::Deliver(const Completion& completion) { handler_->OnCompletio
 
 void TlsEventLoop::OnCompletion(const Completion& completion) {
   uint32_t slot = completion.slot;
+  if (completion.op != Op::kAccept && slot < slots_.size() && slots_[slot].plain) {
+    if (completion.op == Op::kClose)
+      OnInnerClose(slot);
+    else
+      Deliver(completion);
+    return;
+  }
   switch (completion.op) {
     case Op::kConnect:
       OnInnerConnect(slot, completion.res);
@@ -427,6 +465,7 @@ void TlsEventLoop::OnInnerClose(uint32_t slot) {
   bool tell = s.outer_knows;
   FreeSsl(s);
   s.state = State::kFree;
+  s.plain = false;
   s.inner_sending = false;
   s.plain_pending = 0;
   s.outer_knows = false;

@@ -5,7 +5,7 @@
 // provided buffers. A client's kConnect completes after the handshake, a server's kAccept
 // too; Close sends close_notify first (CloseWithoutNotify does not: serve's fault); a peer's
 // close without close_notify is the cause kTlsNoCloseNotify. Sessions: the last ticket a
-// worker got is offered on its next connection (unless --no-tls-resume).
+// worker got from a server is offered on its next connection to it (unless --no-tls-resume).
 #pragma once
 
 #include <openssl/ssl.h>
@@ -19,24 +19,40 @@
 
 namespace uringload::net {
 
+// A server a client's slots connect to (EventLoop::SetPeer): its name (SNI unless an address
+// literal, and the name the certificate must carry), and whether it speaks TLS at all (a
+// plain peer's slots pass through untouched: a flow may go to http:// and https:// origins).
+struct TlsPeer {
+  std::string host;
+  bool tls = true;
+};
+
 class TlsEventLoop final : public EventLoop, private CompletionHandler {
  public:
-  // `host`: the client's server name (SNI unless an address literal, and the name the
-  // certificate must carry); unused by a server.
+  // `peers`: the client's servers, peer 0 first (the slots' peer until SetPeer); empty for a
+  // server.
   TlsEventLoop(std::unique_ptr<EventLoop> inner, std::shared_ptr<TlsContext> context,
-               uint32_t slots, std::string host);
+               uint32_t slots, std::vector<TlsPeer> peers);
+  // One server, `host` (empty for a server).
+  TlsEventLoop(std::unique_ptr<EventLoop> inner, std::shared_ptr<TlsContext> context,
+               uint32_t slots, std::string host)
+      : TlsEventLoop(std::move(inner), std::move(context), slots,
+                     std::vector<TlsPeer>{{.host = std::move(host), .tls = true}}) {}
   ~TlsEventLoop() override;
   TlsEventLoop(const TlsEventLoop&) = delete;
   TlsEventLoop& operator=(const TlsEventLoop&) = delete;
 
   void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress* source) override;
+  void SetPeer(uint32_t slot, uint16_t peer) override { slots_[slot].peer = peer; }
   void Send(uint32_t slot, const char* data, uint32_t size) override;
   void Receive(uint32_t slot) override;
   void Accept(uint32_t listener, int fd) override;
   void Close(uint32_t slot) override;
   void CloseWithoutNotify(uint32_t slot) override;
   void SetNoDelay(uint32_t slot) override { inner_->SetNoDelay(slot); }
-  bool SendPending(uint32_t slot) const override { return slots_[slot].plain_pending > 0; }
+  bool SendPending(uint32_t slot) const override {
+    return slots_[slot].plain ? inner_->SendPending(slot) : slots_[slot].plain_pending > 0;
+  }
   TimerWheel& timers() override { return inner_->timers(); }
   int64_t Now() const override { return inner_->Now(); }
   const unsigned* WaitingWorkWord() const override { return inner_->WaitingWorkWord(); }
@@ -49,6 +65,12 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
 
  private:
   enum class State : uint8_t { kFree, kConnecting, kHandshaking, kOpen, kFailed, kClosing };
+  struct Peer {
+    std::string host;
+    bool host_is_address = false;
+    bool tls = true;
+    SSL_SESSION* session = nullptr;  // The last ticket it gave (client).
+  };
   struct Slot {
     SSL* ssl = nullptr;
     BIO* received = nullptr;  // Ciphertext for OpenSSL to read (owned by ssl).
@@ -60,6 +82,8 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
     int64_t started_ns = 0;
     int64_t tcp_ns = 0;
     State state = State::kFree;
+    uint16_t peer = 0;   // Kept across connections (SetPeer).
+    bool plain = false;  // Connected to a peer without TLS: everything passes through.
     bool inner_sending = false;
     bool close_when_sent = false;
     bool peer_closed = false;  // close_notify received and reported.
@@ -82,13 +106,11 @@ class TlsEventLoop final : public EventLoop, private CompletionHandler {
 
   std::unique_ptr<EventLoop> inner_;
   std::shared_ptr<TlsContext> context_;
-  std::string host_;
-  bool host_is_address_ = false;
+  std::vector<Peer> peers_;
   std::vector<Slot> slots_;
   CompletionHandler* handler_ = nullptr;  // The outer handler during Drain.
   std::vector<Completion> deferred_;      // Errors found outside a Drain, delivered at the next.
   std::vector<char> plain_;               // Records' plaintext, shared by all slots.
-  SSL_SESSION* session_ = nullptr;        // The last ticket (client).
 };
 
 }  // namespace uringload::net

@@ -4,18 +4,20 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "net/event_loop.h"
 #include "net/ring_event_loop.h"
 #include "net/tls_context.h"
+#include "net/tls_event_loop.h"
 
 namespace uringload::net {
 
-// `tls`: null for plain TCP. `host`: the client's server name (SNI and verification); empty
-// for a server.
+// `tls`: null for plain TCP. `peers`: the client's servers (their names for SNI and
+// verification, and which speak TLS; EventLoop::SetPeer); empty for a server.
 absl::StatusOr<std::unique_ptr<EventLoop>> MakeWorkerLoop(const RingEventLoopOptions& options,
                                                           std::shared_ptr<TlsContext> tls,
-                                                          std::string host);
+                                                          std::vector<TlsPeer> peers);
 
 }  // namespace uringload::net

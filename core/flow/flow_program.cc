@@ -11,6 +11,7 @@
 #include "net/base/absl_view.h"
 #include "net/base/seeded_random.h"
 #include "net/base/status_macros.h"
+#include "proto/url.h"
 
 namespace uringload::core {
 namespace {
@@ -81,6 +82,11 @@ absl::StatusOr<FlowProgram> CompileFlows(const FlowFile& file, std::string_view 
       step.flow = flow.name;
       step.name = file.flows.size() == 1 ? s.name : absl::StrCat(flow.name, ".", s.name);
       step.line = s.line;
+      // The host cookies are matched against (the run's planner checks the whole URL).
+      if (absl::StatusOr<proto::Url> url = proto::ParseUrl(s.url); url.ok()) {
+        step.host = url->host;
+        step.tls = url->tls;
+      }
       step.think = s.think;
       for (const auto& [name, value] : s.headers) {
         if (!absl::EqualsIgnoreCase(name, "cookie")) continue;

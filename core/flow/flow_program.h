@@ -36,6 +36,8 @@ struct FlowStepProgram {
   std::string flow;  // The flow's name.
   std::string name;  // The step's: what its results are labelled with.
   int line = 0;
+  std::string host;  // Its URL's: what cookies are matched against.
+  bool tls = false;
   std::optional<Think> think;
   // A Cookie header of the step: sent whole, as written, in one Cookie line with the jar's
   // other cookies (RFC 6265 5.4 allows one); its cookies also enter the user's jar where they
@@ -96,8 +98,6 @@ struct FlowProgram {
   bool any_regex = false;           // A regex: extraction over the body (its first 4 KiB kept).
   bool any_header_pattern = false;  // A header:Name:REGEX extraction.
   bool any_grpc_fields = false;
-  std::string host;  // Every step's host: what cookies are matched against.
-  bool tls = false;
 
   // The flow iteration `index` follows: fixed per index and seed, in proportion to weights.
   uint32_t FlowOf(uint64_t index, uint64_t seed) const;

@@ -105,7 +105,7 @@ proto::TemplateContext FlowUser::Context(proto::TemplateContext base,
     std::string_view pair = cookies.substr(0, end);
     cookies = end == std::string_view::npos ? std::string_view() : cookies.substr(end + 1);
     while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
-    if (!pair.empty()) jar_.Set(pair, program_->host, "/", program_->tls, now_ns);
+    if (!pair.empty()) jar_.Set(pair, current().host, "/", current().tls, now_ns);
   }
   // The path first (it never names the Cookie line): the cookies that go are those it matches.
   URINGLOAD_CHECK(request.path().max_size() <= path_.size(), "path of %zu bytes, room for %zu",
@@ -120,7 +120,7 @@ proto::TemplateContext FlowUser::Context(proto::TemplateContext base,
 size_t FlowUser::Write(std::span<char> out) const {
   // The step's own Cookie header goes whole, as written; the jar adds the others.
   return jar_
-      .RenderLine(program_->host, {path_.data(), path_size_}, program_->tls, render_ns_, out,
+      .RenderLine(current().host, {path_.data(), path_size_}, current().tls, render_ns_, out,
                   current().sent_cookies)
       .size();
 }
@@ -175,7 +175,7 @@ void FlowUser::OnHeaderEnd() {
   header_value_overflow_ = false;
   if (!named) return;
   if (name == "set-cookie") {
-    if (overflow || jar_.Set(value, program_->host, {path_.data(), path_size_}, program_->tls,
+    if (overflow || jar_.Set(value, current().host, {path_.data(), path_size_}, current().tls,
                              *clock_) == CookieJar::SetResult::kRefused) {
       cookie_refused_ = true;
     }
@@ -263,7 +263,7 @@ std::optional<CheckFailure> FlowUser::Judge(int status, int grpc_status, int64_t
   }
   for (const FlowStepProgram::CookieUse& use : step.cookies) {
     std::optional<std::string_view> value =
-        jar_.Get(use.name, program_->host, {path_.data(), path_size_}, program_->tls, now_ns);
+        jar_.Get(use.name, current().host, {path_.data(), path_size_}, current().tls, now_ns);
     if (!value.has_value()) return CheckFailure::kNotExtracted;
     if (!SetVariable(use.variable, *value)) return CheckFailure::kTooLong;
   }

@@ -41,7 +41,6 @@ class FlowUserTest : public ::testing::Test {
     absl::StatusOr<FlowProgram> program = CompileFlows(*file, "shop.yaml", columns, 64, 512);
     ASSERT_TRUE(program.ok()) << program.status();
     program_ = *std::move(program);
-    program_.host = "shop.test";
     names_ = program_.ColumnNames(columns);
     std::vector<size_t> data_sizes = {16};
     sizes_ = program_.ColumnSizes(data_sizes);
@@ -217,7 +216,6 @@ class OneStepUserTest : public ::testing::Test {
     absl::StatusOr<FlowProgram> program = CompileFlows(*file, "one.yaml", {}, 64, 512);
     ASSERT_TRUE(program.ok()) << program.status();
     program_ = *std::move(program);
-    program_.host = "shop.test";
     user_.emplace(&program_, std::span<const size_t>(), 8, &clock_, nullptr);
   }
 
@@ -304,6 +302,58 @@ TEST(FlowUserHeaderPatternTest, TheGroupOfAHeadersValueIsExtracted) {
   EXPECT_EQ(answer("Location: /orders/8f3a\r\n"), CheckFailure::kNotExtracted);
 }
 
+// A user of `yaml`'s first flow, one step after another: the request it renders, the answer.
+class SteppedUser {
+ public:
+  explicit SteppedUser(const std::string& yaml) {
+    absl::StatusOr<FlowFile> file = ParseFlowFile(yaml, "c.yaml");
+    EXPECT_TRUE(file.ok()) << file.status();
+    absl::StatusOr<FlowProgram> program = CompileFlows(*file, "c.yaml", {}, 64, 512);
+    EXPECT_TRUE(program.ok()) << program.status();
+    program_ = *std::move(program);
+    names_ = program_.ColumnNames({});
+    sizes_ = program_.ColumnSizes({});
+    for (const FlowStep& step : file->flows[0].steps) {
+      size_t path = step.url.find('/', step.url.find("://") + 3);
+      proto::RequestSpec spec;
+      spec.method = step.method;
+      spec.target = step.url.substr(path);
+      spec.host_header = step.url.substr(step.url.find("://") + 3, path - step.url.find("://") - 3);
+      spec.extra_lines = "{_cookie}";
+      absl::StatusOr<proto::RequestTemplate> t =
+          proto::RequestTemplate::Build(spec, {.names = names_, .max_sizes = sizes_});
+      EXPECT_TRUE(t.ok()) << t.status();
+      templates_.push_back(*std::move(t));
+    }
+    user_.emplace(&program_, std::span<const size_t>(), 16, &clock_, nullptr);
+    user_->Begin(0, 0, {}, false, clock_, 1);
+  }
+  std::string Request() {
+    const proto::RequestTemplate& t = templates_[user_->position()];
+    proto::TemplateContext context = user_->Context({.index = 0}, t, clock_);
+    std::string out(t.max_size(), '\0');
+    return std::string(t.RenderInto(context, out));
+  }
+  // The step's answer carries `headers`; the user goes on to its next step.
+  void Answer(const std::string& headers) {
+    proto::ResponseParser parser;
+    parser.SetInspector(&*user_);
+    parser.Start(false);
+    ASSERT_EQ(parser.Feed("HTTP/1.1 200 OK\r\n" + headers + "Content-Length: 0\r\n\r\n").state,
+              proto::ResponseParser::State::kComplete);
+    ASSERT_EQ(user_->Judge(200, -1, clock_), std::nullopt);
+    user_->Advance(clock_);
+  }
+
+ private:
+  FlowProgram program_;
+  std::vector<std::string> names_;
+  std::vector<size_t> sizes_;
+  std::vector<proto::RequestTemplate> templates_;
+  int64_t clock_ = 1'000;
+  std::optional<FlowUser> user_;
+};
+
 // A Cookie header the flow writes goes whole, as written, however far past the jar's bounds
 // (21 cookies of 1,893 bytes, a jar of 512 bytes: 8 of them went once); the jar adds the
 // cookies of other names it holds, and never one the header names.
@@ -313,57 +363,53 @@ TEST(FlowUserCookieTest, AWrittenCookieHeaderIsSentWholeWithTheJarsOthers) {
     absl::StrAppend(&written, k == 0 ? "" : "; ", "c", k, "=", std::string(84, 'a' + k % 26));
   }
   absl::StrAppend(&written, "; sid=mine");
-  std::string yaml = absl::StrCat(R"(flow:
+  EXPECT_GE(written.size(), 1'800u);
+  SteppedUser user(absl::StrCat(R"(flow:
   - name: login
     request: GET http://shop.test/login
   - name: page
     request: GET http://shop.test/page
     headers: {Cookie: ')",
-                                  written, R"('}
-)");
-  absl::StatusOr<FlowFile> file = ParseFlowFile(yaml, "c.yaml");
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<FlowProgram> program = CompileFlows(*file, "c.yaml", {}, 64, 512);
-  ASSERT_TRUE(program.ok()) << program.status();
-  program->host = "shop.test";
-  EXPECT_GE(written.size(), 1'800u);
-  std::vector<std::string> names = program->ColumnNames({});
-  std::vector<size_t> sizes = program->ColumnSizes({});
-  std::vector<proto::RequestTemplate> templates;
-  for (const FlowStep& step : file->flows[0].steps) {
-    proto::RequestSpec spec;
-    spec.method = step.method;
-    spec.target = step.url.substr(step.url.find('/', 7));
-    spec.host_header = "shop.test";
-    spec.extra_lines = "{_cookie}";
-    absl::StatusOr<proto::RequestTemplate> t =
-        proto::RequestTemplate::Build(spec, {.names = names, .max_sizes = sizes});
-    ASSERT_TRUE(t.ok()) << t.status();
-    templates.push_back(*std::move(t));
-  }
-  int64_t clock = 1'000;
-  FlowUser user(&*program, {}, 16, &clock, nullptr);
-  auto request = [&] {
-    const proto::RequestTemplate& t = templates[user.position()];
-    proto::TemplateContext context = user.Context({.index = 0}, t, clock);
-    std::string out(t.max_size(), '\0');
-    return std::string(t.RenderInto(context, out));
-  };
-  user.Begin(0, 0, {}, false, clock, 1);
-  request();
-  proto::ResponseParser parser;
-  parser.SetInspector(&user);
-  parser.Start(false);
-  ASSERT_EQ(parser
-                .Feed("HTTP/1.1 200 OK\r\nSet-Cookie: sid=s1; Path=/\r\nSet-Cookie: lang=en; "
-                      "Path=/\r\nContent-Length: 0\r\n\r\n")
-                .state,
-            proto::ResponseParser::State::kComplete);
-  ASSERT_EQ(user.Judge(200, -1, clock), std::nullopt);
-  ASSERT_EQ(user.Advance(clock), FlowUser::Next::kStep);
-  std::string page = request();
+                                written, R"('}
+)"));
+  user.Request();
+  user.Answer("Set-Cookie: sid=s1; Path=/\r\nSet-Cookie: lang=en; Path=/\r\n");
+  std::string page = user.Request();
   EXPECT_NE(page.find("\r\nCookie: " + written + "; lang=en\r\n"), std::string::npos) << page;
   EXPECT_EQ(page.find("sid=s1"), std::string::npos) << page;
+}
+
+// Steps at several origins: each request carries the cookies its own host and path match, as
+// a browser's would. A Domain cookie goes to the site's API; a host-only one stays with its
+// host (whatever the port); none goes to another site.
+TEST(FlowUserCookieTest, CookiesFollowTheirDomainAndPathAcrossOrigins) {
+  SteppedUser user(R"(flow:
+  - name: login
+    request: GET https://www.shop.test/login
+  - name: api
+    request: GET https://api.shop.test:8443/items
+  - name: page
+    request: GET https://www.shop.test:8443/account/page
+  - name: other
+    request: GET https://other.test/
+  - name: plain
+    request: GET http://www.shop.test/
+)");
+  user.Request();
+  user.Answer(
+      "Set-Cookie: wide=1; Domain=shop.test; Path=/\r\nSet-Cookie: own=2; Path=/\r\n"
+      "Set-Cookie: acct=3; Path=/account\r\nSet-Cookie: safe=4; Path=/; Secure\r\n");
+  std::string api = user.Request();
+  EXPECT_NE(api.find("\r\nCookie: wide=1\r\n"), std::string::npos) << api;
+  user.Answer("");
+  std::string page = user.Request();
+  EXPECT_NE(page.find("\r\nCookie: wide=1; own=2; acct=3; safe=4\r\n"), std::string::npos) << page;
+  user.Answer("");
+  std::string other = user.Request();
+  EXPECT_EQ(other.find("Cookie:"), std::string::npos) << other;
+  user.Answer("");
+  std::string plain = user.Request();  // Not over TLS: no Secure cookie.
+  EXPECT_NE(plain.find("\r\nCookie: wide=1; own=2\r\n"), std::string::npos) << plain;
 }
 
 }  // namespace

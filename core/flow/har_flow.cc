@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "net/base/absl_view.h"
@@ -207,13 +208,13 @@ std::string Origin(std::string_view url) {
 struct Entries {
   std::vector<Entry> requests;
   std::vector<std::string> skipped;  // "log.entries[3]: CONNECT host:443: why".
-  std::string origin;                // The one the requests go to.
+  std::vector<std::string> kept;     // The origins the requests go to.
   // Every origin of the application's requests, in order of first use, with their requests.
   std::vector<std::pair<std::string, size_t>> origins;
 };
 
 absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
-                                    std::string_view wanted_origin) {
+                                    const HarOrigins& wanted) {
   Json doc = Json::parse(har.begin(), har.end(), nullptr, /*allow_exceptions=*/false);
   auto fail = [&](std::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(AbslView(name), ": ", AbslView(why)));
@@ -224,7 +225,7 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
     return fail("not a HAR file: no log.entries");
   }
   Entries out;
-  if (!wanted_origin.empty()) out.origin = Origin(wanted_origin);
+  for (const std::string& o : wanted.keep) out.kept.push_back(Origin(o));
   const Json& list = doc["log"]["entries"];
   for (size_t k = 0; k < list.size(); ++k) {
     const Json& e = list[k];
@@ -262,7 +263,7 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
     }
     std::string why = NotAnApplicationRequest(entry);
     if (why.empty()) {
-      // A flow runs against one origin: the first request's, or --origin's.
+      // The origins asked for, every one, or the first request's.
       std::string origin = Origin(entry.url);
       auto known = std::find_if(out.origins.begin(), out.origins.end(),
                                 [&](const auto& o) { return o.first == origin; });
@@ -271,10 +272,15 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
       } else {
         ++known->second;
       }
-      if (out.origin.empty()) out.origin = origin;
-      if (origin != out.origin) {
-        why = absl::StrCat("another origin than ", out.origin,
-                           " (a flow runs against one; har2flow --origin picks which)");
+      bool kept = std::find(out.kept.begin(), out.kept.end(), origin) != out.kept.end();
+      if (!kept && (wanted.all || out.kept.empty())) {
+        out.kept.push_back(origin);
+        kept = true;
+      }
+      if (!kept) {
+        why =
+            absl::StrCat("another origin than ", absl::StrJoin(out.kept, ", "),
+                         " (har2flow --origin ", origin, " keeps it too, --all-origins every one)");
       }
     }
     if (!why.empty()) {
@@ -292,8 +298,8 @@ absl::StatusOr<Entries> ReadEntries(std::string_view har, std::string_view name,
     for (const auto& [origin, n] : out.origins) {
       absl::StrAppend(&origins, origins.empty() ? "" : ", ", origin, " (", n, ")");
     }
-    return fail(
-        absl::StrCat("no request to ", out.origin, " (the session's origins: ", origins, ")"));
+    return fail(absl::StrCat("no request to ", absl::StrJoin(out.kept, ", "),
+                             " (the session's origins: ", origins, ")"));
   }
   if (out.requests.empty()) {
     return fail(absl::StrCat("no request of the application in log.entries (", out.skipped.size(),
@@ -325,16 +331,21 @@ std::string StepName(std::string_view url, std::set<std::string>* taken) {
 }  // namespace
 
 absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name,
-                                      std::string_view origin, std::string* note) {
-  URINGLOAD_ASSIGN_OR_RETURN(Entries read, ReadEntries(har, name, origin));
+                                      const HarOrigins& origins, std::string* note) {
+  URINGLOAD_ASSIGN_OR_RETURN(Entries read, ReadEntries(har, name, origins));
   if (note != nullptr && read.origins.size() > 1) {
     size_t others = 0;
-    for (const auto& [o, n] : read.origins) others += o == read.origin ? 0 : n;
-    *note =
-        absl::StrCat("the session spans ", read.origins.size(), " origins: the flow keeps ",
-                     read.origin, " (", read.requests.size(), " requests) and skips the ", others,
-                     " to the others, each named in a # skipped comment (a flow runs "
-                     "against one origin; --origin picks another)");
+    for (const auto& [o, n] : read.origins) {
+      if (std::find(read.kept.begin(), read.kept.end(), o) == read.kept.end()) others += n;
+    }
+    *note = absl::StrCat("the session spans ", read.origins.size(), " origins: the flow keeps ",
+                         absl::StrJoin(read.kept, ", "), " (", read.requests.size(),
+                         " requests, a connection per origin for each user)");
+    if (others > 0) {
+      absl::StrAppend(note, " and skips the ", others,
+                      " to the others, each named in a # skipped comment (--origin ORIGIN keeps "
+                      "one more, --all-origins every one)");
+    }
   }
   const std::vector<Entry>* entries = &read.requests;
   std::vector<Source> sources;

@@ -9,16 +9,25 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace uringload::core {
 
-// The YAML flow for the HAR document `har` (`name` names it in errors). A flow runs against one
-// origin: the requests to `origin` ("https://shop.test"; empty: the first request's) become its
-// steps, the others are skipped, each named in a comment, and `note` (if given) says so when
-// the session spans several.
+// Which of a session's origins become steps: those named ("https://shop.test"), or every one;
+// by default the first request's alone (a recorded session also reaches third parties, which a
+// load test must not load unasked).
+struct HarOrigins {
+  std::vector<std::string> keep;
+  bool all = false;
+};
+
+// The YAML flow for the HAR document `har` (`name` names it in errors): the requests to the
+// origins `origins` keeps become its steps (a user of the flow holds a connection per origin);
+// the others are skipped, each named in a comment, and `note` (if given) says so when the
+// session spans several.
 absl::StatusOr<std::string> HarToFlow(std::string_view har, std::string_view name,
-                                      std::string_view origin = {}, std::string* note = nullptr);
+                                      const HarOrigins& origins = {}, std::string* note = nullptr);
 
 }  // namespace uringload::core

@@ -27,7 +27,8 @@ TEST(HarToFlowTest, ValuesFromEarlierAnswersBecomeExtractions) {
             "# skipped log.entries[3]: CONNECT https://cdn.example.test:443: a proxy tunnel the "
             "browser opened, not a request\n"
             "# skipped log.entries[4]: GET https://cdn.example.test/app.js: another origin than "
-            "http://127.0.0.1:8080 (a flow runs against one; har2flow --origin picks which)\n"
+            "http://127.0.0.1:8080 (har2flow --origin https://cdn.example.test keeps it too, "
+            "--all-origins every one)\n"
             "# skipped log.entries[6]: GET data:image/png;base64,AAAA: not an http:// or https:// "
             "URL\n"
             "flow:\n"
@@ -169,10 +170,10 @@ TEST(HarToFlowTest, AnAbsoluteLocationBecomesThePathOfTheNextUrl) {
   EXPECT_EQ(parsed->flows[0].steps[0].extract[0].pattern, "^https?://[^/]*/(.*)$");
 }
 
-// A session over several origins (the site, its API, a CDN): the flow keeps one, the first
-// request's or the one asked for, and names each request to the others in a comment; the
-// note says so. The default port is no part of an origin.
-TEST(HarToFlowTest, ASessionOverSeveralOriginsKeepsOneAndSaysSo) {
+// A session over several origins (the site, its API, a CDN): the flow keeps the first
+// request's, those asked for, or every one; it names each request to the others in a comment
+// and the note says so. The default port is no part of an origin.
+TEST(HarToFlowTest, ASessionOverSeveralOriginsKeepsThoseAskedForAndSaysSo) {
   std::string har = R"({"log": {"entries": [
     {"request": {"method": "GET", "url": "https://Shop.test:443/", "headers": []},
      "response": {"status": 200, "headers": []}},
@@ -183,13 +184,15 @@ TEST(HarToFlowTest, ASessionOverSeveralOriginsKeepsOneAndSaysSo) {
     {"request": {"method": "GET", "url": "https://shop.test/cart", "headers": []},
      "response": {"status": 200, "headers": []}}]}})";
   std::string note;
-  absl::StatusOr<std::string> flow = HarToFlow(har, "x.har", "", &note);
+  absl::StatusOr<std::string> flow = HarToFlow(har, "x.har", {}, &note);
   ASSERT_TRUE(flow.ok()) << flow.status();
   EXPECT_EQ(*flow,
             "# skipped log.entries[1]: GET https://cdn.test/app.js: another origin than "
-            "https://shop.test (a flow runs against one; har2flow --origin picks which)\n"
+            "https://shop.test (har2flow --origin https://cdn.test keeps it too, --all-origins "
+            "every one)\n"
             "# skipped log.entries[2]: GET https://api.shop.test/items: another origin than "
-            "https://shop.test (a flow runs against one; har2flow --origin picks which)\n"
+            "https://shop.test (har2flow --origin https://api.shop.test keeps it too, "
+            "--all-origins every one)\n"
             "flow:\n"
             "  - name: root\n"
             "    request: 'GET https://Shop.test:443/'\n"
@@ -198,19 +201,35 @@ TEST(HarToFlowTest, ASessionOverSeveralOriginsKeepsOneAndSaysSo) {
             "    request: 'GET https://shop.test/cart'\n"
             "    expect: {status: 200}\n");
   EXPECT_EQ(note,
-            "the session spans 3 origins: the flow keeps https://shop.test (2 requests) and skips "
-            "the 2 to the others, each named in a # skipped comment (a flow runs against one "
-            "origin; --origin picks another)");
-  absl::StatusOr<std::string> api = HarToFlow(har, "x.har", "https://API.shop.test:443");
-  ASSERT_TRUE(api.ok()) << api.status();
-  EXPECT_NE(api->find("    request: 'GET https://api.shop.test/items'\n"), std::string::npos)
-      << *api;
-  EXPECT_EQ(api->find("request: 'GET https://shop.test/cart'"), std::string::npos) << *api;
-  EXPECT_NE(api->find("# skipped log.entries[3]: GET https://shop.test/cart: another origin than "
-                      "https://api.shop.test"),
+            "the session spans 3 origins: the flow keeps https://shop.test (2 requests, a "
+            "connection per origin for each user) and skips the 2 to the others, each named in a "
+            "# skipped comment (--origin ORIGIN keeps one more, --all-origins every one)");
+  // The site and its API, not the CDN.
+  absl::StatusOr<std::string> two =
+      HarToFlow(har, "x.har", {.keep = {"https://shop.test", "https://API.shop.test:443"}}, &note);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_NE(two->find("    request: 'GET https://api.shop.test/items'\n"), std::string::npos)
+      << *two;
+  EXPECT_NE(two->find("    request: 'GET https://shop.test/cart'\n"), std::string::npos) << *two;
+  EXPECT_NE(two->find("# skipped log.entries[1]: GET https://cdn.test/app.js: another origin "
+                      "than https://shop.test, https://api.shop.test"),
             std::string::npos)
-      << *api;
-  EXPECT_EQ(HarToFlow(har, "x.har", "http://shop.test").status().message(),
+      << *two;
+  EXPECT_NE(note.find("keeps https://shop.test, https://api.shop.test (3 requests"),
+            std::string::npos)
+      << note;
+  absl::StatusOr<std::string> all = HarToFlow(har, "x.har", {.keep = {}, .all = true}, &note);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->find("# skipped"), std::string::npos) << *all;
+  EXPECT_NE(all->find("    request: 'GET https://cdn.test/app.js'\n"), std::string::npos) << *all;
+  EXPECT_EQ(note,
+            "the session spans 3 origins: the flow keeps https://shop.test, https://cdn.test, "
+            "https://api.shop.test (4 requests, a connection per origin for each user)");
+  // Every kept origin runs: the flow compiles with its steps at three origins.
+  absl::StatusOr<FlowFile> parsed = ParseFlowFile(*all, "x.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->flows[0].steps.size(), 4u);
+  EXPECT_EQ(HarToFlow(har, "x.har", {.keep = {"http://shop.test"}}).status().message(),
             "x.har: no request to http://shop.test (the session's origins: https://shop.test (2), "
             "https://cdn.test (1), https://api.shop.test (1))");
 }

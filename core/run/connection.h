@@ -20,6 +20,8 @@ namespace uringload::core {
 
 enum class ConnState : uint8_t { kIdle, kConnecting, kActive, kClosing, kDone };
 
+inline constexpr uint16_t kNoOrigin = UINT16_MAX;
+
 // Where the connection's first connect attempt is, for the ramp (connections.ramp_seconds):
 // it moves forward only, and the ramp ends when every asked one has ended.
 enum class FirstConnect : uint8_t { kNotAsked, kAsked, kEnded };
@@ -56,7 +58,10 @@ struct Connection {
   uint16_t submitted = 0;
   uint16_t stamped = 0;
   uint16_t address = 0;  // Index into the plan's addresses.
-  int16_t source = -1;   // Index into the plan's sources; -1: the kernel chooses.
+  // Index into the plan's origins: where it connects. A flow's user binds its connections to
+  // the origins its steps go to (kNoOrigin: not yet bound).
+  uint16_t origin = 0;
+  int16_t source = -1;  // Index into the plan's sources; -1: the kernel chooses.
   // -p: responses ended by receives since the socket was last drained (Worker::CountReceiveYield).
   uint16_t undrained_responses = 0;
   ConnState state = ConnState::kIdle;

@@ -71,7 +71,8 @@ struct DriverEnv {
   WorkerStats* stats = nullptr;
   net::EventLoop* loop = nullptr;
   const int64_t* now = nullptr;  // The clock right after the last wait.
-  std::span<FlowUser> users;     // --flow: the user of each slot (empty: no flow).
+  // --flow: the users; slot s is user s mod users' connection (a user holds plan->lanes).
+  std::span<FlowUser> users;
   // One per (target, address): templates[target * addresses + address].
   std::span<const proto::RequestTemplate> templates;
   uint32_t connections = 0;
@@ -84,7 +85,9 @@ struct DriverEnv {
   std::vector<uint32_t>* unstamped = nullptr;
 
   bool flow() const { return !users.empty(); }
-  FlowUser* UserOf(uint32_t slot) const { return users.empty() ? nullptr : &users[slot]; }
+  FlowUser* UserOf(uint32_t slot) const {
+    return users.empty() ? nullptr : &users[slot < users.size() ? slot : slot % users.size()];
+  }
   const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const {
     return templates[r.target * plan->addresses.size() + c.address];
   }

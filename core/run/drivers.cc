@@ -18,7 +18,7 @@ Drivers::Drivers(DriverHost* host, const DriverEnv& env) {
     return;
   }
   // h2c connections never send HTTP/1.1 bytes; over TLS, ALPN may choose either.
-  if (plan.http != HttpVersion::kHttp2 || plan.url.tls) {
+  if (plan.http != HttpVersion::kHttp2 || plan.any_tls()) {
     http1_ = add(std::make_unique<Http1Driver>(host, env));
   }
   if (plan.may_speak_http2()) {

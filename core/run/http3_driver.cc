@@ -29,7 +29,9 @@ net::QuicPath PathTo(const net::SocketAddress& remote) {
 }  // namespace
 
 Http3Driver::Http3Driver(DriverHost* host, const DriverEnv& env)
-    : StreamDriver(host, env, kHttp3Rules), slots_(env.connections) {
+    : StreamDriver(host, env, kHttp3Rules),
+      slots_(env.connections),
+      resumption_(std::max<size_t>(1, env.plan->origins.size())) {
   for (uint32_t i = 0; i < env.connections; ++i) {
     slots_[i].driver = this;
     slots_[i].expiry.owner = i | kTransportTimer;
@@ -38,7 +40,7 @@ Http3Driver::Http3Driver(DriverHost* host, const DriverEnv& env)
 
 void Http3Driver::Connect(Connection& c) {
   const RunPlan& plan = *env_.plan;
-  env_.loop->ConnectDatagram(c.slot, plan.addresses[c.address],
+  env_.loop->ConnectDatagram(c.slot, plan.AddressOf(c.origin, c.address),
                              c.source >= 0 ? &plan.sources[c.source] : nullptr);
 }
 
@@ -68,11 +70,13 @@ void Http3Driver::OnConnected(Connection& c, const net::Completion& completion) 
   net::QuicSettings settings;
   settings.handshake_timeout_ns = env_.connect_timeout_ns;
   std::span<const uint8_t> resume, early_params;
-  if (plan.quic_resume) resume = ticket_;
-  if (plan.quic_zero_rtt && !resume.empty()) early_params = early_params_;
+  Resumption& kept = resumption_[c.origin];
+  if (plan.quic_resume) resume = kept.ticket;
+  if (plan.quic_zero_rtt && !resume.empty()) early_params = kept.early_params;
   // With 0-RTT, HTTP/3 is ready at once (OnReady).
-  absl::Status s = q.h3->Start(*plan.quic_tls, PathTo(plan.addresses[c.address]), plan.url.host,
-                               settings, &q, *env_.now, resume, early_params);
+  absl::Status s =
+      q.h3->Start(*plan.quic_tls, PathTo(plan.AddressOf(c.origin, c.address)),
+                  plan.UrlOf(c.origin).host, settings, &q, *env_.now, resume, early_params);
   if (!s.ok()) {  // GnuTLS could not make a session: out of memory.
     host_->Fail(c, Outcome::kConnectError, ENOMEM);
     return;
@@ -191,8 +195,9 @@ void Http3Driver::AfterQuicInput(Connection& c, uint16_t open_before, uint32_t r
   // The server's ticket comes after the handshake: kept once per connection (a copy per
   // connection, not per request), for the next connects to resume.
   if (plan.quic_resume && !q.ticket_taken && q.h3->quic().handshake_completed()) {
-    q.ticket_taken = q.h3->TakeSessionTicket(&ticket_);
-    if (q.ticket_taken && plan.quic_zero_rtt) q.h3->TakeEarlyParams(&early_params_);
+    Resumption& kept = resumption_[q.connection->origin];
+    q.ticket_taken = q.h3->TakeSessionTicket(&kept.ticket);
+    if (q.ticket_taken && plan.quic_zero_rtt) q.h3->TakeEarlyParams(&kept.early_params);
   }
   if (!q.handshake_counted && c.state == ConnState::kActive && q.h3->quic().handshake_completed()) {
     CountHandshake(c);
@@ -287,7 +292,7 @@ void Http3Driver::End(Connection& c) {
     case net::QuicEnd::kClosedByPeer:
       Lose(c, handshake_done ? Outcome::kReset : Outcome::kConnectError,
            QuicCloseCause(quic.peer_error_code(), quic.peer_error_is_application(),
-                          !net::IsAddressLiteral(env_.plan->url.host)));
+                          !net::IsAddressLiteral(env_.plan->UrlOf(c.origin).host)));
       return;
     case net::QuicEnd::kStatelessReset:
       Lose(c, handshake_done ? Outcome::kReset : Outcome::kConnectError, kQuicStatelessReset);

@@ -73,8 +73,13 @@ class Http3Driver final : public StreamDriver {
 
   std::vector<Slot> slots_;
   // The session the last connection's server gave, resumed by the next connects.
-  std::vector<uint8_t> ticket_;
-  std::vector<uint8_t> early_params_;  // --0rtt: its server's transport parameters.
+  // What the last connection to each origin kept to resume: its ticket and (--0rtt) its
+  // server's transport parameters.
+  struct Resumption {
+    std::vector<uint8_t> ticket;
+    std::vector<uint8_t> early_params;
+  };
+  std::vector<Resumption> resumption_;  // By origin.
   net::QuicSendBuffers buffers_;
 };
 

@@ -1,5 +1,6 @@
 #include "core/run/plan_targets.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -126,6 +127,54 @@ absl::Status PlanTargetNames(const RunOptions& options, RunPlan& plan) {
   return absl::OkStatus();
 }
 
+// The index of `url`'s origin among the flow's, added when new (the first is plan.url).
+uint16_t FlowOrigin(const proto::Url& url, RunPlan& plan) {
+  if (plan.origins.empty()) plan.url = url;
+  for (size_t i = 0; i < plan.origins.size(); ++i) {
+    const proto::Url& o = plan.origins[i].url;
+    if (o.host == url.host && o.port == url.port && o.last_port == url.last_port &&
+        o.tls == url.tls) {
+      return static_cast<uint16_t>(i);
+    }
+  }
+  plan.origins.push_back({.url = url, .address = {}});
+  return static_cast<uint16_t>(plan.origins.size() - 1);
+}
+
+// A flow over several origins: each user holds a connection per origin (up to
+// --max-origins-per-user), each connection one port of one host.
+absl::Status PlanFlowOrigins(const RunOptions& options, std::string_view path, RunPlan& plan) {
+  URINGLOAD_RETURN_IF_ERROR(
+      CheckRange("--max-origins-per-user", options.max_origins_per_user, 1, kMaxMaxOriginsPerUser));
+  if (plan.origins.size() > kMaxMaxOriginsPerUser * 16) {
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(path), ": at most ",
+                                                   kMaxMaxOriginsPerUser * 16, " origins, got ",
+                                                   plan.origins.size()));
+  }
+  if (plan.origins.size() == 1) return absl::OkStatus();
+  for (const Origin& o : plan.origins) {
+    if (o.url.last_port != o.url.port) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          AbslView(path), ": a flow over several origins takes one port per origin, not a range (",
+          o.url.host, ":", o.url.port, "-", o.url.last_port, ")"));
+    }
+  }
+  if (options.unix_socket.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(path), ": --unix goes to one server, and the flow's steps go to ",
+                     plan.origins.size(), " origins"));
+  }
+  plan.lanes = static_cast<uint32_t>(
+      std::min<int64_t>(static_cast<int64_t>(plan.origins.size()), options.max_origins_per_user));
+  if (options.preconnect && plan.lanes < plan.origins.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--preconnect opens each user's connections before the start, and the flow's ",
+        plan.origins.size(), " origins are more than --max-origins-per-user ", plan.lanes,
+        ": raise it to ", plan.origins.size(), ", or leave --preconnect out"));
+  }
+  return absl::OkStatus();
+}
+
 // --flow: every step of every flow is a target, named by the step (flow.step with several
 // flows), sending its own headers and body and the user's Cookie line.
 absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
@@ -166,8 +215,9 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       auto fail = [&](absl::string_view why) {
         return absl::InvalidArgumentError(absl::StrCat(path, ":", step.line, ": ", why));
       };
-      absl::StatusOr<proto::Url> url = SharedConnectionUrl(step.url, plan);
+      absl::StatusOr<proto::Url> url = proto::ParseUrl(step.url);
       if (!url.ok()) return fail(url.status().message());
+      uint16_t origin = FlowOrigin(*url, plan);
       std::optional<proto::GrpcMethod> method;
       if (step.grpc.has_value()) {  // CompileFlows found it.
         method = *(schema)->FindMethod(*step.grpc);
@@ -179,6 +229,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
       }
       TargetRequest target =
           NewTarget(options, step.line, program->steps[k].name, step.method, step.url, *url);
+      target.origin = origin;
       proto::RequestSpec& spec = target.spec;
       for (const auto& [name, value] : step.headers) {
         if (absl::EqualsIgnoreCase(name, "cookie")) continue;  // Into the jar (FlowStepProgram).
@@ -207,8 +258,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": no step is a grpc call, so --proto and --protoset have no use"));
   }
-  program->host = plan.url.host;
-  program->tls = plan.url.tls;
+  URINGLOAD_RETURN_IF_ERROR(PlanFlowOrigins(options, path, plan));
   plan.flow = std::make_shared<const FlowProgram>(*std::move(program));
   return absl::OkStatus();
 }

@@ -33,13 +33,15 @@ bool IsLoopback(const net::SocketAddress& address) {
 }
 
 PreflightCheck CheckTables(const RunPlan& plan, const MachineLimits& limits) {
-  uint64_t per_ring = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
+  // A flow's users hold a connection per origin (lanes).
+  uint64_t connections = uint64_t{plan.concurrency} * plan.lanes;
+  uint64_t per_ring = ConnectionsForWorker(plan.concurrency, plan.threads, 0) * plan.lanes;
   std::string line = absl::StrCat(
-      "descriptor tables: ", plan.concurrency, " connections over ", plan.threads,
-      " rings = ", per_ring, " per ring; RLIMIT_NOFILE caps a ring at ", limits.descriptor_table);
+      "descriptor tables: ", connections, " connections over ", plan.threads, " rings = ", per_ring,
+      " per ring; RLIMIT_NOFILE caps a ring at ", limits.descriptor_table);
   if (per_ring <= limits.descriptor_table) return {true, line};
-  return {false, absl::StrCat(line, "; fix: -t ",
-                              CeilDiv(plan.concurrency, limits.descriptor_table), " or more")};
+  return {false, absl::StrCat(line, "; fix: -t ", CeilDiv(connections, limits.descriptor_table),
+                              " or more")};
 }
 
 PreflightCheck CheckPorts(const RunPlan& plan, const MachineLimits& limits) {
@@ -173,7 +175,8 @@ uint64_t EstimateMemoryBytes(const RunPlan& plan) {
   uint64_t fixed_per_worker = buffers + 2 * sizeof(LatencyHistogram) + 4096 * 64 /* SQ */ +
                               65536 * 16 /* CQ at most */ + (1 << 20) /* stack */;
   if (plan.tls != nullptr) request += kTlsBytesPerConnection;
-  return plan.concurrency * (sizeof(Connection) + request) + plan.threads * fixed_per_worker;
+  return uint64_t{plan.concurrency} * plan.lanes * (sizeof(Connection) + request) +
+         plan.threads * fixed_per_worker;
 }
 
 uint64_t EstimateKernelBytes(const RunPlan& plan) {

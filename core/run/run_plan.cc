@@ -47,7 +47,8 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
     plan.cpus = std::move(cpus);
   }
   uint32_t cpus = plan.cpus.empty() ? OnlineCpus() : static_cast<uint32_t>(plan.cpus.size());
-  uint64_t table_limit = DescriptorTableLimit();
+  // A flow's users hold a connection per origin (lanes): each one a slot of the ring.
+  uint64_t table_limit = DescriptorTableLimit() / plan.lanes;
   uint32_t needed = static_cast<uint32_t>((plan.concurrency + table_limit - 1) / table_limit);
   uint32_t threads =
       options.threads.has_value()
@@ -57,9 +58,9 @@ absl::Status ChooseThreads(const RunOptions& options, RunPlan& plan) {
   uint64_t per_worker = ConnectionsForWorker(plan.concurrency, plan.threads, 0);
   if (per_worker > table_limit) {
     return absl::InvalidArgumentError(
-        absl::StrCat("-c ", plan.concurrency, " over ", plan.threads, " threads puts ", per_worker,
-                     " connections on one ring, above RLIMIT_NOFILE (", table_limit, "); use -t ",
-                     needed, " or more"));
+        absl::StrCat("-c ", plan.concurrency, " over ", plan.threads, " threads puts ",
+                     per_worker * plan.lanes, " connections on one ring, above RLIMIT_NOFILE (",
+                     table_limit * plan.lanes, "); use -t ", needed, " or more"));
   }
   return absl::OkStatus();
 }
@@ -88,8 +89,10 @@ absl::Status PlanQuic(const RunOptions& options, RunPlan& plan) {
     return absl::InvalidArgumentError(
         "--http3 excludes --http1.1, --http2 and --grpc (HTTP/3 is its own protocol)");
   }
-  if (!plan.url.tls) {
-    return absl::InvalidArgumentError("--http3 needs an https:// URL (QUIC is always encrypted)");
+  for (size_t o = 0; o < std::max<size_t>(1, plan.origins.size()); ++o) {
+    if (!plan.UrlOf(static_cast<uint16_t>(o)).tls) {
+      return absl::InvalidArgumentError("--http3 needs an https:// URL (QUIC is always encrypted)");
+    }
   }
   if (options.unix_socket.has_value()) {
     return absl::InvalidArgumentError("--http3 and --unix: QUIC runs over UDP, not a Unix socket");
@@ -133,7 +136,7 @@ absl::Status PlanTls(const RunOptions& options, RunPlan& plan) {
                    options.tls_max_version || options.ciphers || options.ciphersuites;
   if (options.http3) return PlanQuic(options, plan);
   if (options.zero_rtt) return absl::InvalidArgumentError("--0rtt needs --http3");
-  if (!plan.url.tls) {
+  if (!plan.any_tls()) {
     if (tls_flags) {
       return absl::InvalidArgumentError(
           "-k, --cacert, --no-tls-resume, --tls-max-version, --ciphers and --ciphersuites need "
@@ -262,12 +265,21 @@ absl::Status PlanAddresses(const RunOptions& options, RunPlan& plan) {
     if (!address.ok()) return address.status();
     plan.addresses.push_back(*address);
   }
+  for (size_t o = 1; o < plan.origins.size(); ++o) {  // A flow's other origins.
+    Origin& origin = plan.origins[o];
+    URINGLOAD_ASSIGN_OR_RETURN(
+        origin.address, net::Resolve(origin.url.host, static_cast<uint16_t>(origin.url.port)));
+  }
+  if (!plan.origins.empty()) plan.origins[0].address = plan.addresses[0];
   if (options.source.has_value()) {
     absl::StatusOr<std::vector<net::SocketAddress>> sources =
         net::ParseSourceAddresses(*options.source);
     if (!sources.ok()) return sources.status();
     for (const net::SocketAddress& source : *sources) {
-      if (source.family() != plan.addresses[0].family()) {
+      bool other_family =
+          std::any_of(plan.origins.begin(), plan.origins.end(),
+                      [&](const Origin& o) { return o.address.family() != source.family(); });
+      if (source.family() != plan.addresses[0].family() || other_family) {
         return absl::InvalidArgumentError(
             "--source: addresses must be of the target's family (IPv4 or IPv6)");
       }
@@ -289,7 +301,8 @@ uint32_t FirstConnectionOfWorker(uint32_t total, uint32_t workers, uint32_t inde
 
 proto::RequestSpec RunPlan::RequestFor(size_t target, size_t address) const {
   proto::RequestSpec spec = targets[target].spec;
-  spec.host_header = url.HostHeader(static_cast<uint16_t>(url.port + address));
+  const proto::Url& own = targets[target].parsed;
+  spec.host_header = own.HostHeader(static_cast<uint16_t>(own.port + address));
   return spec;
 }
 

@@ -36,6 +36,10 @@ inline constexpr int64_t kMaxConnecting = 65536;
 // Timeouts and durations: far beyond any run, far below int64 nanoseconds overflowing.
 inline constexpr absl::Duration kMaxTimeout = absl::Hours(24);
 inline constexpr absl::Duration kMaxDuration = absl::Hours(24 * 365);
+// --flow over several origins: the connections a virtual user holds at once, one per origin
+// (as a browser's per-host pools, bounded); past it, the one used least recently goes.
+inline constexpr int64_t kDefaultMaxOriginsPerUser = 6;
+inline constexpr int64_t kMaxMaxOriginsPerUser = 64;
 
 struct RunOptions {
   std::string url;
@@ -50,12 +54,13 @@ struct RunOptions {
   std::optional<std::string> body_file;
   bool body_file_placeholders = false;       // --body-file and @file bodies are templates too.
   std::optional<std::string> expect_status;  // --expect-status 200,2xx
-  std::optional<std::string> expect_body_contains;    // --expect-body-contains TEXT
-  std::optional<std::string> flow_file;               // --flow FILE
-  std::optional<std::string> replay_file;             // --replay FILE
-  std::string replay_speed = "1x";                    // --replay-speed
-  int64_t max_var_bytes = kDefaultMaxVarBytes;        // --max-var-bytes
-  int64_t max_cookie_bytes = kDefaultMaxCookieBytes;  // --max-cookie-bytes
+  std::optional<std::string> expect_body_contains;           // --expect-body-contains TEXT
+  std::optional<std::string> flow_file;                      // --flow FILE
+  std::optional<std::string> replay_file;                    // --replay FILE
+  std::string replay_speed = "1x";                           // --replay-speed
+  int64_t max_var_bytes = kDefaultMaxVarBytes;               // --max-var-bytes
+  int64_t max_cookie_bytes = kDefaultMaxCookieBytes;         // --max-cookie-bytes
+  int64_t max_origins_per_user = kDefaultMaxOriginsPerUser;  // --max-origins-per-user
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string batch_window = "auto";  // A duration, or auto (see RunPlan::batch_window_max).
@@ -114,6 +119,14 @@ struct TargetRequest {
   std::string url;  // As given.
   proto::Url parsed;
   proto::RequestSpec spec;  // Host header of the first address; see RequestFor.
+  uint16_t origin = 0;      // Index into RunPlan::origins (a flow's step may go to any).
+};
+
+// Where a target's connections go: a scheme, host and port. A run has one; a flow's steps
+// may go to several (a site, its API, a CDN), each user holding a connection per origin.
+struct Origin {
+  proto::Url url;
+  net::SocketAddress address;  // Resolved (the first origin uses RunPlan::addresses).
 };
 
 inline constexpr int64_t kMaxPipeline = 1024;
@@ -126,10 +139,16 @@ inline constexpr int64_t kMaxTargetLabels = 10'000;
 inline constexpr std::string_view kOtherTarget = "other";
 
 struct RunPlan {
-  proto::Url url;  // The first target's: every target shares its host and ports.
+  proto::Url url;  // The first target's: every target but a flow's shares its host and ports.
   std::vector<net::SocketAddress> addresses;  // One per port of the URL's port range.
-  std::vector<net::SocketAddress> sources;    // --source; empty: the kernel chooses.
-  std::vector<TargetRequest> targets;         // At least one.
+  // --flow: every origin its steps go to, origins[0] the first (url); one port each when
+  // there are several. Other runs: url's alone.
+  std::vector<Origin> origins;
+  // Connections a virtual user holds at once: min(origins, --max-origins-per-user); 1 but for
+  // a flow over several origins. Each worker has concurrency x lanes connection slots.
+  uint32_t lanes = 1;
+  std::vector<net::SocketAddress> sources;  // --source; empty: the kernel chooses.
+  std::vector<TargetRequest> targets;       // At least one.
   // Per-target results (--targets): each name= (or each unnamed line, by "METHOD URL") is a
   // target, in order of first appearance; past --max-target-labels the rest are one, "other".
   // target_of[k]: the target of targets[k]. Empty without --targets.
@@ -210,6 +229,18 @@ struct RunPlan {
 
   // Target `target`'s request on address `address` (its own Host header for a port range).
   proto::RequestSpec RequestFor(size_t target, size_t address) const;
+  // Where a connection to `origin` on its `address` (a port of the first origin's range) goes.
+  const net::SocketAddress& AddressOf(uint16_t origin, uint16_t address) const {
+    return origin == 0 ? addresses[address] : origins[origin].address;
+  }
+  const proto::Url& UrlOf(uint16_t origin) const { return origin == 0 ? url : origins[origin].url; }
+  // Whether any origin is https:// (then `tls` is set).
+  bool any_tls() const {
+    for (const Origin& o : origins) {
+      if (o.url.tls) return true;
+    }
+    return url.tls;
+  }
   // Which target request `index` sends: round-robin, or a fixed pseudo-random pick per index
   // (the same index always picks the same target, whichever worker sends it).
   size_t TargetOf(uint64_t index) const;
@@ -221,7 +252,7 @@ struct RunPlan {
   uint64_t max_in_flight() const { return uint64_t{concurrency} * pipeline; }
   // Whether a connection may speak HTTP/2: --http2, or https:// without --http1.1 (ALPN).
   bool may_speak_http2() const {
-    return http == HttpVersion::kHttp2 || (url.tls && http == HttpVersion::kAuto);
+    return http == HttpVersion::kHttp2 || (any_tls() && http == HttpVersion::kAuto);
   }
 };
 

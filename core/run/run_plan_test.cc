@@ -245,5 +245,41 @@ TEST(RunPlanTest, TargetsAreNamesOrLinesBoundedByMaxTargetLabels) {
   EXPECT_TRUE(MakeRunPlan(url)->target_names.empty());
 }
 
+// A flow's steps at three origins: each target knows its origin and sends its own Host; a
+// user holds min(origins, --max-origins-per-user) connections; the plan resolves each origin.
+TEST(RunPlanTest, AFlowOverSeveralOriginsGivesEachUserAConnectionPerOrigin) {
+  std::string path = ::testing::TempDir() + "/origins.yaml";
+  std::ofstream(path) << "flow:\n"
+                         "  - name: a\n    request: GET http://127.0.0.1:1/a\n"
+                         "  - name: b\n    request: GET https://127.0.0.2:2/b\n"
+                         "  - name: c\n    request: GET http://127.0.0.1:1/c\n"
+                         "  - name: d\n    request: GET http://127.0.0.1:3/d\n";
+  RunOptions options;
+  options.flow_file = path;
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->origins.size(), 3u);
+  EXPECT_EQ(plan->lanes, 3u);
+  std::vector<uint16_t> origins;
+  for (const TargetRequest& t : plan->targets) origins.push_back(t.origin);
+  EXPECT_EQ(origins, (std::vector<uint16_t>{0, 1, 0, 2}));
+  EXPECT_EQ(plan->RequestFor(1, 0).host_header, "127.0.0.2:2");
+  EXPECT_EQ(plan->RequestFor(3, 0).host_header, "127.0.0.1:3");
+  EXPECT_EQ(plan->AddressOf(0, 0).ToString(), "127.0.0.1:1");
+  EXPECT_EQ(plan->AddressOf(1, 0).ToString(), "127.0.0.2:2");
+  EXPECT_EQ(plan->AddressOf(2, 0).ToString(), "127.0.0.1:3");
+  EXPECT_TRUE(plan->any_tls());
+  EXPECT_NE(plan->tls, nullptr);  // One origin is https://.
+  EXPECT_EQ(plan->flow->steps[1].host, "127.0.0.2");
+  EXPECT_TRUE(plan->flow->steps[1].tls);
+  options.max_origins_per_user = 2;
+  EXPECT_EQ(MakeRunPlan(options)->lanes, 2u);
+  for (int64_t bad : {int64_t{0}, kMaxMaxOriginsPerUser + 1}) {
+    options.max_origins_per_user = bad;
+    EXPECT_EQ(MakeRunPlan(options).status().message().substr(0, 23), "--max-origins-per-user ")
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace uringload::core

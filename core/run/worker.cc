@@ -39,7 +39,8 @@ Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* s
       warmup_ns_(ToNanos(config.plan->warmup)) {}
 
 absl::Status Worker::Setup() {
-  uint32_t n = config_.connections;
+  const RunPlan& plan = *config_.plan;
+  uint32_t n = config_.connections * plan.lanes;  // A flow's users hold a connection per lane.
   if (loop_ == nullptr) {
     net::RingEventLoopOptions options{
         .slots = n,
@@ -51,13 +52,13 @@ absl::Status Worker::Setup() {
                                 ? std::bit_ceil(std::clamp<uint32_t>(n, 4, 64))
                                 : 0,
         .flag_waiting_work = true};  // For the unread check (core/run/unread_sampler.h).
-    absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
-        net::MakeWorkerLoop(options, config_.plan->tls, config_.plan->url.host);
-    if (!loop.ok()) return loop.status();
-    loop_ = *std::move(loop);
+    std::vector<net::TlsPeer> peers = {{.host = plan.url.host, .tls = plan.url.tls}};
+    for (size_t o = 1; o < plan.origins.size(); ++o) {
+      peers.push_back({.host = plan.origins[o].url.host, .tls = plan.origins[o].url.tls});
+    }
+    URINGLOAD_ASSIGN_OR_RETURN(loop_, net::MakeWorkerLoop(options, plan.tls, std::move(peers)));
   }
 
-  const RunPlan& plan = *config_.plan;
   connections_ = std::vector<Connection>(n);
   if (plan.flow != nullptr) SetupUsers();
   AssignRoutes();
@@ -70,6 +71,7 @@ absl::Status Worker::Setup() {
     c.slot = i;
     c.timer.owner = i;
     c.pending = std::span(pending_storage_).subspan(size_t{i} * plan.pipeline, plan.pipeline);
+    if (i >= config_.connections) c.origin = kNoOrigin;  // Bound to the origin a step needs.
   }
   retry_.reserve(pending_storage_.size());
   listed_.reserve(n);
@@ -114,8 +116,10 @@ absl::Status Worker::Run() {
     completions_at_ns_ = now;
     CheckStop(now);
     if (pacer_.open()) StartDue(now);
-    unsigned sends = StampQueuedSends(now);
     loop_->timers().Advance(now, [this, now](net::TimerNode* node) { OnTimer(node, now); });
+    FlushWakes();
+    // After the timers: a step sent when its user's think ended goes out stamped now.
+    unsigned sends = StampQueuedSends(now);
     URINGLOAD_RETURN_IF_ERROR(SubmitAndWait(now, sends));
     uint64_t handled = completions_handled_;
     DrainCompletions();
@@ -135,6 +139,7 @@ void Worker::DrainCompletions() {
   stats_->Drained();
   loop_->Drain(*this);
   in_drain_ = false;
+  FlushWakes();
   for (size_t i = 0; i < queued_flushes_.size(); ++i) {  // A flush may fail one, queueing none.
     Connection& c = connections_[queued_flushes_[i]];
     c.flush_queued = false;
@@ -225,13 +230,19 @@ void Worker::Close(Connection& c) {
   loop_->Close(c.slot);
 }
 
-// No request will come for `c`: open, it closes; idle, it is done.
+// No request will come for `c`: open, it closes; idle, it is done. A flow user's first
+// connection takes its others with it (those without a step: one ends first).
 void Worker::Retire(Connection& c) {
   if (c.state == ConnState::kActive) {
     Close(c);
   } else if (c.state == ConnState::kIdle) {
     c.state = ConnState::kDone;
     --live_;
+  }
+  if (config_.plan->lanes == 1 || flow_ == nullptr || Secondary(c)) return;
+  for (uint32_t lane = 1; lane < config_.plan->lanes; ++lane) {
+    Connection& other = connections_[c.slot + lane * users_.size()];
+    if (other.count == 0 && !Queued(other)) Retire(other);
   }
 }
 

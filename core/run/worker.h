@@ -117,8 +117,31 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   proto::TemplateContext ContextFor(Connection& c, const PendingRequest& request,
                                     const proto::RequestTemplate& tmpl) override;
 
-  // Flows (worker_flow.cc): each connection is a virtual user (users_[slot]).
+  // Flows (worker_flow.cc): each user holds plan.lanes connections, slot u + lane * users
+  // (lane 0 takes its iterations and its thinks); a flow over several origins binds them to
+  // the origins its steps go to.
   void SetupUsers();
+  uint32_t UserIndex(const Connection& c) const {
+    return c.slot < users_.size() ? c.slot : c.slot % static_cast<uint32_t>(users_.size());
+  }
+  FlowUser& UserOf(const Connection& c) { return users_[UserIndex(c)]; }
+  const FlowUser& UserOf(const Connection& c) const { return users_[UserIndex(c)]; }
+  // A user's connection beyond its first (flows over several origins only).
+  bool Secondary(const Connection& c) const { return flow_ != nullptr && c.slot >= users_.size(); }
+  // Whether `c` is where step `target` goes (its origin's connection).
+  bool OnLane(const Connection& c, uint32_t target) const {
+    return !several_origins_ || config_.plan->targets[target].origin == c.origin;
+  }
+  // User `user`'s connection to `origin`: bound already, or the one it used least recently,
+  // bound now (closed first when open).
+  Connection& LaneFor(uint32_t user, uint16_t origin);
+  // User `user` goes on: on the connection its held or current step goes to, or its first
+  // for the next iteration. Asked for inside a driver's work (QueueWake), it happens once that
+  // is over (FlushWakes: the end of a drain, after the timers, the start).
+  void WakeUser(uint32_t user);
+  void QueueWake(uint32_t user);
+  void FlushWakes();
+  void Wake(Connection& c);  // An idle connection connects, an open one refills.
   void AbortStepRetries();
   bool NextStep(Connection& c, PendingRequest* request);
   // The outcome of the step whose request ended `outcome` on `c` (a complete response with
@@ -151,11 +174,17 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   Drivers drivers_;                              // The protocols its connections speak.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   const FlowProgram* flow_ = nullptr;            // --flow.
-  std::vector<FlowUser> users_;                  // --flow: by slot.
+  std::vector<FlowUser> users_;                  // --flow: by user (UserIndex).
   std::unique_ptr<PatternScratch> patterns_;     // --flow with regexes: where they search.
-  // --flow over streams, by slot: a step the server refused unprocessed, sent again by its
-  // user (in_use: one waits), not by whichever connection comes first.
+  // --flow, by user: a started step waiting for its user's connection (in_use: one waits):
+  // one the server refused unprocessed, sent again by its user, not by whichever connection
+  // comes first; or an iteration's first step, begun on the user's first connection and
+  // bound for another origin's.
   std::vector<PendingRequest> step_retries_;
+  bool several_origins_ = false;           // --flow whose steps go to several origins.
+  std::vector<int64_t> lane_used_ns_;      // By slot: when it last took a step (several origins).
+  std::vector<uint32_t> queued_wakes_;     // Users to wake at the end of the drain.
+  std::vector<uint8_t> wake_queued_;       // By user: it is in queued_wakes_.
   std::vector<uint32_t> unstamped_sends_;  // Slots with sends queued since the last submit.
   // Slots whose sends wait for the end of the drain (DeferFlush), and whether a drain is
   // under way.

@@ -96,7 +96,8 @@ void Worker::OnClosed(Connection& c) {
     c.driver = nullptr;
   }
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
-  if (flow_ != nullptr && users_[c.slot].thinking()) {  // It connects again when the think ends.
+  // A user's first connection holds its think: it connects again when the think ends.
+  if (flow_ != nullptr && !Secondary(c) && UserOf(c).thinking()) {
     ScheduleThink(c);
     return;
   }
@@ -128,7 +129,7 @@ void Worker::OnTimer(net::TimerNode* node, int64_t now) {
 }
 
 void Worker::OnTimeout(Connection& c, int64_t now) {
-  if (flow_ != nullptr && c.count == 0 && users_[c.slot].thinking()) {
+  if (flow_ != nullptr && c.count == 0 && !Secondary(c) && UserOf(c).thinking()) {
     ResumeUser(c);
     return;
   }

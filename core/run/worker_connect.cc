@@ -56,7 +56,8 @@ void Worker::Connect(Connection& c) {
     return;
   }
   const RunPlan& plan = *config_.plan;
-  loop_->Connect(c.slot, plan.addresses[c.address],
+  if (plan.origins.size() > 1) loop_->SetPeer(c.slot, c.origin);
+  loop_->Connect(c.slot, plan.AddressOf(c.origin, c.address),
                  c.source >= 0 ? &plan.sources[c.source] : nullptr);
 }
 

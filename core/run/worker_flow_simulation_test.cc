@@ -44,6 +44,26 @@ constexpr char kFlow[] = R"(flow:
     expect: {status: 201}
 )";
 
+// The same flow with its cart on another origin (a port of its own): each user holds a
+// connection per origin (or, with --max-origins-per-user 1, one that moves between them); the
+// session cookie goes to both, the host being the same.
+constexpr char kTwoOriginFlow[] = R"(flow:
+  - name: login
+    request: POST http://127.0.0.1:8080/login
+    body: '{"u":"{i}"}'
+    expect: {status: 200}
+    extract: {token: 'json:/token', sid: 'cookie:sid'}
+  - name: cart
+    request: GET http://127.0.0.1:8081/cart?t={token}
+    expect: {status: 200, body_contains: items}
+    extract: {item: 'json:/items/0'}
+    think: uniform:0ms-3ms
+  - name: order
+    request: POST http://127.0.0.1:8080/order
+    body: '{"item":"{item}"}'
+    expect: {status: 201}
+)";
+
 std::string Answer(int status, std::string_view headers, std::string_view body) {
   return "HTTP/1.1 " + std::to_string(status) + " X\r\n" + std::string(headers) +
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
@@ -51,12 +71,14 @@ std::string Answer(int status, std::string_view headers, std::string_view body) 
 
 class SimulatedShop : public test_support::SimulatedPeers {
  public:
-  SimulatedShop(uint64_t seed, uint32_t slots) : SimulatedPeers(seed, slots), peers_(slots) {}
+  SimulatedShop(uint64_t seed, uint32_t slots, uint16_t cart_port)
+      : SimulatedPeers(seed, slots), peers_(slots), cart_port_(cart_port) {}
   uint64_t violations() const { return violations_; }
 
  private:
   struct Peer {
     uint32_t generation = 0;
+    uint16_t port = 0;  // Where the slot connected.
     std::string inbox;
     bool stalled = false;
   };
@@ -72,6 +94,7 @@ class SimulatedShop : public test_support::SimulatedPeers {
     if (s.op == net::Op::kConnect) {
       peer = Peer();
       peer.generation = l.generation(s.slot);
+      peer.port = s.port;
       if (Chance(0.02)) {
         l.Complete(s.slot, net::Op::kConnect, -ECONNREFUSED);
       } else {
@@ -137,6 +160,12 @@ class SimulatedShop : public test_support::SimulatedPeers {
     }
     std::string close = roll < 0.06 ? "Connection: close\r\n" : "";
     std::string answer;
+    // Every request on a connection to its own origin, naming it.
+    uint16_t port = request.starts_with("GET /cart") ? cart_port_ : 8080;
+    if (peer.port != port ||
+        request.find("\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n") == std::string::npos) {
+      ++violations_;
+    }
     if (request.starts_with("POST /login ")) {
       double r = Roll();
       answer = r < 0.03   ? Answer(401, close, "{}")
@@ -166,6 +195,7 @@ class SimulatedShop : public test_support::SimulatedPeers {
   }
 
   std::vector<Peer> peers_;
+  uint16_t cart_port_;
   std::deque<Reply> replies_;
   uint64_t violations_ = 0;
 };
@@ -177,15 +207,21 @@ struct FlowResult {
 
 constexpr uint64_t kIterations = 300;
 
-FlowResult Simulate(uint64_t seed, const std::string& flow_file) {
+// `cart_port`: where the flow's cart goes (8080: the one origin).
+FlowResult Simulate(uint64_t seed, const std::string& flow_file, uint16_t cart_port) {
   std::mt19937_64 shape(seed ^ 0xf10e);
   RunOptions options = Options(kIterations, std::vector<int64_t>{1, 3, 8}[shape() % 3]);
   options.url.clear();
   options.flow_file = flow_file;
   options.no_keepalive = shape() % 5 == 0;
   if (shape() % 4 == 0) options.rate = "3000";  // Iterations on a schedule.
+  uint32_t lanes = 1;
+  if (cart_port != 8080) {
+    options.max_origins_per_user = shape() % 3 == 0 ? 1 : 2;
+    lanes = static_cast<uint32_t>(options.max_origins_per_user);
+  }
   Client client(options);
-  SimulatedShop shop(seed, static_cast<uint32_t>(options.concurrency));
+  SimulatedShop shop(seed, static_cast<uint32_t>(options.concurrency) * lanes, cart_port);
   shop.Attach(client.loop());
   return {client.Run(), shop.violations()};
 }
@@ -193,16 +229,33 @@ FlowResult Simulate(uint64_t seed, const std::string& flow_file) {
 class WorkerFlowSimulationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char path[] = "/tmp/uringload-flow-sim-XXXXXX";
-    close(mkstemp(path));
-    path_ = path;
-    std::ofstream(path_) << kFlow;
+    for (auto [path, text] : {std::pair{&path_, kFlow}, std::pair{&two_origins_, kTwoOriginFlow}}) {
+      char name[] = "/tmp/uringload-flow-sim-XXXXXX";
+      close(mkstemp(name));
+      *path = name;
+      std::ofstream(*path) << text;
+    }
   }
-  void TearDown() override { unlink(path_.c_str()); }
+  void TearDown() override {
+    unlink(path_.c_str());
+    unlink(two_origins_.c_str());
+  }
+  // Every seed's run of the flow in `path` (its cart on `cart_port`).
+  void SimulateSeeds(const std::string& path, uint16_t cart_port);
   std::string path_;
+  std::string two_origins_;
 };
 
 TEST_F(WorkerFlowSimulationTest, EveryIterationEndsOnceAndEveryStepFollowsItsAnswer) {
+  SimulateSeeds(path_, 8080);
+}
+
+// The same over two origins: every step also on a connection to its own origin.
+TEST_F(WorkerFlowSimulationTest, OverTwoOriginsEveryStepGoesOnItsOriginsConnection) {
+  SimulateSeeds(two_origins_, 8081);
+}
+
+void WorkerFlowSimulationTest::SimulateSeeds(const std::string& path, uint16_t cart_port) {
   net::SeedGuard guard;
   std::array<uint64_t, kOutcomeCount> outcomes{};
   uint64_t completed = 0, aborted = 0;
@@ -210,7 +263,7 @@ TEST_F(WorkerFlowSimulationTest, EveryIterationEndsOnceAndEveryStepFollowsItsAns
     guard.Running(seed);
     SCOPED_TRACE(testing::Message()
                  << "seed " << seed << " (replay: URINGLOAD_SIM_SEED=" << seed << ")");
-    FlowResult r = Simulate(seed, path_);
+    FlowResult r = Simulate(seed, path, cart_port);
     const RunStats& s = r.stats;
     EXPECT_EQ(r.violations, 0u);
     EXPECT_EQ(s.completed(), s.started);

@@ -13,7 +13,9 @@ namespace uringload::core {
 bool Worker::MoreToCome() const { return !retry_.empty() || (!draining_ && !pacer_.exhausted()); }
 
 bool Worker::MoreFor(const Connection& c) const {
-  return (flow_ != nullptr && users_[c.slot].in_iteration() && !draining_) || MoreToCome();
+  // A user's other connections last as long as its first.
+  if (Secondary(c) && connections_[UserIndex(c)].state == ConnState::kDone) return false;
+  return (flow_ != nullptr && UserOf(c).in_iteration() && !draining_) || MoreToCome();
 }
 
 bool Worker::NextRequest(Connection& c, PendingRequest* request) {
@@ -65,7 +67,7 @@ proto::TemplateContext Worker::ContextFor(Connection& c, const PendingRequest& r
                                  .seed = config_.plan->seed,
                                  .shard = config_.plan->shard.index,
                                  .worker = config_.index};
-  if (flow_ != nullptr) return users_[c.slot].Context(context, tmpl, completions_at_ns_);
+  if (flow_ != nullptr) return UserOf(c).Context(context, tmpl, completions_at_ns_);
   if (rows_.has_value()) context.fields = rows_->Row(config_.plan->RowOf(request.index));
   return context;
 }
@@ -130,8 +132,8 @@ void Worker::AfterEnd(Connection& c, const PendingRequest& r, Outcome outcome) {
 // A flow's step goes again by its user; any other request by whichever connection is next.
 void Worker::Retry(Connection& c, const PendingRequest& r) {
   if (flow_ != nullptr) {
-    step_retries_[c.slot] = r;
-    step_retries_[c.slot].in_use = true;
+    step_retries_[UserIndex(c)] = r;
+    step_retries_[UserIndex(c)].in_use = true;
   } else {
     retry_.push_back(r);
   }
@@ -139,7 +141,7 @@ void Worker::Retry(Connection& c, const PendingRequest& r) {
 }
 
 void Worker::List(Connection& c) {
-  if (c.listed || Resting(c)) return;
+  if (c.listed || Resting(c) || Secondary(c)) return;  // A user's first takes its iterations.
   c.listed = true;
   listed_.push_back(c.slot);
 }
@@ -161,7 +163,10 @@ void Worker::StartDue(int64_t now) {
       c.driver->Flush(c);
     } else if (c.state == ConnState::kIdle && c.count == 0) {
       PendingRequest request;
-      if (!NextRequest(c, &request)) return;
+      if (!NextRequest(c, &request)) {
+        if (flow_ != nullptr && UserOf(c).in_iteration()) continue;  // Its first step went on.
+        return;
+      }
       request.waited = true;  // Sent once connected.
       AddRequest(c, request);
       if (!Queued(c)) RequestConnect(c);  // Else --preconnect queued it: it connects soon.
@@ -173,9 +178,9 @@ void Worker::StartDue(int64_t now) {
 void Worker::RetireIdle() {
   retired_ = true;
   for (Connection& c : connections_) {
-    if (c.count > 0 || (flow_ != nullptr && users_[c.slot].in_iteration())) continue;
-    if (flow_ != nullptr && users_[c.slot].thinking()) {  // No iteration will follow its think.
-      users_[c.slot].Cut();
+    if (c.count > 0 || (flow_ != nullptr && UserOf(c).in_iteration())) continue;
+    if (flow_ != nullptr && UserOf(c).thinking()) {  // No iteration will follow its think.
+      UserOf(c).Cut();
       loop_->timers().Cancel(&c.timer);
     }
     Retire(c);

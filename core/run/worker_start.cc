@@ -20,7 +20,9 @@ void Worker::WaitForStart() {
   if (preconnect) {
     preconnecting_ = true;
     started_ns_ = loop_->Now();
-    for (Connection& c : connections_) RequestConnect(c);
+    for (Connection& c : connections_) {
+      if (!Secondary(c)) RequestConnect(c);  // A user's others connect for their steps.
+    }
   }
   for (;;) {
     int64_t now = preconnect ? loop_->Now() : net::MonotonicNanos();
@@ -50,19 +52,20 @@ void Worker::WaitForStart() {
 void Worker::StartAll() {
   started_ns_ = completions_at_ns_ = loop_->Now();
   uint64_t preconnected = 0;
+  live_ = static_cast<uint32_t>(connections_.size());
   for (Connection& c : connections_) {
-    ++live_;
     if (c.state == ConnState::kActive) ++preconnected;
     if (c.state == ConnState::kClosing) continue;  // A failed preconnect: OnClosed goes on.
+    if (Secondary(c)) continue;                    // Idle until its user has a step for its origin.
     if (pacer_.open()) {
       List(c);
       continue;
     }
     PendingRequest request;
     if (!NextRequest(c, &request)) {
+      if (flow_ != nullptr && UserOf(c).in_iteration()) continue;  // Its first step went on.
       if (c.state == ConnState::kIdle) {
-        c.state = ConnState::kDone;
-        --live_;
+        Retire(c);
       } else {
         Close(c);  // Preconnected (or still connecting) for nothing.
       }
@@ -76,6 +79,7 @@ void Worker::StartAll() {
     }  // Connecting, or queued in the ramp: its connect completion sends the request.
   }
   if (config_.plan->preconnect) stats_->Preconnected(preconnected);
+  FlushWakes();
 }
 
 }  // namespace uringload::core

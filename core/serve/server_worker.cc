@@ -83,7 +83,7 @@ absl::Status ServerWorker::Setup() {
         .datagram_buffers = plan_->http3 ? 256u : 0u,
         .accept_into_free_slots = !plan_->http3};
     absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
-        net::MakeWorkerLoop(options, plan_->tls, "");
+        net::MakeWorkerLoop(options, plan_->tls, {});
     if (!loop.ok()) return loop.status();
     loop_ = *std::move(loop);
   }

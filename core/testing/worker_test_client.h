@@ -36,13 +36,13 @@ class Client {
             *proto::RequestTemplate::Build(plan_.RequestFor(t, a), plan_.columns()));
       }
     }
-    auto fake = std::make_unique<FakeEventLoop>(plan_.concurrency);
+    uint32_t slots = plan_.concurrency * plan_.lanes;  // A flow's users: one per origin.
+    auto fake = std::make_unique<FakeEventLoop>(slots);
     loop_ = fake.get();
     // https://: TLS over the fake, as on the ring; the test then scripts ciphertext.
     std::unique_ptr<net::EventLoop> loop = std::move(fake);
     if (plan_.tls != nullptr) {
-      loop = std::make_unique<net::TlsEventLoop>(std::move(loop), plan_.tls, plan_.concurrency,
-                                                 plan_.url.host);
+      loop = std::make_unique<net::TlsEventLoop>(std::move(loop), plan_.tls, slots, plan_.url.host);
     }
     WorkerConfig config{.plan = &plan_,
                         .templates = templates_,

@@ -24,6 +24,7 @@ class FakeEventLoop final : public EventLoop {
     uint32_t slot;
     std::string bytes;           // kSend: what was sent.
     uint32_t datagram_size = 0;  // SendDatagrams: the size of each datagram in `bytes`.
+    uint16_t port = 0;           // kConnect: the target's port.
   };
 
   explicit FakeEventLoop(uint32_t slots, int64_t start_ns = 1'000'000'000)
@@ -80,9 +81,9 @@ class FakeEventLoop final : public EventLoop {
   // SubmitAndSleep's sleeps, in order (each is also a wait above, for 0 completions).
   const std::vector<int64_t>& sleeps() const { return sleeps_; }
 
-  void Connect(uint32_t slot, const SocketAddress&, const SocketAddress*) override {
+  void Connect(uint32_t slot, const SocketAddress& target, const SocketAddress*) override {
     slots_[slot].open = slots_[slot].connecting = true;
-    Record({Op::kConnect, slot, {}});
+    Record({.op = Op::kConnect, .slot = slot, .bytes = {}, .port = target.port()});
   }
   void Send(uint32_t slot, const char* data, uint32_t size) override {
     slots_[slot].sending = true;

@@ -304,7 +304,9 @@ TEST(FlowE2ETest, ARecordedHarBecomesAFlowThatReplaysTheSession) {
   // The CDN's script is another origin: skipped, and said so.
   EXPECT_NE(converted.err.find("uringload: har2flow: the session spans 2 origins: the flow keeps "
                                "http://127.0.0.1:" +
-                               std::to_string(shop.port()) + " (4 requests) and skips the 1"),
+                               std::to_string(shop.port()) +
+                               " (4 requests, a connection per "
+                               "origin for each user) and skips the 1"),
             std::string::npos)
       << converted.err;
   std::string flow = dir.Write("flow.yaml", converted.out);

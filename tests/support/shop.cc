@@ -7,14 +7,22 @@
 
 namespace uringload::testing {
 
-ShopServer::ShopServer(int cookie_max_age) {
+ShopServer::ShopServer(int cookie_max_age, bool api_port) {
   port_ = FreePort();
-  process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
-      "/usr/bin/python3", URINGLOAD_SOURCE_DIR "/tests/support/shop_server.py", "--port",
-      std::to_string(port_), "--cookie-max-age", std::to_string(cookie_max_age), "--counts",
-      folder_.Path("counts.json")});
+  std::vector<std::string> argv = {
+      "/usr/bin/python3", URINGLOAD_SOURCE_DIR "/tests/support/shop_server.py",
+      "--port",           std::to_string(port_),
+      "--cookie-max-age", std::to_string(cookie_max_age),
+      "--counts",         folder_.Path("counts.json")};
+  if (api_port) {
+    do {
+      api_port_ = FreePort();
+    } while (api_port_ == port_);
+    argv.insert(argv.end(), {"--api-port", std::to_string(api_port_)});
+  }
+  process_ = std::make_unique<BackgroundProcess>(argv);
   for (int tries = 0; tries < 200 && !ok_ && process_->running(); ++tries) {
-    ok_ = ListensOn(process_->pid(), port_);
+    ok_ = ListensOn(process_->pid(), port_) && (!api_port || ListensOn(process_->pid(), api_port_));
     if (!ok_) usleep(25'000);
   }
 }

@@ -15,19 +15,22 @@ namespace uringload::testing {
 
 class ShopServer {
  public:
-  // `cookie_max_age`: seconds a session (and its cookie) lasts.
-  explicit ShopServer(int cookie_max_age = 3600);
+  // `cookie_max_age`: seconds a session (and its cookie) lasts; `api_port`: the shop also
+  // answers on a second free port (api_port(): a second origin sharing its sessions).
+  explicit ShopServer(int cookie_max_age = 3600, bool api_port = false);
   ~ShopServer();
   bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
+  uint16_t api_port() const { return api_port_; }
   std::string Url(const std::string& path) const;
   // Stops the server; its counts (login_ok, login_bad, cart_ok, cart_bad, order_ok,
-  // order_bad, other), or none if it wrote none.
+  // order_bad, other, site_requests, api_requests), or none if it wrote none.
   FlatJson Stop();
 
  private:
   TempFolder folder_{"uringload-shop"};
   uint16_t port_ = 0;
+  uint16_t api_port_ = 0;
   bool ok_ = false;
   std::unique_ptr<BackgroundProcess> process_;
 };

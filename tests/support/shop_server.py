@@ -10,7 +10,8 @@ absolute URL as its Location; GET /orders/I with the cookie answers 200 {"order"
 counted as such: on SIGTERM the counts are written as JSON to --counts.
 
 Listens on 127.0.0.1:--port (0: a free one), printed on stdout as "port N"; a port someone
-else holds is an error.
+else holds is an error. With --api-port the same shop also answers there (a second origin of
+one site: its sessions are shared); site_requests and api_requests count what each port got.
 """
 
 import argparse
@@ -30,7 +31,8 @@ class Shop:
         self.sessions = {}  # session -> (user, token, item, expiry)
         self.next = 0
         self.counts = {k: 0 for k in ("login_ok", "login_bad", "cart_ok", "cart_bad",
-                                      "order_ok", "order_bad", "view_ok", "view_bad", "other")}
+                                      "order_ok", "order_bad", "view_ok", "view_bad", "other",
+                                      "site_requests", "api_requests")}
 
     def count(self, what):
         with self.lock:
@@ -57,7 +59,7 @@ class Shop:
         return None
 
 
-def make_handler(shop):
+def make_handler(shop, listener):
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True  # Headers and body are two writes.
@@ -66,6 +68,7 @@ def make_handler(shop):
             pass
 
         def answer(self, status, body, headers=()):
+            shop.count(listener + "_requests")
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -141,6 +144,7 @@ def main():
     parser.add_argument("--cookie-max-age", type=int, default=3600)
     parser.add_argument("--session-seconds", type=int, default=3600)
     parser.add_argument("--counts", default="")
+    parser.add_argument("--api-port", type=int, default=-1)
     args = parser.parse_args()
     shop = Shop(args.cookie_max_age, args.session_seconds)
 
@@ -149,7 +153,10 @@ def main():
         daemon_threads = True
         request_queue_size = 1024  # Every virtual user connects at once.
 
-    server = Server(("127.0.0.1", args.port), make_handler(shop))
+    server = Server(("127.0.0.1", args.port), make_handler(shop, "site"))
+    if args.api_port >= 0:
+        api = Server(("127.0.0.1", args.api_port), make_handler(shop, "api"))
+        threading.Thread(target=api.serve_forever, daemon=True).start()
 
     def stop(signum, frame):
         if args.counts:
