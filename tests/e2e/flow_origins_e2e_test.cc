@@ -5,6 +5,8 @@
 // servers' own; no timing, so these run beside other tests.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "tests/support/shop.h"
 #include "tests/support/temp_folder.h"
 #include "tests/support/tls_certs.h"
+#include "tests/support/uringload_binary.h"
 
 namespace uringload::testing {
 namespace {
@@ -125,6 +128,41 @@ TEST(FlowOriginsE2ETest, OriginsMayDifferInSchemeAndProtocol) {
     EXPECT_EQ(JsonCount(first, "requests.answered"), 20u) << http3;
     EXPECT_EQ(JsonCount(second, "requests.answered"), 10u) << http3;
   }
+}
+
+// A recorded session whose cart is at the API's origin: har2flow keeps both origins asked
+// for (not the CDN), and the flow replays the session, each user on a connection per origin.
+TEST(FlowOriginsE2ETest, ARecordedSessionOverTwoOriginsReplays) {
+  ShopServer shop(3600, /*api_port=*/true);
+  ASSERT_TRUE(shop.ok());
+  TempFolder dir;
+  std::ifstream in(URINGLOAD_SOURCE_DIR "/tests/e2e/data/shop.har");
+  std::string har((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string site = "http://127.0.0.1:" + std::to_string(shop.port());
+  std::string api = "http://127.0.0.1:" + std::to_string(shop.api_port());
+  har = absl::StrReplaceAll(har, {{"http://127.0.0.1:8080/cart", api + "/cart"},
+                                  {"127.0.0.1:8080", "127.0.0.1:" + std::to_string(shop.port())}});
+  std::string har_path = dir.Write("shop.har", har);
+  ProcessResult converted =
+      RunProcess({UringloadBinary(), "har2flow", har_path, "--origin", site, "--origin", api});
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_NE(converted.out.find("request: 'GET " + api + "/cart'"), std::string::npos)
+      << converted.out;
+  EXPECT_NE(converted.err.find("the session spans 3 origins: the flow keeps " + site + ", " + api +
+                               " (4 requests, a connection per origin for each user) and skips "
+                               "the 1"),
+            std::string::npos)
+      << converted.err;
+  std::string flow = dir.Write("flow.yaml", converted.out);
+  RunOutput run = RunUringload({"--flow", flow, "-n", "50", "-c", "5"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err << ErrorsOf(run.json);
+  EXPECT_EQ(JsonCount(run.json, "iterations.completed"), 50u);
+  EXPECT_EQ(JsonCount(run.json, "connections.opened"), 10u);
+  FlatJson counts = shop.Stop();
+  for (const char* ok : {"login_ok", "cart_ok", "order_ok", "view_ok", "api_requests"}) {
+    EXPECT_EQ(JsonCount(counts, ok), 50u) << ok;
+  }
+  EXPECT_EQ(JsonCount(counts, "site_requests"), 150u);
 }
 
 // What several origins cannot do is refused with one line, exit 2, before any traffic.
