@@ -60,8 +60,11 @@ absl::Status Worker::Setup() {
   }
 
   connections_ = std::vector<Connection>(n);
-  if (plan.flow != nullptr) SetupUsers();
-  AssignRoutes();
+  if (plan.flow != nullptr) {
+    FlowHost* host = this;  // A private base: converted here, where it is accessible.
+    flows_.emplace(plan, config_.templates, std::span(connections_), host, stats_, &loop_->timers(),
+                   &completions_at_ns_, &draining_, &rows_);
+  }
   bool uses_rows = std::any_of(config_.templates.begin(), config_.templates.end(),
                                [](const proto::RequestTemplate& t) { return t.uses_fields(); });
   if (uses_rows && plan.data != nullptr) rows_.emplace(plan.data.get());
@@ -86,12 +89,13 @@ absl::Status Worker::Setup() {
   }
   unstamped_sends_.reserve(n);
   queued_flushes_.reserve(n);
-  ramp_.emplace(config_.plan->max_connecting, n);
+  opener_.emplace(plan, config_.first_connection, std::span(connections_), loop_.get(), &drivers_,
+                  stats_, connect_timeout_ns_, &started_ns_);
   env_ = {.plan = &plan,
           .stats = stats_,
           .loop = loop_.get(),
           .now = &completions_at_ns_,
-          .users = users_,
+          .users = flows_.has_value() ? flows_->users() : std::span<FlowUser>(),
           .templates = config_.templates,
           .connections = n,
           .timeout_ns = timeout_ns_,
@@ -117,7 +121,7 @@ absl::Status Worker::Run() {
     CheckStop(now);
     if (pacer_.open()) StartDue(now);
     loop_->timers().Advance(now, [this, now](net::TimerNode* node) { OnTimer(node, now); });
-    FlushWakes();
+    if (flows_.has_value()) flows_->FlushWakes();
     // After the timers: a step sent when its user's think ended goes out stamped now.
     unsigned sends = StampQueuedSends(now);
     URINGLOAD_RETURN_IF_ERROR(SubmitAndWait(now, sends));
@@ -127,7 +131,7 @@ absl::Status Worker::Run() {
     if (polling_ && sends == 0 && completions_handled_ == handled) {
       polled_ns_ += completions_at_ns_ - now;
     }
-    AdmitQueuedConnects();
+    opener_->AdmitQueued();
   }
   stats_->WorkerFinished(net::ThreadCpuNanos() - cpu_at_start - polled_ns_,
                          loop_->Now() - started_ns_, ThisThreadRunQueueNanos());
@@ -139,7 +143,7 @@ void Worker::DrainCompletions() {
   stats_->Drained();
   loop_->Drain(*this);
   in_drain_ = false;
-  FlushWakes();
+  if (flows_.has_value()) flows_->FlushWakes();
   for (size_t i = 0; i < queued_flushes_.size(); ++i) {  // A flush may fail one, queueing none.
     Connection& c = connections_[queued_flushes_[i]];
     c.flush_queued = false;
@@ -183,7 +187,7 @@ void Worker::CheckStop(int64_t now) {
     // What was due by the end (or by the stop request), however late this loop noticed it.
     bool ended = config_.deadline_ns != 0 && now >= config_.deadline_ns;
     stats_->Unsent(pacer_.Backlog(ended ? config_.deadline_ns - 1 : now));
-    if (flow_ != nullptr) CutThinkingUsers();
+    if (flows_.has_value()) flows_->CutThinking();
   }
   if (stop_requested && abort_at_ns_ == 0) abort_at_ns_ = now + kStopGraceNs;
   if (abort_at_ns_ != 0 && now >= abort_at_ns_ && !aborted_) {
@@ -205,7 +209,7 @@ void Worker::AbortInFlight() {
       Fail(c, Outcome::kTimeout, ECANCELED);
     }
   }
-  if (flow_ != nullptr) AbortStepRetries();
+  if (flows_.has_value()) flows_->DropRetries();
   for (const PendingRequest& r : retry_) {
     --in_flight_;
     if (r.warmup) {
@@ -225,7 +229,7 @@ void Worker::Close(Connection& c) {
   loop_->timers().Cancel(&c.timer);
   if (c.driver != nullptr) c.driver->OnClose(c);
   if (c.state == ConnState::kActive) stats_->ConnectionClosed();
-  if (c.state == ConnState::kConnecting) LeaveConnecting(c);
+  if (c.state == ConnState::kConnecting) opener_->Leave(c);
   c.state = ConnState::kClosing;
   loop_->Close(c.slot);
 }
@@ -239,11 +243,7 @@ void Worker::Retire(Connection& c) {
     c.state = ConnState::kDone;
     --live_;
   }
-  if (config_.plan->lanes == 1 || flow_ == nullptr || Secondary(c)) return;
-  for (uint32_t lane = 1; lane < config_.plan->lanes; ++lane) {
-    Connection& other = connections_[c.slot + lane * users_.size()];
-    if (other.count == 0 && !Queued(other)) Retire(other);
-  }
+  if (flows_.has_value()) flows_->RetireOthers(c);
 }
 
 // The one way a failure leaves a connection: every request in flight on it ends with

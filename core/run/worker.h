@@ -2,9 +2,11 @@
 // state machines by its completion handlers. It owns the connections, the timers, pacing and
 // accounting, and knows no protocol: each open connection's driver (core/run/drivers.h)
 // speaks its protocol and reports request events back (DriverHost). Takes request indexes
-// from the shared RequestSource, records into its own WorkerStats. Nothing on its hot path
-// allocates, locks or makes a syscall beyond io_uring_enter (binding a --source address costs a few
-// syscalls per new connection, see net/ring_event_loop.cc).
+// from the shared RequestSource, records into its own WorkerStats. Opening connections is its
+// ConnectionOpener's; a flow's virtual users ride on its connections (FlowUsers, asking it
+// through FlowHost). Nothing on its hot path allocates, locks or makes a syscall beyond
+// io_uring_enter (binding a --source address costs a few syscalls per new connection, see
+// net/ring_event_loop.cc).
 #pragma once
 
 #include <atomic>
@@ -15,12 +17,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/flow/flow_user.h"
 #include "core/run/batch_policy.h"
-#include "core/run/connect_ramp.h"
 #include "core/run/connection.h"
 #include "core/run/connection_driver.h"
+#include "core/run/connection_opener.h"
 #include "core/run/drivers.h"
+#include "core/run/flow_users.h"
 #include "core/run/request_pacer.h"
 #include "core/run/request_source.h"
 #include "core/run/run_plan.h"
@@ -44,7 +46,7 @@ struct WorkerConfig {
   uint64_t block_size = 1;  // Indexes claimed from the source at a time.
 };
 
-class Worker final : public net::CompletionHandler, private DriverHost {
+class Worker final : public net::CompletionHandler, private DriverHost, private FlowHost {
  public:
   // `loop`: the event loop to drive (tests pass a fake); null: Run() makes a RingEventLoop.
   Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
@@ -68,15 +70,10 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   // How long the next wait may take; `for_due`: set when the next due send bounds it.
   int64_t WaitBudget(int64_t now, bool* for_due) const;
 
-  // Connections (worker_connect.cc, worker_completions.cc).
-  void AssignRoutes();
-  void RequestConnect(Connection& c);
-  void AdmitQueuedConnects();
-  void Connect(Connection& c);
-  void LeaveConnecting(Connection& c);
-  bool Queued(const Connection& c) const;
-  void Retire(Connection& c);          // No request will come for it.
-  void ConnectForNext(Connection& c);  // Idle: its next request, the list, or done.
+  // Connections (worker_completions.cc); opening them is opener_'s.
+  bool Queued(const Connection& c) const override { return opener_->Queued(c); }
+  void Retire(Connection& c) override;          // No request will come for it.
+  void ConnectForNext(Connection& c) override;  // Idle: its next request, the list, or done.
   void OnTcpConnect(Connection& c, const net::Completion& completion);
   void OnClosed(Connection& c);
   void OnTimer(net::TimerNode* node, int64_t now);
@@ -87,8 +84,11 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   void FinishWaiting(Connection& c, Outcome outcome, int error);
 
   // Requests (worker_requests.cc).
-  bool MoreToCome() const;
-  bool NextScheduled(PendingRequest* request);
+  bool MoreToCome() const override;
+  bool NextScheduled(PendingRequest* request) override;
+  // FlowHost: a flow's steps in and out of flight.
+  void StepStarted(const PendingRequest& r) override;
+  void StepDropped(const PendingRequest& r) override;
   // Renders into the connection's driver, or waits in its ring until it opens.
   void AddRequest(Connection& c, const PendingRequest& request);
   // Takes as many requests as are due and fit.
@@ -117,43 +117,6 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   proto::TemplateContext ContextFor(Connection& c, const PendingRequest& request,
                                     const proto::RequestTemplate& tmpl) override;
 
-  // Flows (worker_flow.cc): each user holds plan.lanes connections, slot u + lane * users
-  // (lane 0 takes its iterations and its thinks); a flow over several origins binds them to
-  // the origins its steps go to.
-  void SetupUsers();
-  uint32_t UserIndex(const Connection& c) const {
-    return c.slot < users_.size() ? c.slot : c.slot % static_cast<uint32_t>(users_.size());
-  }
-  FlowUser& UserOf(const Connection& c) { return users_[UserIndex(c)]; }
-  const FlowUser& UserOf(const Connection& c) const { return users_[UserIndex(c)]; }
-  // A user's connection beyond its first (flows over several origins only).
-  bool Secondary(const Connection& c) const { return flow_ != nullptr && c.slot >= users_.size(); }
-  // Whether `c` is where step `target` goes (its origin's connection).
-  bool OnLane(const Connection& c, uint32_t target) const {
-    return !several_origins_ || config_.plan->targets[target].origin == c.origin;
-  }
-  // User `user`'s connection to `origin`: bound already, or the one it used least recently,
-  // bound now (closed first when open).
-  Connection& LaneFor(uint32_t user, uint16_t origin);
-  // User `user` goes on: on the connection its held or current step goes to, or its first
-  // for the next iteration. Asked for inside a driver's work (QueueWake), it happens once that
-  // is over (FlushWakes: the end of a drain, after the timers, the start).
-  void WakeUser(uint32_t user);
-  void QueueWake(uint32_t user);
-  void FlushWakes();
-  void Wake(Connection& c);  // An idle connection connects, an open one refills.
-  void AbortStepRetries();
-  bool NextStep(Connection& c, PendingRequest* request);
-  // The outcome of the step whose request ended `outcome` on `c` (a complete response with
-  // `status` is judged by the step's checks; `error` becomes the missed one's CheckFailure).
-  Outcome JudgeStep(Connection& c, Outcome outcome, int status, int grpc_status, int* error);
-  // After the step's outcome: the iteration goes on, thinks, completes or is aborted.
-  void AfterStep(Connection& c, const PendingRequest& r, Outcome outcome);
-  void ScheduleThink(Connection& c);
-  void ResumeUser(Connection& c);           // A think ended.
-  void CutThinkingUsers();                  // The run stopped taking requests.
-  bool Resting(const Connection& c) const;  // Its user is mid-iteration or thinking.
-
   const WorkerConfig config_;
   RequestPacer pacer_;
   WorkerStats* stats_;
@@ -173,19 +136,8 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   DriverEnv env_;                                // What the drivers read (Setup).
   Drivers drivers_;                              // The protocols its connections speak.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
-  const FlowProgram* flow_ = nullptr;            // --flow.
-  std::vector<FlowUser> users_;                  // --flow: by user (UserIndex).
-  std::unique_ptr<PatternScratch> patterns_;     // --flow with regexes: where they search.
-  // --flow, by user: a started step waiting for its user's connection (in_use: one waits):
-  // one the server refused unprocessed, sent again by its user, not by whichever connection
-  // comes first; or an iteration's first step, begun on the user's first connection and
-  // bound for another origin's.
-  std::vector<PendingRequest> step_retries_;
-  bool several_origins_ = false;           // --flow whose steps go to several origins.
-  std::vector<int64_t> lane_used_ns_;      // By slot: when it last took a step (several origins).
-  std::vector<uint32_t> queued_wakes_;     // Users to wake at the end of the drain.
-  std::vector<uint8_t> wake_queued_;       // By user: it is in queued_wakes_.
-  std::vector<uint32_t> unstamped_sends_;  // Slots with sends queued since the last submit.
+  std::optional<FlowUsers> flows_;               // --flow: the virtual users.
+  std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
   // Slots whose sends wait for the end of the drain (DeferFlush), and whether a drain is
   // under way.
   std::vector<uint32_t> queued_flushes_;
@@ -195,9 +147,8 @@ class Worker final : public net::CompletionHandler, private DriverHost {
   int64_t late_since_ns_ = -1;         // Requests due by then found every connection busy.
   int64_t origin_ns_ = 0;
   bool retired_ = false;  // Idle connections were closed: no request will come any more.
-  std::optional<ConnectRamp> ramp_;
+  std::optional<ConnectionOpener> opener_;
   int64_t started_ns_ = 0;
-  uint32_t ramp_remaining_ = 0;    // Connections whose first connect attempt has not ended.
   uint32_t live_ = 0;              // Connections not yet kDone.
   uint32_t in_flight_ = 0;         // Started requests without an outcome.
   int64_t completions_at_ns_ = 0;  // Clock read right after the last wait.

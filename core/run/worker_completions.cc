@@ -63,7 +63,7 @@ void Worker::OnTcpConnect(Connection& c, const net::Completion& completion) {
 // The connection speaks `driver`'s protocol now: it takes the requests that waited, then
 // fills up with more, or (--preconnect, before its first request) waits for them.
 void Worker::Opened(Connection& c, ConnectionDriver* driver) {
-  LeaveConnecting(c);
+  opener_->Leave(c);
   loop_->timers().Cancel(&c.timer);  // The connect timeout; the request's starts at its send.
   c.state = ConnState::kActive;
   stats_->ConnectionOpened();
@@ -96,11 +96,8 @@ void Worker::OnClosed(Connection& c) {
     c.driver = nullptr;
   }
   if (preconnecting_) return;  // Failed or closed by the peer: StartAll connects it again.
-  // A user's first connection holds its think: it connects again when the think ends.
-  if (flow_ != nullptr && !Secondary(c) && UserOf(c).thinking()) {
-    ScheduleThink(c);
-    return;
-  }
+  // A flow user's first connection holds its think: it connects again when the think ends.
+  if (flows_.has_value() && flows_->ThinksOnClose(c)) return;
   ConnectForNext(c);
 }
 
@@ -111,7 +108,7 @@ void Worker::ConnectForNext(Connection& c) {
   if (NextRequest(c, &request)) {
     request.waited = true;  // Sent once connected.
     AddRequest(c, request);
-    RequestConnect(c);
+    opener_->Request(c);
   } else if (MoreFor(c)) {
     List(c);
   } else {
@@ -129,10 +126,7 @@ void Worker::OnTimer(net::TimerNode* node, int64_t now) {
 }
 
 void Worker::OnTimeout(Connection& c, int64_t now) {
-  if (flow_ != nullptr && c.count == 0 && !Secondary(c) && UserOf(c).thinking()) {
-    ResumeUser(c);
-    return;
-  }
+  if (flows_.has_value() && flows_->EndThink(c)) return;
   if (c.state == ConnState::kConnecting) {
     if (c.driver != nullptr) {
       c.driver->OnConnectTimeout(c);  // Its own transport's handshake.

@@ -13,13 +13,29 @@ namespace uringload::core {
 bool Worker::MoreToCome() const { return !retry_.empty() || (!draining_ && !pacer_.exhausted()); }
 
 bool Worker::MoreFor(const Connection& c) const {
-  // A user's other connections last as long as its first.
-  if (Secondary(c) && connections_[UserIndex(c)].state == ConnState::kDone) return false;
-  return (flow_ != nullptr && UserOf(c).in_iteration() && !draining_) || MoreToCome();
+  return flows_.has_value() ? flows_->MoreFor(c) : MoreToCome();
 }
 
 bool Worker::NextRequest(Connection& c, PendingRequest* request) {
-  return flow_ != nullptr ? NextStep(c, request) : NextScheduled(request);
+  return flows_.has_value() ? flows_->NextStep(c, request) : NextScheduled(request);
+}
+
+void Worker::StepStarted(const PendingRequest& r) {
+  ++in_flight_;
+  if (r.warmup) {
+    stats_->WarmupStarted();
+  } else {
+    stats_->RequestStarted();
+  }
+}
+
+void Worker::StepDropped(const PendingRequest& r) {
+  --in_flight_;
+  if (r.warmup) {
+    stats_->WarmupCompleted();
+  } else {
+    stats_->RequestFailed(Outcome::kTimeout, ECANCELED, r.target);
+  }
 }
 
 // The next request to start now, if any: first those sent behind a response that closed its
@@ -67,7 +83,7 @@ proto::TemplateContext Worker::ContextFor(Connection& c, const PendingRequest& r
                                  .seed = config_.plan->seed,
                                  .shard = config_.plan->shard.index,
                                  .worker = config_.index};
-  if (flow_ != nullptr) return UserOf(c).Context(context, tmpl, completions_at_ns_);
+  if (flows_.has_value()) return flows_->UserOf(c).Context(context, tmpl, completions_at_ns_);
   if (rows_.has_value()) context.fields = rows_->Row(config_.plan->RowOf(request.index));
   return context;
 }
@@ -118,22 +134,21 @@ Outcome Worker::RecordEnd(Connection& c, const PendingRequest& r, Outcome outcom
                           const ResponseFacts& response) {
   URINGLOAD_CHECK(in_flight_ > 0, "slot %u state %d count %u: no request in flight", c.slot,
                   static_cast<int>(c.state), c.count);
-  if (flow_ != nullptr) {
-    outcome = JudgeStep(c, outcome, response.status, response.grpc_status, &error);
+  if (flows_.has_value()) {
+    outcome = flows_->Judge(c, outcome, response.status, response.grpc_status, &error);
   }
   Record(r, outcome, error, response);
   return outcome;
 }
 
 void Worker::AfterEnd(Connection& c, const PendingRequest& r, Outcome outcome) {
-  if (flow_ != nullptr) AfterStep(c, r, outcome);
+  if (flows_.has_value()) flows_->AfterStep(c, r, outcome);
 }
 
 // A flow's step goes again by its user; any other request by whichever connection is next.
 void Worker::Retry(Connection& c, const PendingRequest& r) {
-  if (flow_ != nullptr) {
-    step_retries_[UserIndex(c)] = r;
-    step_retries_[UserIndex(c)].in_use = true;
+  if (flows_.has_value()) {
+    flows_->Retry(c, r);
   } else {
     retry_.push_back(r);
   }
@@ -141,7 +156,8 @@ void Worker::Retry(Connection& c, const PendingRequest& r) {
 }
 
 void Worker::List(Connection& c) {
-  if (c.listed || Resting(c) || Secondary(c)) return;  // A user's first takes its iterations.
+  // A flow's user is listed on its first connection, when between iterations.
+  if (c.listed || (flows_.has_value() && (flows_->Resting(c) || flows_->Secondary(c)))) return;
   c.listed = true;
   listed_.push_back(c.slot);
 }
@@ -164,12 +180,13 @@ void Worker::StartDue(int64_t now) {
     } else if (c.state == ConnState::kIdle && c.count == 0) {
       PendingRequest request;
       if (!NextRequest(c, &request)) {
-        if (flow_ != nullptr && UserOf(c).in_iteration()) continue;  // Its first step went on.
+        if (flows_.has_value() && flows_->UserOf(c).in_iteration())
+          continue;  // Its first step went on.
         return;
       }
       request.waited = true;  // Sent once connected.
       AddRequest(c, request);
-      if (!Queued(c)) RequestConnect(c);  // Else --preconnect queued it: it connects soon.
+      if (!Queued(c)) opener_->Request(c);  // Else --preconnect queued it: it connects soon.
     }
   }
 }
@@ -178,11 +195,7 @@ void Worker::StartDue(int64_t now) {
 void Worker::RetireIdle() {
   retired_ = true;
   for (Connection& c : connections_) {
-    if (c.count > 0 || (flow_ != nullptr && UserOf(c).in_iteration())) continue;
-    if (flow_ != nullptr && UserOf(c).thinking()) {  // No iteration will follow its think.
-      UserOf(c).Cut();
-      loop_->timers().Cancel(&c.timer);
-    }
+    if (c.count > 0 || (flows_.has_value() && !flows_->Idle(c))) continue;
     Retire(c);
   }
   listed_.clear();

@@ -21,7 +21,8 @@ void Worker::WaitForStart() {
     preconnecting_ = true;
     started_ns_ = loop_->Now();
     for (Connection& c : connections_) {
-      if (!Secondary(c)) RequestConnect(c);  // A user's others connect for their steps.
+      // A flow user's others connect for their steps.
+      if (!flows_.has_value() || !flows_->Secondary(c)) opener_->Request(c);
     }
   }
   for (;;) {
@@ -35,7 +36,7 @@ void Worker::WaitForStart() {
       if (absl::Status s = loop_->SubmitAndWait(step, 1); !s.ok()) break;  // Run reports it.
       completions_at_ns_ = loop_->Now();
       DrainCompletions();
-      AdmitQueuedConnects();
+      opener_->AdmitQueued();
     } else {
       timespec pause{.tv_sec = step / 1'000'000'000, .tv_nsec = step % 1'000'000'000};
       nanosleep(&pause, nullptr);
@@ -56,14 +57,14 @@ void Worker::StartAll() {
   for (Connection& c : connections_) {
     if (c.state == ConnState::kActive) ++preconnected;
     if (c.state == ConnState::kClosing) continue;  // A failed preconnect: OnClosed goes on.
-    if (Secondary(c)) continue;                    // Idle until its user has a step for its origin.
+    if (flows_.has_value() && flows_->Secondary(c)) continue;  // Idle until its user's step.
     if (pacer_.open()) {
       List(c);
       continue;
     }
     PendingRequest request;
     if (!NextRequest(c, &request)) {
-      if (flow_ != nullptr && UserOf(c).in_iteration()) continue;  // Its first step went on.
+      if (flows_.has_value() && flows_->UserOf(c).in_iteration()) continue;  // Its step went on.
       if (c.state == ConnState::kIdle) {
         Retire(c);
       } else {
@@ -75,11 +76,11 @@ void Worker::StartAll() {
     if (c.state == ConnState::kActive) {
       c.driver->Flush(c);
     } else if (c.state == ConnState::kIdle && !Queued(c)) {
-      RequestConnect(c);
+      opener_->Request(c);
     }  // Connecting, or queued in the ramp: its connect completion sends the request.
   }
   if (config_.plan->preconnect) stats_->Preconnected(preconnected);
-  FlushWakes();
+  if (flows_.has_value()) flows_->FlushWakes();
 }
 
 }  // namespace uringload::core
