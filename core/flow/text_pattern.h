@@ -1,14 +1,14 @@
-// TextPattern: the regexes of flows' `extract: regex:…`, compiled once and searched without
-// allocating (std::regex allocates twice per search): a Pike VM (Thompson's construction,
-// leftmost-first like ECMAScript and Perl) over a program of at most kMaxInstructions, whose
-// thread lists live in a PatternScratch the caller keeps. The syntax is ECMAScript's common
-// core: literals and escapes, `.`, classes `[a-z_]` `[^"]`, `\d \w \s \D \W \S`, `*` `+` `?`
-// (and their lazy `*?` `+?` `??`), `|`, `(?:…)`, `^` `$`, and exactly one capturing group.
+// TextPattern: the regexes of flows' `extract: regex:…` and `header:Name:REGEX`, in RE2's
+// syntax and RE2's engine (Debian's libre2): linear time in the text whatever the pattern (no
+// backtracking), leftmost-first as ECMAScript and Perl, over bytes (Latin-1: an answer need
+// not be UTF-8), exactly one capturing group. A pattern is compiled once to check it; each
+// worker searches with its own copy (PatternScratch), made at its first search: RE2 builds its
+// DFA lazily under a lock, which a copy per worker never contends, and once built a search
+// allocates nothing (docs/performance.md has the measurement against the Pike VM it replaced).
 #pragma once
 
-#include <array>
-#include <bitset>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,57 +16,47 @@
 
 #include "absl/status/statusor.h"
 
+namespace re2 {
+class RE2;
+}  // namespace re2
+
 namespace uringload::core {
 
 class PatternScratch;
 
 class TextPattern {
  public:
-  static constexpr size_t kMaxInstructions = 512;
-
-  // An error says what is wrong and where ("at 4: ...").
+  // An error says what is wrong (RE2's words, or the number of groups).
   static absl::StatusOr<TextPattern> Compile(std::string_view pattern);
 
-  // The capturing group of the leftmost match in `text`, or none.
+  // The capturing group of the leftmost match in `text`, or none (no match, or a match the
+  // group took no part in).
   std::optional<std::string_view> Search(std::string_view text, PatternScratch& scratch) const;
 
-  size_t size() const { return program_.size(); }
+  const std::string& text() const { return pattern_; }
 
  private:
-  friend class PatternParser;
   friend class PatternScratch;
-  enum class Op : uint8_t { kChar, kAny, kClass, kSplit, kJump, kSave, kBegin, kEnd, kMatch };
-  struct Instruction {
-    Op op = Op::kMatch;
-    char c = 0;
-    uint16_t x = 0;  // kClass: the class; kSplit: the preferred branch; kJump, kSave: its target.
-    uint16_t y = 0;  // kSplit: the other branch.
-  };
-  std::vector<Instruction> program_;
-  std::vector<std::bitset<256>> classes_;
+  std::string pattern_;
+  uint64_t id_ = 0;  // Which copy in a PatternScratch is this pattern's.
 };
 
-// The thread lists of one search at a time, for programs of up to kMaxInstructions: made once
-// (a worker's), reused by every search.
+// One worker's copies of the patterns it searches with (one search at a time).
 class PatternScratch {
  public:
   PatternScratch();
+  ~PatternScratch();
+  PatternScratch(const PatternScratch&) = delete;
+  PatternScratch& operator=(const PatternScratch&) = delete;
 
  private:
   friend class TextPattern;
-  struct Thread {
-    uint16_t pc;
-    int32_t start;  // The group's bounds, -1 when not reached.
-    int32_t end;
+  const re2::RE2& CopyOf(const TextPattern& pattern);
+  struct Copy {
+    uint64_t id;
+    std::unique_ptr<re2::RE2> re;
   };
-  struct List {
-    std::vector<Thread> threads;
-    std::vector<uint32_t> seen;  // By pc: the generation that added it.
-    uint32_t size = 0;
-  };
-  std::array<List, 2> lists_;
-  std::vector<Thread> stack_;  // Threads being followed through splits and jumps.
-  uint32_t generation_ = 0;
+  std::vector<Copy> copies_;
 };
 
 }  // namespace uringload::core
