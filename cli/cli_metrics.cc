@@ -63,9 +63,8 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> MetricsSession::Start(
   URINGLOAD_ASSIGN_OR_RETURN(absl::Duration linger,
                              ParseNonNegative("--metrics-linger", flags.linger));
   session->linger_ = flags.listen.empty() ? absl::ZeroDuration() : linger;
-  absl::StatusOr<absl::Duration> interval =
-      ParseNonNegative("--push-interval", flags.push_interval);
-  if (!interval.ok()) return interval.status();
+  URINGLOAD_ASSIGN_OR_RETURN(absl::Duration interval,
+                             ParseNonNegative("--push-interval", flags.push_interval));
   if (flags.listen.empty() && flags.pushgateway.empty()) return session;
 
   std::shared_ptr<prometheus::Collectable> collector = make(labels);
@@ -75,17 +74,16 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> MetricsSession::Start(
     exporters::LabelPairs grouping = labels;
     grouping.emplace_back("instance",
                           flags.push_instance.empty() ? HostName() : flags.push_instance);
-    absl::StatusOr<std::unique_ptr<exporters::MetricsPusher>> pusher =
-        exporters::MetricsPusher::Start(flags.pushgateway, flags.push_job, grouping, *interval,
-                                        collector);
-    if (!pusher.ok()) return pusher.status();
-    session->pusher_ = *std::move(pusher);
+    URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<exporters::MetricsPusher> pusher,
+                               exporters::MetricsPusher::Start(flags.pushgateway, flags.push_job,
+                                                               grouping, interval, collector));
+    session->pusher_ = std::move(pusher);
   }
   if (!flags.listen.empty()) {
-    absl::StatusOr<std::unique_ptr<exporters::MetricsEndpoint>> endpoint =
-        exporters::MetricsEndpoint::Start(MetricsListenAddress(flags.listen), collector);
-    if (!endpoint.ok()) return endpoint.status();
-    session->endpoint_ = *std::move(endpoint);
+    URINGLOAD_ASSIGN_OR_RETURN(
+        std::unique_ptr<exporters::MetricsEndpoint> endpoint,
+        exporters::MetricsEndpoint::Start(MetricsListenAddress(flags.listen), collector));
+    session->endpoint_ = std::move(endpoint);
   }
   return session;
 }

@@ -17,10 +17,9 @@ absl::StatusOr<std::string> Render(const std::string& json, const std::string& j
   if (!timeline_path.empty()) {
     URINGLOAD_ASSIGN_OR_RETURN(std::string text,
                                core::ReadRegularFile("--timeline", timeline_path));
-    absl::StatusOr<std::vector<exporters::TimelinePoint>> points =
-        exporters::ReadTimeline(text, timeline_path);
-    if (!points.ok()) return points.status();
-    timeline = *std::move(points);
+    URINGLOAD_ASSIGN_OR_RETURN(std::vector<exporters::TimelinePoint> points,
+                               exporters::ReadTimeline(text, timeline_path));
+    timeline = std::move(points);
   }
   return exporters::HtmlReport(run, timeline);
 }

@@ -75,29 +75,29 @@ absl::StatusOr<SearchSettings> ParseSettings(const SearchCommandOptions& o) {
              .max_rate = max,
              .max_steps = static_cast<uint32_t>(o.max_steps)};
   s.confidence = confidence;
-  absl::StatusOr<absl::Duration> step = core::ParseDurationFlag(
-      "--step-duration", o.step_duration, absl::ZeroDuration(), absl::Hours(24), true);
-  if (!step.ok()) return step.status();
-  absl::StatusOr<absl::Duration> warmup =
-      core::ParseDurationFlag("--warmup", o.warmup, absl::ZeroDuration(), absl::Hours(24));
-  if (!warmup.ok()) return warmup.status();
-  absl::StatusOr<absl::Duration> cooldown =
-      core::ParseDurationFlag("--cooldown", o.cooldown, absl::ZeroDuration(), absl::Hours(24));
-  if (!cooldown.ok()) return cooldown.status();
-  absl::StatusOr<absl::Duration> max_step = core::ParseDurationFlag(
-      "--max-step-duration", o.max_step_duration, absl::ZeroDuration(), absl::Hours(24), true);
-  if (!max_step.ok()) return max_step.status();
-  if (*max_step < *step) {
+  URINGLOAD_ASSIGN_OR_RETURN(absl::Duration step,
+                             core::ParseDurationFlag("--step-duration", o.step_duration,
+                                                     absl::ZeroDuration(), absl::Hours(24), true));
+  URINGLOAD_ASSIGN_OR_RETURN(
+      absl::Duration warmup,
+      core::ParseDurationFlag("--warmup", o.warmup, absl::ZeroDuration(), absl::Hours(24)));
+  URINGLOAD_ASSIGN_OR_RETURN(
+      absl::Duration cooldown,
+      core::ParseDurationFlag("--cooldown", o.cooldown, absl::ZeroDuration(), absl::Hours(24)));
+  URINGLOAD_ASSIGN_OR_RETURN(absl::Duration max_step,
+                             core::ParseDurationFlag("--max-step-duration", o.max_step_duration,
+                                                     absl::ZeroDuration(), absl::Hours(24), true));
+  if (max_step < step) {
     return absl::InvalidArgumentError(absl::StrCat("--max-step-duration ", o.max_step_duration,
                                                    " is below --step-duration ", o.step_duration));
   }
-  s.step = *step;
-  s.max_step = *max_step;
+  s.step = step;
+  s.max_step = max_step;
   for (const core::Slo& slo : s.slos) {
     s.requests_needed.push_back(core::RequestsToShow(slo.allowed_share, s.confidence));
   }
-  s.warmup = *warmup;
-  s.cooldown = *cooldown;
+  s.warmup = warmup;
+  s.cooldown = cooldown;
   return s;
 }
 

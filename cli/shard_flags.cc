@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/run/shard.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::cli {
 namespace {
@@ -51,14 +52,14 @@ absl::StatusOr<std::string> ResolveShardFlags(const ShardFlags& flags, core::Run
     return absl::InvalidArgumentError("--shards is for --shard auto (with JOB_COMPLETION_INDEX)");
   }
   if (flags.shard == "auto") {
-    absl::StatusOr<core::Shard> shard = core::ShardFromEnvironment(
-        flags.shards, [](const char* name) -> std::optional<std::string> {
-          const char* value = std::getenv(name);
-          if (value == nullptr) return std::nullopt;
-          return std::string(value);
-        });
-    if (!shard.ok()) return shard.status();
-    options.shard = absl::StrCat(shard->index, "/", shard->count);
+    URINGLOAD_ASSIGN_OR_RETURN(
+        core::Shard shard, core::ShardFromEnvironment(
+                               flags.shards, [](const char* name) -> std::optional<std::string> {
+                                 const char* value = std::getenv(name);
+                                 if (value == nullptr) return std::nullopt;
+                                 return std::string(value);
+                               }));
+    options.shard = absl::StrCat(shard.index, "/", shard.count);
   } else {
     options.shard = flags.shard;
   }

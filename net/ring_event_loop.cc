@@ -49,12 +49,12 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
   if (!buffers.ok()) return buffers.status();
   loop->buffers_ = *std::move(buffers);
   if (options.datagram_buffers > 0) {
-    absl::StatusOr<std::unique_ptr<ProvidedBufferRing>> datagram_buffers =
-        ProvidedBufferRing::Create(
-            loop->ring_->raw(), kDatagramBufferGroup,
-            {.count = options.datagram_buffers, .size = kDatagramBufferSize, .incremental = false});
-    if (!datagram_buffers.ok()) return datagram_buffers.status();
-    loop->datagram_buffers_ = *std::move(datagram_buffers);
+    URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ProvidedBufferRing> datagram_buffers,
+                               ProvidedBufferRing::Create(loop->ring_->raw(), kDatagramBufferGroup,
+                                                          {.count = options.datagram_buffers,
+                                                           .size = kDatagramBufferSize,
+                                                           .incremental = false}));
+    loop->datagram_buffers_ = std::move(datagram_buffers);
     loop->datagram_receive_.msg_namelen = sizeof(sockaddr_storage);
     loop->datagram_receive_.msg_controllen = CMSG_SPACE(sizeof(int));  // UDP_GRO's size.
     loop->datagram_sends_.resize(options.slots);

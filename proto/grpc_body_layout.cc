@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/status_macros.h"
 #include "proto/grpc_body_template.h"
 #include "proto/grpc_message.h"
 #include "proto/protobuf_scalar.h"
@@ -170,14 +171,15 @@ class GrpcBodyTemplate::Planner {
   absl::Status AddText(ProtobufScalar scalar, const pb::FieldDescriptor& field,
                        const std::string& text) {
     // Each text its own random stream: two {rand} of one body are two values.
-    absl::StatusOr<TextTemplate> compiled = TextTemplate::Compile(
-        text, columns_, kFirstStream + static_cast<uint32_t>(out_.texts_.size()));
-    if (!compiled.ok()) return compiled.status();  // Checked when scanned: cannot happen.
+    URINGLOAD_ASSIGN_OR_RETURN(
+        TextTemplate compiled,
+        TextTemplate::Compile(text, columns_,
+                              kFirstStream + static_cast<uint32_t>(out_.texts_.size())));
     size_t at = AddNode(Kind::kScalar, field, WireOf(scalar));
     out_.nodes_[at].scalar = scalar;
     out_.nodes_[at].text = static_cast<uint32_t>(out_.texts_.size());
-    out_.uses_fields_ = out_.uses_fields_ || compiled->uses_fields();
-    out_.texts_.push_back(*std::move(compiled));
+    out_.uses_fields_ = out_.uses_fields_ || compiled.uses_fields();
+    out_.texts_.push_back(std::move(compiled));
     return absl::OkStatus();
   }
 

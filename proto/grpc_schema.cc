@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "net/base/status_macros.h"
 
 namespace uringload::proto {
 
@@ -161,10 +162,9 @@ absl::StatusOr<GrpcMethod> GrpcSchema::FindMethod(std::string_view method_path) 
 absl::StatusOr<std::string> GrpcSchema::EncodeJson(std::string_view type_name,
                                                    std::string_view json) const {
   const std::string type(type_name);
-  absl::StatusOr<std::unique_ptr<pb::Message>> made =
-      NewMessage(*pool_->pool, *pool_->factory, type);
-  if (!made.ok()) return made.status();
-  std::unique_ptr<pb::Message> message = *std::move(made);
+  URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<pb::Message> made,
+                             NewMessage(*pool_->pool, *pool_->factory, type));
+  std::unique_ptr<pb::Message> message = std::move(made);
   pb::util::JsonParseOptions options;  // Unknown fields are errors: a typo is not ignored.
   auto status = pb::util::JsonStringToMessage(pb::StringPiece(json.data(), json.size()),
                                               message.get(), options);

@@ -93,23 +93,21 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
     headers.push_back(header);
   }
   RequestTemplate tmpl;
-  absl::StatusOr<TextTemplate> path =
-      CompilePart(absl::StrCat("URL path '", spec.target, "'"), spec.target, columns, 0);
-  if (!path.ok()) return path.status();
-  tmpl.path_ = *std::move(path);
+  URINGLOAD_ASSIGN_OR_RETURN(
+      TextTemplate path,
+      CompilePart(absl::StrCat("URL path '", spec.target, "'"), spec.target, columns, 0));
+  tmpl.path_ = std::move(path);
   std::vector<TextTemplate> values;
   for (size_t k = 0; k < headers.size(); ++k) {
-    absl::StatusOr<TextTemplate> value =
-        CompilePart(absl::StrCat("header '", headers[k].name, "'"), headers[k].value, columns,
-                    static_cast<uint32_t>(k + 1));
-    if (!value.ok()) return value.status();
-    values.push_back(*std::move(value));
+    URINGLOAD_ASSIGN_OR_RETURN(
+        TextTemplate value, CompilePart(absl::StrCat("header '", headers[k].name, "'"),
+                                        headers[k].value, columns, static_cast<uint32_t>(k + 1)));
+    values.push_back(std::move(value));
   }
   if (spec.body_is_template) {
-    absl::StatusOr<TextTemplate> body =
-        CompilePart(spec.body_name, spec.body, columns, kBodyStream);
-    if (!body.ok()) return body.status();
-    tmpl.body_ = *std::move(body);
+    URINGLOAD_ASSIGN_OR_RETURN(TextTemplate body,
+                               CompilePart(spec.body_name, spec.body, columns, kBodyStream));
+    tmpl.body_ = std::move(body);
   } else {
     tmpl.body_ = TextTemplate::Literal(spec.body);
   }
@@ -136,11 +134,11 @@ absl::StatusOr<RequestTemplate> RequestTemplate::Build(const RequestSpec& spec,
     tmpl.uses_fields_ = tmpl.uses_fields_ || values[k].uses_fields();
   }
   if (!spec.extra_lines.empty()) {
-    absl::StatusOr<TextTemplate> extra =
-        CompilePart("extra header lines", spec.extra_lines, columns, kExtraLinesStream);
-    if (!extra.ok()) return extra.status();
-    head.Append(*extra);
-    tmpl.uses_fields_ = tmpl.uses_fields_ || extra->uses_fields();
+    URINGLOAD_ASSIGN_OR_RETURN(
+        TextTemplate extra,
+        CompilePart("extra header lines", spec.extra_lines, columns, kExtraLinesStream));
+    head.Append(extra);
+    tmpl.uses_fields_ = tmpl.uses_fields_ || extra.uses_fields();
   }
   // What follows the Content-Length value.
   std::string tail = spec.keep_alive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n";

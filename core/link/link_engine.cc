@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
+#include "net/base/status_macros.h"
 #include "net/clock.h"
 
 namespace uringload::core {
@@ -96,10 +97,9 @@ void LinkEngine::OnCompletion(uint64_t data, int res, bool blackhole) {
 }
 
 absl::Status LinkEngine::Run(const std::atomic<bool>& stop, const std::atomic<bool>& blackhole) {
-  absl::StatusOr<std::unique_ptr<net::Ring>> ring =
-      net::Ring::Create({.sq_entries = 1024, .cq_entries = 8192});
-  if (!ring.ok()) return ring.status();
-  ring_ = *std::move(ring);
+  URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<net::Ring> ring,
+                             net::Ring::Create({.sq_entries = 1024, .cq_entries = 8192}));
+  ring_ = std::move(ring);
   while (!stop.load(std::memory_order_relaxed) && failure_.ok()) {
     for (uint32_t side = 0; side < 2; ++side) {
       ArmReads(side);

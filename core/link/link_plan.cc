@@ -38,16 +38,14 @@ absl::StatusOr<LinkShape> MakeShape(const LinkShapeOptions& both, const LinkShap
   };
   LinkShape shape;
   if (auto [text, flag] = pick(own.delay, both.delay, "delay"); text) {
-    absl::StatusOr<absl::Duration> d =
-        ParseDurationFlag(flag, *text, absl::ZeroDuration(), kMaxDelay);
-    if (!d.ok()) return d.status();
-    shape.delay_ns = absl::ToInt64Nanoseconds(*d);
+    URINGLOAD_ASSIGN_OR_RETURN(absl::Duration d,
+                               ParseDurationFlag(flag, *text, absl::ZeroDuration(), kMaxDelay));
+    shape.delay_ns = absl::ToInt64Nanoseconds(d);
   }
   if (auto [text, flag] = pick(own.jitter, both.jitter, "jitter"); text) {
-    absl::StatusOr<absl::Duration> d =
-        ParseDurationFlag(flag, *text, absl::ZeroDuration(), kMaxDelay);
-    if (!d.ok()) return d.status();
-    shape.jitter_ns = absl::ToInt64Nanoseconds(*d);
+    URINGLOAD_ASSIGN_OR_RETURN(absl::Duration d,
+                               ParseDurationFlag(flag, *text, absl::ZeroDuration(), kMaxDelay));
+    shape.jitter_ns = absl::ToInt64Nanoseconds(d);
     if (shape.jitter_ns > shape.delay_ns) {
       return absl::InvalidArgumentError(
           absl::StrCat(flag, " (", *text,

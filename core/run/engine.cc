@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/cpu_pinning.h"
+#include "net/base/status_macros.h"
 #include "net/clock.h"
 
 namespace uringload::core {
@@ -43,10 +44,10 @@ uint64_t Engine::BlockSize() const {
 absl::Status Engine::Start() {
   for (size_t t = 0; t < plan_.targets.size(); ++t) {
     for (size_t a = 0; a < plan_.addresses.size(); ++a) {
-      absl::StatusOr<proto::RequestTemplate> tmpl =
-          proto::RequestTemplate::Build(plan_.RequestFor(t, a), plan_.columns());
-      if (!tmpl.ok()) return tmpl.status();
-      templates_.push_back(*std::move(tmpl));
+      URINGLOAD_ASSIGN_OR_RETURN(
+          proto::RequestTemplate tmpl,
+          proto::RequestTemplate::Build(plan_.RequestFor(t, a), plan_.columns()));
+      templates_.push_back(std::move(tmpl));
     }
   }
   // --start-at: the workers set up now and begin at the planned moment, on the monotonic

@@ -1,5 +1,7 @@
 #include "core/run/http3_connection.h"
 
+#include "net/base/status_macros.h"
+
 namespace uringload::core {
 absl::Status Http3Connection::Start(const net::QuicTlsContext& tls, const net::QuicPath& path,
                                     std::string server_name, const net::QuicSettings& settings,
@@ -8,10 +10,11 @@ absl::Status Http3Connection::Start(const net::QuicTlsContext& tls, const net::Q
   events_ = events;
   early_rejected_ = false;
   session_.Stop();
-  absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic = net::QuicConnection::Client(
-      tls, path, std::move(server_name), settings, quic_events(), now_ns, resume, early_params);
-  if (!quic.ok()) return quic.status();
-  Attach(*std::move(quic));
+  URINGLOAD_ASSIGN_OR_RETURN(
+      std::unique_ptr<net::QuicConnection> quic,
+      net::QuicConnection::Client(tls, path, std::move(server_name), settings, quic_events(),
+                                  now_ns, resume, early_params));
+  Attach(std::move(quic));
   if (quic_->early_data_attempted()) StartStreams();  // 0-RTT: requests may go at once.
   return absl::OkStatus();
 }

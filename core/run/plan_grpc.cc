@@ -52,12 +52,12 @@ absl::Status CheckGrpcOptions(const RunOptions& options) {
 
 absl::StatusOr<std::optional<proto::GrpcSchema>> LoadGrpcSchema(const RunOptions& options) {
   if (!options.proto_file && !options.protoset_file) return std::nullopt;
-  absl::StatusOr<proto::GrpcSchema> schema =
+  URINGLOAD_ASSIGN_OR_RETURN(
+      proto::GrpcSchema schema,
       options.proto_file
           ? proto::GrpcSchema::FromProtoFile(*options.proto_file, options.import_paths)
-          : proto::GrpcSchema::FromProtoset(*options.protoset_file);
-  if (!schema.ok()) return schema.status();
-  return std::optional<proto::GrpcSchema>(*std::move(schema));
+          : proto::GrpcSchema::FromProtoset(*options.protoset_file));
+  return std::optional<proto::GrpcSchema>(std::move(schema));
 }
 
 absl::Status MakeGrpcCall(const proto::GrpcSchema& schema, const proto::GrpcMethod& method,
@@ -75,16 +75,16 @@ absl::Status MakeGrpcCall(const proto::GrpcSchema& schema, const proto::GrpcMeth
   // A body given as it is (a file without --body-file-placeholders) has its braces escaped,
   // so the template renders it unchanged.
   std::string text = json.is_template ? json.text : proto::TextTemplate::Escape(json.text);
-  absl::StatusOr<proto::GrpcBodyTemplate> message =
-      proto::GrpcBodyTemplate::Build(schema, method.request_type, text, json.name, columns);
-  if (!message.ok()) return message.status();
-  if (message->max_size() > kMaxCallBody / messages) {
+  URINGLOAD_ASSIGN_OR_RETURN(
+      proto::GrpcBodyTemplate message,
+      proto::GrpcBodyTemplate::Build(schema, method.request_type, text, json.name, columns));
+  if (message.max_size() > kMaxCallBody / messages) {
     return absl::InvalidArgumentError(
         absl::StrCat("--stream-messages ", messages, ": the call's messages would take up to ",
-                     message->max_size() * messages, " bytes; at most ", kMaxCallBody));
+                     message.max_size() * messages, " bytes; at most ", kMaxCallBody));
   }
-  message->SetMessages(messages);
-  spec.grpc_body = std::make_shared<const proto::GrpcBodyTemplate>(*std::move(message));
+  message.SetMessages(messages);
+  spec.grpc_body = std::make_shared<const proto::GrpcBodyTemplate>(std::move(message));
   spec.body_name = json.name;
   return proto::RequestTemplate::Build(spec, columns).status();
 }

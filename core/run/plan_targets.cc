@@ -203,12 +203,12 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
     return absl::InvalidArgumentError("--proto or --protoset, not both");
   }
   URINGLOAD_ASSIGN_OR_RETURN(std::optional<proto::GrpcSchema> schema, LoadGrpcSchema(options));
-  absl::StatusOr<FlowProgram> program =
+  URINGLOAD_ASSIGN_OR_RETURN(
+      FlowProgram program,
       CompileFlows(file, path, data_columns, options.max_var_bytes, options.max_cookie_bytes,
-                   schema.has_value() ? &*schema : nullptr);
-  if (!program.ok()) return program.status();
-  plan.flow_columns = program->ColumnNames(data_columns);
-  plan.flow_column_sizes = program->ColumnSizes(data_sizes);
+                   schema.has_value() ? &*schema : nullptr));
+  plan.flow_columns = program.ColumnNames(data_columns);
+  plan.flow_column_sizes = program.ColumnSizes(data_sizes);
   uint32_t k = 0;
   for (const Flow& flow : file.flows) {
     for (const FlowStep& step : flow.steps) {
@@ -228,7 +228,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
         url->target = method->path;
       }
       TargetRequest target =
-          NewTarget(options, step.line, program->steps[k].name, step.method, step.url, *url);
+          NewTarget(options, step.line, program.steps[k].name, step.method, step.url, *url);
       target.origin = origin;
       proto::RequestSpec& spec = target.spec;
       for (const auto& [name, value] : step.headers) {
@@ -259,7 +259,7 @@ absl::Status PlanFlow(const RunOptions& options, RunPlan& plan) {
         absl::StrCat(path, ": no step is a grpc call, so --proto and --protoset have no use"));
   }
   URINGLOAD_RETURN_IF_ERROR(PlanFlowOrigins(options, path, plan));
-  plan.flow = std::make_shared<const FlowProgram>(*std::move(program));
+  plan.flow = std::make_shared<const FlowProgram>(std::move(program));
   return absl::OkStatus();
 }
 

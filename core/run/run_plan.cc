@@ -108,10 +108,10 @@ absl::Status PlanQuic(const RunOptions& options, RunPlan& plan) {
         "--0rtt resumes a session (0-RTT rides on it): not with --no-tls-resume");
   }
   plan.quic_zero_rtt = options.zero_rtt;
-  absl::StatusOr<std::unique_ptr<net::QuicTlsContext>> context = net::QuicTlsContext::Client(
-      {.verify = !options.insecure, .ca_file = options.cacert.value_or("")});
-  if (!context.ok()) return context.status();
-  plan.quic_tls = *std::move(context);
+  URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<net::QuicTlsContext> context,
+                             net::QuicTlsContext::Client({.verify = !options.insecure,
+                                                          .ca_file = options.cacert.value_or("")}));
+  plan.quic_tls = std::move(context);
   return absl::OkStatus();
 }
 
@@ -173,10 +173,10 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
   }
   if (options.ramp.has_value()) {
     if (!plan.rate.has_value()) return absl::InvalidArgumentError("--ramp needs -R/--rate");
-    absl::StatusOr<absl::Duration> ramp = ParseDurationFlag(
-        "--ramp", *options.ramp, absl::ZeroDuration(), kMaxDuration, /*min_exclusive=*/true);
-    if (!ramp.ok()) return ramp.status();
-    plan.ramp = *ramp;
+    URINGLOAD_ASSIGN_OR_RETURN(absl::Duration ramp,
+                               ParseDurationFlag("--ramp", *options.ramp, absl::ZeroDuration(),
+                                                 kMaxDuration, /*min_exclusive=*/true));
+    plan.ramp = ramp;
   }
   URINGLOAD_RETURN_IF_ERROR(CheckRange("-p/--pipeline", options.pipeline, 1, kMaxPipeline));
   plan.pipeline = static_cast<uint32_t>(options.pipeline);
@@ -189,15 +189,15 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
         "-p/--pipeline needs keep-alive: --no-keepalive sends one request per connection");
   }
   if (options.warmup.has_value()) {
-    absl::StatusOr<absl::Duration> warmup =
-        ParseDurationFlag("--warmup", *options.warmup, absl::ZeroDuration(), kMaxDuration);
-    if (!warmup.ok()) return warmup.status();
-    if (plan.duration.has_value() && *warmup >= *plan.duration) {
+    URINGLOAD_ASSIGN_OR_RETURN(
+        absl::Duration warmup,
+        ParseDurationFlag("--warmup", *options.warmup, absl::ZeroDuration(), kMaxDuration));
+    if (plan.duration.has_value() && warmup >= *plan.duration) {
       return absl::InvalidArgumentError(
           absl::StrCat("--warmup ", *options.warmup, " must be shorter than -d ",
                        absl::FormatDuration(*plan.duration), ": nothing would be measured"));
     }
-    plan.warmup = *warmup;
+    plan.warmup = warmup;
   }
   return absl::OkStatus();
 }
@@ -260,10 +260,9 @@ absl::Status PlanAddresses(const RunOptions& options, RunPlan& plan) {
     return absl::OkStatus();
   }
   for (uint32_t port = plan.url.port; port <= plan.url.last_port; ++port) {
-    absl::StatusOr<net::SocketAddress> address =
-        net::Resolve(plan.url.host, static_cast<uint16_t>(port));
-    if (!address.ok()) return address.status();
-    plan.addresses.push_back(*address);
+    URINGLOAD_ASSIGN_OR_RETURN(net::SocketAddress address,
+                               net::Resolve(plan.url.host, static_cast<uint16_t>(port)));
+    plan.addresses.push_back(address);
   }
   for (size_t o = 1; o < plan.origins.size(); ++o) {  // A flow's other origins.
     Origin& origin = plan.origins[o];
@@ -272,10 +271,9 @@ absl::Status PlanAddresses(const RunOptions& options, RunPlan& plan) {
   }
   if (!plan.origins.empty()) plan.origins[0].address = plan.addresses[0];
   if (options.source.has_value()) {
-    absl::StatusOr<std::vector<net::SocketAddress>> sources =
-        net::ParseSourceAddresses(*options.source);
-    if (!sources.ok()) return sources.status();
-    for (const net::SocketAddress& source : *sources) {
+    URINGLOAD_ASSIGN_OR_RETURN(std::vector<net::SocketAddress> sources,
+                               net::ParseSourceAddresses(*options.source));
+    for (const net::SocketAddress& source : sources) {
       bool other_family =
           std::any_of(plan.origins.begin(), plan.origins.end(),
                       [&](const Origin& o) { return o.address.family() != source.family(); });
@@ -284,7 +282,7 @@ absl::Status PlanAddresses(const RunOptions& options, RunPlan& plan) {
             "--source: addresses must be of the target's family (IPv4 or IPv6)");
       }
     }
-    plan.sources = *std::move(sources);
+    plan.sources = std::move(sources);
   }
   return absl::OkStatus();
 }
@@ -329,18 +327,18 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   URINGLOAD_RETURN_IF_ERROR(CheckCounts(options));
   RunPlan plan;
   // The timeout first: a gRPC call's grpc-timeout header carries it.
-  absl::StatusOr<absl::Duration> timeout = ParseDurationFlag(
-      "--timeout", options.timeout, absl::ZeroDuration(), kMaxTimeout, /*min_exclusive=*/true);
-  if (!timeout.ok()) return timeout.status();
-  plan.timeout = *timeout;
+  URINGLOAD_ASSIGN_OR_RETURN(absl::Duration timeout,
+                             ParseDurationFlag("--timeout", options.timeout, absl::ZeroDuration(),
+                                               kMaxTimeout, /*min_exclusive=*/true));
+  plan.timeout = timeout;
   URINGLOAD_RETURN_IF_ERROR(PlanTargets(options, plan));
   URINGLOAD_RETURN_IF_ERROR(PlanTls(options, plan));
   if (options.duration.has_value()) {
-    absl::StatusOr<absl::Duration> d =
+    URINGLOAD_ASSIGN_OR_RETURN(
+        absl::Duration d,
         ParseDurationFlag("-d/--duration", *options.duration, absl::ZeroDuration(), kMaxDuration,
-                          /*min_exclusive=*/true);
-    if (!d.ok()) return d.status();
-    plan.duration = *d;
+                          /*min_exclusive=*/true));
+    plan.duration = d;
   }
   if (options.requests.has_value()) {
     plan.requests = static_cast<uint64_t>(*options.requests);
@@ -366,11 +364,11 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
           ? static_cast<uint32_t>(std::min<uint64_t>(plan.requested_concurrency, *plan.requests))
           : plan.requested_concurrency;
   URINGLOAD_RETURN_IF_ERROR(ChooseThreads(options, plan));
-  absl::StatusOr<absl::Duration> connect_timeout =
+  URINGLOAD_ASSIGN_OR_RETURN(
+      absl::Duration connect_timeout,
       ParseDurationFlag("--connect-timeout", options.connect_timeout, absl::ZeroDuration(),
-                        kMaxTimeout, /*min_exclusive=*/true);
-  if (!connect_timeout.ok()) return connect_timeout.status();
-  plan.connect_timeout = *connect_timeout;
+                        kMaxTimeout, /*min_exclusive=*/true));
+  plan.connect_timeout = connect_timeout;
   if (options.batch_window == "auto") {
     plan.batch_window = absl::Microseconds(200);
     plan.batch_window_max = plan.pipeline > 1 ? absl::Microseconds(400) : plan.batch_window;
@@ -387,18 +385,18 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
   }
   plan.busy_poll = options.busy_poll;
   if (plan.busy_poll) plan.batch_window = plan.batch_window_max = absl::ZeroDuration();
-  absl::StatusOr<absl::Duration> lag_bound =
+  URINGLOAD_ASSIGN_OR_RETURN(
+      absl::Duration lag_bound,
       ParseDurationFlag("--schedule-lag-bound", options.schedule_lag_bound, absl::ZeroDuration(),
-                        absl::Hours(1), /*min_exclusive=*/true);
-  if (!lag_bound.ok()) return lag_bound.status();
-  plan.schedule_lag_bound = *lag_bound;
+                        absl::Hours(1), /*min_exclusive=*/true));
+  plan.schedule_lag_bound = lag_bound;
 
   URINGLOAD_RETURN_IF_ERROR(PlanAddresses(options, plan));
   plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
-  absl::StatusOr<ResponseChecks> checks =
-      MakeResponseChecks(options.expect_status, options.expect_body_contains);
-  if (!checks.ok()) return checks.status();
-  plan.checks = *std::move(checks);
+  URINGLOAD_ASSIGN_OR_RETURN(
+      ResponseChecks checks,
+      MakeResponseChecks(options.expect_status, options.expect_body_contains));
+  plan.checks = std::move(checks);
   return plan;
 }
 

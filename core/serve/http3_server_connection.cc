@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "net/base/status_macros.h"
+
 namespace uringload::core {
 absl::Status Http3ServerConnection::Accept(const net::QuicTlsContext& tls,
                                            const net::QuicPath& path,
@@ -11,10 +13,10 @@ absl::Status Http3ServerConnection::Accept(const net::QuicTlsContext& tls,
   events_ = events;
   max_streams_ = settings.max_streams_bidi;
   session_.Stop();
-  absl::StatusOr<std::unique_ptr<net::QuicConnection>> quic =
-      net::QuicConnection::Server(tls, path, initial, settings, quic_events(), now_ns);
-  if (!quic.ok()) return quic.status();
-  Attach(*std::move(quic));
+  URINGLOAD_ASSIGN_OR_RETURN(
+      std::unique_ptr<net::QuicConnection> quic,
+      net::QuicConnection::Server(tls, path, initial, settings, quic_events(), now_ns));
+  Attach(std::move(quic));
   return quic_->ReceiveInitial(initial, now_ns);  // Its 0-RTT requests may come with it.
 }
 

@@ -20,11 +20,10 @@ constexpr int64_t kMaxBodySize = 64 << 20;
 bool IsGrpc(const ServeOptions& o) { return o.grpc || o.grpc_echo; }
 
 absl::StatusOr<int64_t> ParseNonNegativeDuration(absl::string_view text, const std::string& whole) {
-  absl::StatusOr<absl::Duration> d =
-      ParseDurationFlag(absl::StrCat("--delay '", whole, "'"), std::string(text),
-                        absl::ZeroDuration(), absl::Hours(1));
-  if (!d.ok()) return d.status();
-  return absl::ToInt64Nanoseconds(*d);
+  URINGLOAD_ASSIGN_OR_RETURN(
+      absl::Duration d, ParseDurationFlag(absl::StrCat("--delay '", whole, "'"), std::string(text),
+                                          absl::ZeroDuration(), absl::Hours(1)));
+  return absl::ToInt64Nanoseconds(d);
 }
 
 absl::Status CheckProbability(const char* flag, double p) {
@@ -161,10 +160,10 @@ absl::Status PlanHttp3(const ServeOptions& o, ServePlan& plan) {
   if (o.threads.has_value() && *o.threads != 1) return refuse("serves on one thread (-t 1)");
   plan.threads = 1;
   plan.http3 = true;
-  absl::StatusOr<std::unique_ptr<net::QuicTlsContext>> tls =
-      net::QuicTlsContext::Server({.cert_file = *o.tls_cert, .key_file = *o.tls_key});
-  if (!tls.ok()) return tls.status();
-  plan.quic_tls = *std::move(tls);
+  URINGLOAD_ASSIGN_OR_RETURN(
+      std::unique_ptr<net::QuicTlsContext> tls,
+      net::QuicTlsContext::Server({.cert_file = *o.tls_cert, .key_file = *o.tls_key}));
+  plan.quic_tls = std::move(tls);
   return absl::OkStatus();
 }
 
@@ -286,10 +285,11 @@ absl::StatusOr<ServePlan> MakeServePlan(const ServeOptions& options) {
   URINGLOAD_RETURN_IF_ERROR(PlanHttp2(options, plan));
   URINGLOAD_RETURN_IF_ERROR(PlanHttp3(options, plan));
   if (options.tls_cert.has_value() && !plan.http3) {
-    absl::StatusOr<std::shared_ptr<net::TlsContext>> tls = net::TlsContext::Server(
-        {.cert_file = *options.tls_cert, .key_file = *options.tls_key, .http2 = plan.http2});
-    if (!tls.ok()) return tls.status();
-    plan.tls = *std::move(tls);
+    URINGLOAD_ASSIGN_OR_RETURN(
+        std::shared_ptr<net::TlsContext> tls,
+        net::TlsContext::Server(
+            {.cert_file = *options.tls_cert, .key_file = *options.tls_key, .http2 = plan.http2}));
+    plan.tls = std::move(tls);
   }
   plan.seed = options.seed;
   if (options.log_requests.has_value()) {

@@ -62,11 +62,10 @@ absl::Status ServerWorker::Listen(std::span<const int> shared) {
       continue;
     }
     const net::SocketAddress& address = plan_->listen[i];
-    absl::StatusOr<net::UniqueFd> fd =
-        plan_->http3 ? net::OpenDatagramListener(address)
-                     : net::OpenListener(address, plan_->backlog, incoming_cpu_);
-    if (!fd.ok()) return fd.status();
-    listeners_.push_back(*std::move(fd));
+    URINGLOAD_ASSIGN_OR_RETURN(
+        net::UniqueFd fd, plan_->http3 ? net::OpenDatagramListener(address)
+                                       : net::OpenListener(address, plan_->backlog, incoming_cpu_));
+    listeners_.push_back(std::move(fd));
   }
   return absl::OkStatus();
 }
@@ -82,10 +81,9 @@ absl::Status ServerWorker::Setup() {
         // --http3: runs of datagrams of up to 64 KiB each; a few per connection wait at once.
         .datagram_buffers = plan_->http3 ? 256u : 0u,
         .accept_into_free_slots = !plan_->http3};
-    absl::StatusOr<std::unique_ptr<net::EventLoop>> loop =
-        net::MakeWorkerLoop(options, plan_->tls, {});
-    if (!loop.ok()) return loop.status();
-    loop_ = *std::move(loop);
+    URINGLOAD_ASSIGN_OR_RETURN(std::unique_ptr<net::EventLoop> loop,
+                               net::MakeWorkerLoop(options, plan_->tls, {}));
+    loop_ = std::move(loop);
   }
   connections_.resize(table);
   ServerEnv env{.plan = plan_,
