@@ -94,21 +94,22 @@ std::string SvgChart(const ChartSpec& spec, const std::vector<ChartSeries>& seri
   double x0 = kLeft, x1 = kWidth - kRight, y0 = kHeight - kBottom, y1 = kTop;
   std::string body;
   size_t drawn = 0;
+  // A tick: its grid line across the plot, its label at (tx, ty).
+  auto tick = [&](double lx0, double ly0, double lx1, double ly1, double tx, double ty,
+                  const char* anchor, double value) {
+    absl::StrAppend(
+        &body,
+        absl::StrFormat("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+                        "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"%s\">%s</text>\n",
+                        lx0, ly0, lx1, ly1, tx, ty, anchor, Number(value)));
+  };
   for (double t : x.Ticks()) {
     double px = x.Map(t, x0, x1);
-    absl::StrAppend(
-        &body, absl::StrFormat(
-                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
-                   px, y0, px, y1, px, y0 + 16, Number(t)));
+    tick(px, y0, px, y1, px, y0 + 16, "middle", t);
   }
   for (double t : y.Ticks()) {
     double py = y.Map(t, y0, y1);
-    absl::StrAppend(
-        &body, absl::StrFormat(
-                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
-                   x0, py, x1, py, x0 - 6, py + 4, Number(t)));
+    tick(x0, py, x1, py, x0 - 6, py + 4, "end", t);
   }
   double legend_x = x0;
   for (const ChartSeries& s : series) {

@@ -68,14 +68,19 @@ absl::StatusOr<std::unique_ptr<RingEventLoop>> RingEventLoop::Create(
 
 int64_t RingEventLoop::Now() const { return MonotonicNanos(); }
 
-void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
-                            const SocketAddress* source) {
+RingEventLoop::SlotState& RingEventLoop::OpenSlot(uint32_t slot, bool datagram) {
   SlotState& s = slots_[slot];
   URINGLOAD_CHECK(!s.open && !s.connecting, "connect on slot %u open %d connecting %d", slot,
                   s.open, s.connecting);
   s.open = true;
-  s.datagram = false;
+  s.datagram = datagram;
   s.socket_error = 0;
+  return s;
+}
+
+void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
+                            const SocketAddress* source) {
+  SlotState& s = OpenSlot(slot, /*datagram=*/false);
   if (source != nullptr) {
     // liburing 2.3 cannot bind: a normal socket is bound (IP_BIND_ADDRESS_NO_PORT),
     // installed in the slot and closed, costing a few syscalls per connection, not per request.
@@ -106,12 +111,7 @@ void RingEventLoop::Connect(uint32_t slot, const SocketAddress& target,
 void RingEventLoop::ConnectDatagram(uint32_t slot, const SocketAddress& target,
                                     const SocketAddress* source) {
   URINGLOAD_CHECK(datagram_buffers_ != nullptr, "slot %u: the loop has no datagram buffers", slot);
-  SlotState& s = slots_[slot];
-  URINGLOAD_CHECK(!s.open && !s.connecting, "connect on slot %u open %d connecting %d", slot,
-                  s.open, s.connecting);
-  s.open = true;
-  s.datagram = true;
-  s.socket_error = 0;
+  SlotState& s = OpenSlot(slot, /*datagram=*/true);
   int error = 0;
   UniqueFd fd = OpenDatagramSocket(target.family(), source, &error);
   if (fd.get() >= 0) error = -ring_->InstallFile(slot, fd.get());

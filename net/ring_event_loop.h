@@ -77,6 +77,8 @@ class RingEventLoop final : public EventLoop {
     return PackUserData(slot, slots_[slot].generation, op);
   }
   void OnCqe(const io_uring_cqe& cqe, CompletionHandler& handler);
+  // The slot takes a new connection (TCP or, `datagram`, UDP): it must hold none.
+  SlotState& OpenSlot(uint32_t slot, bool datagram);
   void OnReceive(uint32_t slot, const io_uring_cqe& cqe, CompletionHandler& handler);
   // A datagram receive's buffer holds the recvmsg header and control message before the data.
   Completion DatagramCompletion(uint32_t slot, std::string_view buffer, bool more);
