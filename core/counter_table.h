@@ -3,7 +3,8 @@
 // member of the plain stats struct holds it, where the JSON result keeps it, its Prometheus
 // metric, and how the values of workers and shards merge; the live counters are kept at the
 // row's index. Snapshots, merges, the JSON writer and reader and the Prometheus collectors go
-// by the rows, so a counter is added with a row and the call that counts it.
+// by the rows, so a counter is added with a row and the call that counts it; a row with a
+// summary phrase is in the text summary too.
 #pragma once
 
 #include <algorithm>
@@ -37,6 +38,9 @@ struct CounterRowOf {
   CounterMerge merge = CounterMerge::kSum;
   bool nanoseconds = false;  // Kept in ns, written (JSON, Prometheus) in seconds.
   bool gauge = false;        // A Prometheus gauge: it goes down too.
+  // In the text summary: "<value> <summary>" on its JSON object's line, when not 0 ("": the
+  // summary's prose says it, or not at all).
+  std::string_view summary = {};
 };
 
 // The index of `member`'s row in `rows` (a compile error when it has none).

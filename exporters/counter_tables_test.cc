@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "core/flow/flow_program.h"
 #include "core/run/run_counters.h"
 #include "core/serve/server_counters.h"
@@ -109,6 +110,25 @@ core::ServerRunStats ServerStatsWithEveryRow(uint64_t scale) {
     s.*core::kServerCounters[i].member = (i + 1) * scale;
   }
   return s;
+}
+
+// A row with a summary phrase is in the text summary, "<value> <phrase>", with no other edit.
+TEST(RunCountersTest, EveryRowWithASummaryPhraseIsInTheSummary) {
+  core::RunResult result = ResultWithEveryRow(1);
+  result.stats.connections_http3 = 1;  // Its lines are shown.
+  core::RunPlan plan = EveryObjectShown();
+  RunReport report{
+      .target = "t", .run_id = "r", .planned = std::nullopt, .result = &result, .plan = &plan};
+  std::string summary = FormatRunSummary(report);
+  size_t phrased = 0;
+  for (size_t i = 0; i < std::size(kRunCounters); ++i) {
+    const CounterRow& row = kRunCounters[i];
+    if (row.summary.empty()) continue;
+    ++phrased;
+    std::string shown = absl::StrCat(ValueOf(i, 1), " ", std::string(row.summary));
+    EXPECT_NE(summary.find(shown), std::string::npos) << shown << "\n" << summary;
+  }
+  EXPECT_GT(phrased, 0u);
 }
 
 TEST(ServerCountersTest, EveryRowIsInTheJsonSummaryMergedAndExported) {

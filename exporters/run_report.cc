@@ -8,7 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/run/run_counters.h"
 #include "exporters/report_format.h"
+#include "net/base/absl_view.h"
 #include "proto/grpc_status.h"
 
 namespace uringload::exporters {
@@ -327,6 +329,22 @@ std::string FormatLatencyBars(const core::HistogramSnapshot& h) {
   return out;
 }
 
+namespace {
+
+// `title` and the summary phrases of the rows kept in JSON object `object` (RunCounters), each
+// "<value> <phrase>" when not 0: a counter given a phrase is shown with no other edit.
+void AppendCounterLine(std::string_view title, std::string_view object, const RunStats& s,
+                       std::string* out) {
+  std::string line;
+  for (const core::CounterRow& row : core::kRunCounters) {
+    if (row.object != object || row.summary.empty() || s.*row.member == 0) continue;
+    absl::StrAppend(&line, line.empty() ? "" : ", ", s.*row.member, " ", AbslView(row.summary));
+  }
+  if (!line.empty()) absl::StrAppend(out, AbslView(title), line, "\n");
+}
+
+}  // namespace
+
 std::string FormatRunSummary(const RunReport& report) {
   const RunStats& s = report.result->stats;
   absl::Duration d = MeasuredDuration(*report.result, report.plan);
@@ -392,16 +410,7 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.tls_handshake.Quantile(0.5) / 1e9), " p99 ",
                     FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
   }
-  if (s.connections_http3 > 0) {
-    absl::StrAppend(&out, "QUIC:        ", s.quic_packets_sent, " packets sent (",
-                    s.quic_packets_lost, " declared lost, their data sent again), ",
-                    s.quic_packets_received, " received");
-    if (s.quic_zero_rtt_attempted > 0) {
-      absl::StrAppend(&out, "; 0-RTT taken on ", s.quic_zero_rtt_accepted, " of ",
-                      s.quic_zero_rtt_attempted, " reconnects");
-    }
-    absl::StrAppend(&out, "\n");
-  }
+  if (s.connections_http3 > 0) AppendCounterLine("QUIC:        ", "quic", s, &out);
   AppendGenerator(report, GeneratorVerdictOf(report), &out);
   AppendRoundTrip(report, &out);
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);
