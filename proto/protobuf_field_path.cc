@@ -49,8 +49,9 @@ uint64_t ReadLittleEndian(std::string_view bytes) {
   return v;
 }
 
-// The next field at `at`, moving past it; nullopt at the end or on bytes that do not parse
-// (groups, which proto3 has not, among them).
+// The next field at `at`, moving past it; nullopt at the end or on bytes that do not parse. A
+// group (proto2's; a proto3 reader meets one as an unknown field) is skipped whole, nested
+// ones too, as libprotobuf skips it.
 std::optional<ProtobufFieldPath::WireField> NextField(std::string_view& at) {
   CodedInputStream in = Reader(at);
   uint32_t tag = in.ReadTag();
@@ -77,6 +78,10 @@ std::optional<ProtobufFieldPath::WireField> NextField(std::string_view& at) {
     case WireFormatLite::WIRETYPE_LENGTH_DELIMITED:
       if (!in.ReadVarint32(&size)) return std::nullopt;
       start = in.CurrentPosition();
+      break;
+    case WireFormatLite::WIRETYPE_START_GROUP:
+      if (!WireFormatLite::SkipField(&in, tag)) return std::nullopt;
+      size = static_cast<uint32_t>(in.CurrentPosition() - start);
       break;
     default:
       return std::nullopt;
