@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -130,23 +131,39 @@ TEST(MetricsTrustTest, Http2ConnectionsCarryTheirProtocolLabel) {
 // more requests ended than started. Scraped as fast as possible during a busy run, until
 // enough scrapes saw requests in flight: each scrape spawns curl, so a loaded machine gets
 // fewer per second, and the run lasts as long as the scrapes need (at most 60 s).
+// The run's metrics carry a label of this test's own, so a scrape that reached another
+// process (which took the free port first: the run then refuses it) is told apart, and the
+// run starts again on another port.
 TEST(MetricsTrustTest, EveryScrapeIsConsistentInItself) {
   UringloadServer server;
   ASSERT_TRUE(server.ok());
-  uint16_t port = FreePort();
-  BackgroundProcess run({UringloadBinary(), "run", "-q", "-d", "60s", "-c", "100",
-                         "--metrics-listen", LoopbackAddress(port), server.Url("/{i}")});
-  ASSERT_TRUE(WaitForListener(port));
-  std::string url = "http://" + LoopbackAddress(port) + "/metrics";
+  const std::string mark = absl::StrCat("trust_test=\"", getpid(), "\"");
+  std::unique_ptr<BackgroundProcess> run;
+  std::string url;
+  for (int attempt = 0; attempt < 3 && url.empty(); ++attempt) {
+    uint16_t port = FreePort();
+    run = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{UringloadBinary(), "run", "-q", "-d", "60s", "-c", "100",
+                                 "--metrics-listen", LoopbackAddress(port), "--metrics-label",
+                                 absl::StrCat("trust_test=", getpid()), server.Url("/{i}")});
+    ASSERT_TRUE(WaitForListener(port));
+    std::string candidate = "http://" + LoopbackAddress(port) + "/metrics";
+    for (int i = 0; i < 200 && url.empty() && run->running(); ++i) {
+      if (HttpGet(candidate).find(mark) != std::string::npos) url = candidate;
+      if (url.empty()) usleep(50'000);
+    }
+  }
+  ASSERT_FALSE(url.empty()) << "three free ports were taken by other processes";
   constexpr int kWanted = 8;
   int during_run = 0;
-  for (int i = 0; i < 400 && during_run < kWanted && run.running(); ++i) {
+  for (int i = 0; i < 400 && during_run < kWanted && run->running(); ++i) {
     std::string m = HttpGet(url);
     if (m.empty()) continue;
     double count = SampleValue(m, "uringload_request_duration_seconds_count", {});
     double inf = SampleValue(m, "uringload_request_duration_seconds_bucket", {"le=\"+Inf\""});
     double ok = SampleValue(m, "uringload_requests_completed_total", {"outcome=\"ok\""});
     double started = SampleValue(m, "uringload_requests_started_total", {});
+    ASSERT_NE(m.find(mark), std::string::npos) << "scrape " << i << " is not the run's:\n" << m;
     EXPECT_EQ(count, inf) << "scrape " << i;
     EXPECT_EQ(count, ok) << "scrape " << i;
     EXPECT_LE(Completed(m), started) << "scrape " << i;
@@ -158,7 +175,7 @@ TEST(MetricsTrustTest, EveryScrapeIsConsistentInItself) {
     if (count > 0 && started > Completed(m)) ++during_run;  // Requests were in flight.
   }
   EXPECT_EQ(during_run, kWanted) << "too few scrapes while requests were in flight";
-  EXPECT_EQ(run.Stop(SIGINT), 128 + SIGINT);  // Still running: the scrapes came before its end.
+  EXPECT_EQ(run->Stop(SIGINT), 128 + SIGINT);  // Still running: the scrapes came before its end.
 }
 
 // /proc/net/tcp's local address of the socket listening on `port` (hex, as the kernel prints
