@@ -81,6 +81,11 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   }
   if (schedule) {
     cmd->add_option("--ramp", o.ramp, "With -R: rise linearly from 0 to R over this (e.g. 30s)");
+    cmd->add_option("--arrival", o.arrival,
+                    "With -R: even (the default: a request every 1/R s), poisson (seeded "
+                    "exponential gaps of mean 1/R, see --seed) or gamma:K (gaps of shape K: "
+                    "below 1 burstier, above 1 more regular)")
+        ->type_name("even|poisson|gamma:K");
   }
   cmd->add_option("-p,--pipeline,--streams", o.pipeline,
                   absl::StrCat("Requests in flight per connection, at most ", core::kMaxPipeline,

@@ -6,15 +6,6 @@
 
 namespace uringload::core {
 
-size_t HistogramBuckets::Index(uint64_t value) {
-  if (value < 2 * kSub) return value;
-  int msb = 63 - std::countl_zero(value);
-  if (msb >= kMaxBits) return kCount - 1;
-  int shift = msb - kSubBits;          // >= 1
-  uint64_t mantissa = value >> shift;  // In [kSub, 2*kSub).
-  return 2 * kSub + static_cast<size_t>(shift - 1) * kSub + (mantissa - kSub);
-}
-
 uint64_t HistogramBuckets::Lower(size_t index) {
   if (index < 2 * kSub) return index;
   size_t shift = (index - 2 * kSub) / kSub + 1;

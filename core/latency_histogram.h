@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -21,7 +22,15 @@ class HistogramBuckets {
   // Names this layout in JSON results: `merge` adds buckets only between equal layouts.
   static constexpr char kLayout[] = "log-linear-ns-sub7-max41";
 
-  static size_t Index(uint64_t value);
+  // Inline: three records a request (latency, head, first byte) each compute it.
+  static size_t Index(uint64_t value) {
+    if (value < 2 * kSub) return value;
+    int msb = 63 - std::countl_zero(value);
+    if (msb >= kMaxBits) return kCount - 1;
+    int shift = msb - kSubBits;          // >= 1
+    uint64_t mantissa = value >> shift;  // In [kSub, 2*kSub).
+    return 2 * kSub + static_cast<size_t>(shift - 1) * kSub + (mantissa - kSub);
+  }
   static uint64_t Lower(size_t index);
   static uint64_t Width(size_t index);
 };

@@ -1,7 +1,7 @@
-// Every row of the counter tables (core/run/run_counters.h, core/serve/server_counters.h)
-// reaches the JSON result (and comes back from it), is merged by its rule and is exported to
-// Prometheus: a counter added as a row needs no other edit, and this test covers it as soon as
-// the row exists.
+// Every row of the counter tables (core/run/run_counters.h, core/serve/server_counters.h) and
+// of the histogram table (core/run/run_histograms.h) reaches the JSON result (and comes back
+// from it), is merged by its rule and is exported to Prometheus: a counter or a histogram
+// added as a row needs no other edit, and this test covers it as soon as the row exists.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/flow/flow_program.h"
 #include "core/run/run_counters.h"
+#include "core/run/run_histograms.h"
+#include "core/run/thresholds.h"
 #include "core/serve/server_counters.h"
 #include "exporters/json_text.h"
 #include "exporters/prometheus_metrics.h"
@@ -101,6 +103,56 @@ TEST(RunCountersTest, EveryRowWithAMetricIsExported) {
     std::string type = row.gauge ? " gauge\n" : " counter\n";
     EXPECT_NE(exposition.find("# TYPE " + std::string(row.metric) + type), std::string::npos)
         << row.metric;
+  }
+}
+
+// Every row of the histogram table (core/run/run_histograms.h) likewise: in the JSON result
+// and read back, merged, exported, in the summary when it has a line there, and a threshold's
+// measure, with no other edit.
+TEST(RunHistogramsTest, EveryRowIsWrittenReadMergedExportedAndMeasured) {
+  core::RunResult result;
+  result.duration = absl::Seconds(1);
+  for (size_t i = 0; i < std::size(core::kRunHistograms); ++i) {
+    core::LatencyHistogram h;
+    for (size_t k = 0; k <= i; ++k) h.Record((i + 1) * 1'000'000);  // i+1 values of i+1 ms.
+    result.stats.*core::kRunHistograms[i].member = h.Snapshot();
+  }
+  core::RunPlan plan = EveryObjectShown();
+  RunReport report{
+      .target = "t", .run_id = "r", .planned = std::nullopt, .result = &result, .plan = &plan};
+  std::string text = RunResultToJson(report);
+  Json doc = Json::parse(text);
+  absl::StatusOr<RunResultFile> file = ReadRunResult(text, "result.json");
+  ASSERT_TRUE(file.ok()) << file.status();
+  result.stats.tls_handshakes = 1;  // The TLS histogram is exported with TLS.
+  RunInfo info;
+  info.flow = true;
+  info.grpc = true;
+  RunCollector collector([&] { return result.stats; }, [] { return absl::Seconds(1); }, info, {});
+  std::string exposition = SerializeMetrics(collector);
+  std::string summary = FormatRunSummary(report);
+  core::RunStats merged = result.stats;
+  merged.Merge(result.stats);
+  for (size_t i = 0; i < std::size(core::kRunHistograms); ++i) {
+    const core::HistogramRow& row = core::kRunHistograms[i];
+    std::string object = row.object.empty() ? "" : "/" + std::string(row.object);
+    std::string pointer = absl::StrCat(object, "/", std::string(row.stem), "_histogram/count");
+    ASSERT_TRUE(doc.contains(Json::json_pointer(pointer))) << pointer;
+    EXPECT_EQ(doc.at(Json::json_pointer(pointer)).get<uint64_t>(), i + 1) << pointer;
+    std::string p50 = absl::StrCat(object, "/", std::string(row.stem), "_seconds/p50");
+    EXPECT_NEAR(doc.at(Json::json_pointer(p50)).get<double>(), (i + 1) / 1e3, (i + 1) / 2e4) << p50;
+    EXPECT_EQ((file->stats.*row.member).count, i + 1) << pointer << " read back";
+    EXPECT_EQ((merged.*row.member).count, 2 * (i + 1)) << row.stem << " merged";
+    EXPECT_NE(exposition.find("# TYPE " + std::string(row.metric) + " histogram\n"),
+              std::string::npos)
+        << row.metric;
+    if (!row.summary.empty()) {
+      EXPECT_NE(summary.find(std::string(row.summary)), std::string::npos) << summary;
+    }
+    std::optional<double> measured = core::MeasureOf(absl::StrCat(std::string(row.measure), ".p50"),
+                                                     result.stats, absl::Seconds(1));
+    ASSERT_TRUE(measured.has_value()) << row.measure;
+    EXPECT_NEAR(*measured, (i + 1) / 1e3, (i + 1) / 2e4) << row.measure;
   }
 }
 

@@ -1,11 +1,13 @@
 #include "exporters/html_report.h"
 
 #include <array>
+#include <cctype>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
+#include "core/run/run_histograms.h"
 #include "exporters/report_format.h"
 #include "exporters/svg_chart.h"
 
@@ -70,6 +72,15 @@ std::string PlanTable(const RunResultFile& run) {
                                            FormatSeconds(s.latency.Quantile(0.9) / 1e9), " / ",
                                            FormatSeconds(s.latency.Quantile(0.99) / 1e9), " / ",
                                            FormatSeconds(s.latency.max / 1e9))));
+  }
+  for (const core::HistogramRow& row : core::kRunHistograms) {  // Time to head, first byte.
+    const core::HistogramSnapshot& h = s.*row.member;
+    if (row.summary.empty() || h.count == 0) continue;
+    absl::StrAppend(&out, Row(absl::StrCat(std::string(row.note), " p50 / p90 / p99 / max"),
+                              absl::StrCat(FormatSeconds(h.Quantile(0.5) / 1e9), " / ",
+                                           FormatSeconds(h.Quantile(0.9) / 1e9), " / ",
+                                           FormatSeconds(h.Quantile(0.99) / 1e9), " / ",
+                                           FormatSeconds(h.max / 1e9))));
   }
   return out + "</table>\n";
 }
@@ -178,20 +189,35 @@ std::string TimelineCharts(const std::vector<TimelinePoint>& timeline) {
                                {open, in_flight}));
 }
 
-std::string HistogramChart(const core::HistogramSnapshot& h) {
+std::string HistogramChart(const core::HistogramSnapshot& h, const std::string& id = "histogram",
+                           const std::string& title = "Latency histogram (log axis)") {
   ChartSeries bars{.name = "ok responses per bucket", .color = "#1565c0", .points = {}};
   for (size_t i = 0; i < h.counts.size(); ++i) {
     if (h.counts[i] == 0) continue;
     double ms = (core::HistogramBuckets::Lower(i) + core::HistogramBuckets::Width(i) / 2.0) / 1e6;
     bars.points.emplace_back(ms, static_cast<double>(h.counts[i]));
   }
-  return SvgChart({.id = "histogram",
-                   .title = "Latency histogram (log axis)",
+  return SvgChart({.id = id,
+                   .title = title,
                    .x_label = "ms",
                    .y_label = "responses",
                    .log_x = true,
                    .bars = true},
                   {bars});
+}
+
+// The time to the head and to the first byte, as the latency's histogram (when measured).
+std::string ResponseTimeCharts(const core::RunStats& s) {
+  std::string out;
+  for (const core::HistogramRow& row : core::kRunHistograms) {
+    const core::HistogramSnapshot& h = s.*row.member;
+    if (row.summary.empty() || h.count == 0) continue;
+    std::string note(row.note);
+    note[0] = static_cast<char>(std::toupper(note[0]));
+    absl::StrAppend(&out, HistogramChart(h, absl::StrCat("histogram-", std::string(row.measure)),
+                                         absl::StrCat(note, " (log axis)")));
+  }
+  return out;
 }
 
 constexpr char kStyle[] = R"css(
@@ -231,12 +257,12 @@ std::string HtmlPage(const std::string& title, const std::string& body) {
 }
 
 std::string HtmlReport(const RunResultFile& run, const std::vector<TimelinePoint>& timeline) {
-  return HtmlPage(
-      run.target,
-      absl::StrCat("<h1>uringload run: ", Html(run.target), "</h1>\n", PlanTable(run),
-                   "<h2>Outcomes, status codes, errors</h2>\n", CountTables(run.stats),
-                   TargetsTable(run), "<h2>Over time</h2>\n", TimelineCharts(timeline),
-                   "<h2>Latency distribution</h2>\n", HistogramChart(run.stats.latency)));
+  return HtmlPage(run.target,
+                  absl::StrCat("<h1>uringload run: ", Html(run.target), "</h1>\n", PlanTable(run),
+                               "<h2>Outcomes, status codes, errors</h2>\n", CountTables(run.stats),
+                               TargetsTable(run), "<h2>Over time</h2>\n", TimelineCharts(timeline),
+                               "<h2>Latency distribution</h2>\n", HistogramChart(run.stats.latency),
+                               ResponseTimeCharts(run.stats)));
 }
 
 }  // namespace uringload::exporters

@@ -25,7 +25,10 @@ std::map<std::string, int> ChartPoints(const std::string& html) {
 RunResultFile SampleRun() {
   core::WorkerStats stats;
   for (int i = 0; i < 6; ++i) stats.RequestStarted();
-  for (uint64_t ms : {1, 2, 2, 40, 900}) stats.RequestSucceeded(200, ms * 1'000'000);
+  for (uint64_t ms : {1, 2, 2, 40, 900}) {
+    stats.RequestSucceeded(200, ms * 1'000'000);
+    stats.ResponseArrived(ms * 500'000, ms == 1 ? std::nullopt : std::optional(ms * 800'000));
+  }
   stats.RequestFailed(core::Outcome::kReset, 104);
   core::RunResult result;
   result.stats = stats.Snapshot();
@@ -71,6 +74,11 @@ TEST(HtmlReportTest, TablesAndEveryChartFromTheResultAndTimeline) {
   EXPECT_EQ(points["latency-over-time"], 8);  // p50, p90, p99, max.
   EXPECT_EQ(points["connections"], 4);
   EXPECT_EQ(points["histogram"], 4);  // 1, 2, 40 and 900 ms: four buckets.
+  // The times to the head (all five) and to the first byte (four had a body), charted alike.
+  EXPECT_EQ(points["histogram-head"], 4);
+  EXPECT_EQ(points["histogram-ttfb"], 3);
+  EXPECT_NE(html.find("<th>to the body's first byte p50 / p90 / p99 / max</th>"),
+            std::string::npos);
   // Self-contained: nothing is fetched when it opens.
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find(" href="), std::string::npos);
@@ -114,7 +122,7 @@ TEST(HtmlReportTest, PerTargetResultsGetATable) {
 TEST(HtmlReportTest, WithoutATimelineSaysHowToGetOne) {
   std::string html = HtmlReport(SampleRun(), {});
   EXPECT_NE(html.find("--timeline FILE"), std::string::npos);
-  EXPECT_EQ(ChartPoints(html).size(), 1u);  // The histogram only.
+  EXPECT_EQ(ChartPoints(html).size(), 3u);  // The histograms only: latency, head, first byte.
 }
 
 TEST(HtmlReportTest, TimelineReaderTakesCsvAndRefusesOtherFiles) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/run/run_counters.h"
+#include "core/run/run_histograms.h"
 #include "core/serve/server_counters.h"
 #include "exporters/prometheus_metrics.h"
 #include "proto/grpc_status.h"
@@ -131,9 +132,6 @@ void AddIterations(FamilyBuilder& b, const core::RunStats& s) {
       static_cast<double>(s.iterations_completed);
   b.Metric(ended, {{"outcome", "aborted"}}).counter.value =
       static_cast<double>(s.iterations_aborted);
-  AddDurationHistogram(b, "uringload_iteration_duration_seconds",
-                       "Completed flow iterations, from their first send to their last answer",
-                       s.iteration_duration);
 }
 
 }  // namespace
@@ -200,10 +198,6 @@ std::vector<MetricFamily> RunCollector::Collect() const {
       b.Metric(calls, {{"code", std::string(proto::GrpcStatusName(code))}}).counter.value =
           s.grpc_status[code];
     }
-    AddDurationHistogram(b, "uringload_grpc_first_message_duration_seconds",
-                         "gRPC calls, from their start (as the request duration) to their "
-                         "response's first message",
-                         s.grpc_first_message);
   }
   AddDurationHistogram(b, "uringload_request_duration_seconds",
                        "Ok requests, to the end of the parsed response: from the intended start "
@@ -214,13 +208,10 @@ std::vector<MetricFamily> RunCollector::Collect() const {
                        s.latency_uncorrected);
   AddTargets(b, s, target_names_, info_.flow ? "step" : "target");
   if (info_.flow) AddIterations(b, s);
-  AddDurationHistogram(b, "uringload_connect_duration_seconds",
-                       "TCP connects, from the connect call to the established connection",
-                       s.connect);
-  if (s.tls_handshakes > 0) {
-    AddDurationHistogram(b, "uringload_tls_handshake_duration_seconds",
-                         "TLS handshakes, from the TCP connection to the handshake's end",
-                         s.tls_handshake);
+  for (const core::HistogramRow& row : core::kRunHistograms) {
+    if (row.shown_with.empty() || shown(row.shown_with)) {
+      AddDurationHistogram(b, std::string(row.metric), std::string(row.help), s.*row.member);
+    }
   }
   // The client's own limits (core/run/generator_check.h): live for the CPU it waited for, the
   // cgroup's throttling, responses left unread and the schedule lag; the busy share and

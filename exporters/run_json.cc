@@ -1,11 +1,14 @@
 // RunResultToJson: the machine-readable result (schema in README.md).
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/run/run_counters.h"
+#include "core/run/run_histograms.h"
 #include "exporters/counter_json.h"
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
 #include "exporters/run_json_keys.h"
 #include "exporters/run_report.h"
+#include "net/base/absl_view.h"
 #include "proto/grpc_status.h"
 
 namespace uringload::exporters {
@@ -199,6 +202,9 @@ std::string RunResultToJson(const RunReport& report) {
       {"connections_per_user", plan && plan->flow ? Json(plan->lanes) : Json(nullptr)},
       {run_key::kThreads, report.threads},
       {run_key::kRate, plan && plan->rate ? Json(*plan->rate) : Json(nullptr)},
+      {"arrival", plan && plan->rate && !plan->replay_offsets
+                      ? Json(core::ArrivalName(plan->arrival))
+                      : Json(nullptr)},
       {run_key::kPipeline, plan ? plan->pipeline : 1},
       {"batch_window_max_seconds", report.batch_window_max
                                        ? Json(absl::ToDoubleSeconds(*report.batch_window_max))
@@ -223,10 +229,8 @@ std::string RunResultToJson(const RunReport& report) {
       {"latency_uncorrected_seconds", LatencyJson(s.latency_uncorrected)},
       {run_key::kBytes, Json::object()},
       {run_key::kConnections, {{run_key::kProtocols, {{run_key::kHttp1, s.connections_http1()}}}}},
-      {"connect_seconds", LatencyJson(s.connect)},
       {run_key::kTls, tls},
       {run_key::kQuic, quic},
-      {"tls_handshake_seconds", LatencyJson(s.tls_handshake)},
       {run_key::kErrors, ErrorsJson(s)},
       {run_key::kTargets, TargetsJson(report)},
       {run_key::kByTarget, ByTargetJson(report)},
@@ -238,15 +242,11 @@ std::string RunResultToJson(const RunReport& report) {
       {"thresholds", thresholds},
       {run_key::kLatencyHistogram, HistogramJson(s.latency)},
       {run_key::kLatencyUncorrectedHistogram, HistogramJson(s.latency_uncorrected)},
-      {run_key::kConnectHistogram, HistogramJson(s.connect)},
-      {run_key::kTlsHandshakeHistogram, HistogramJson(s.tls_handshake)},
   };
   if (plan != nullptr && plan->flow != nullptr) {
     doc["iterations"] = {
         {run_key::kPlanned, report.planned ? Json(*report.planned) : Json(nullptr)},
-        {"cut", s.iterations_started - s.iterations_completed - s.iterations_aborted},
-        {"duration_seconds", LatencyJson(s.iteration_duration)},
-        {"duration_histogram", HistogramJson(s.iteration_duration)}};
+        {"cut", s.iterations_started - s.iterations_completed - s.iterations_aborted}};
   }
   if (plan != nullptr && plan->grpc) {
     Json status = Json::object();
@@ -256,12 +256,16 @@ std::string RunResultToJson(const RunReport& report) {
     }
     doc[run_key::kGrpc] = {{run_key::kCalls, s.grpc_calls()},
                            {run_key::kErrors, s.grpc_errors()},
-                           {"first_message_seconds", LatencyJson(s.grpc_first_message)},
-                           {run_key::kFirstMessageHistogram, HistogramJson(s.grpc_first_message)},
                            {run_key::kStatus, status}};
   }
-  WriteCounters<RunStats>(s, doc,
-                          core::kRunCounters);  // The single-number counters, by their rows.
+  // The single-number counters and the histograms, by their rows.
+  WriteCounters<RunStats>(s, doc, core::kRunCounters);
+  for (const core::HistogramRow& row : core::kRunHistograms) {
+    Json* object = row.object.empty() ? &doc : CounterObject(doc, row.object);
+    if (object == nullptr) continue;
+    (*object)[absl::StrCat(AbslView(row.stem), "_seconds")] = LatencyJson(s.*row.member);
+    (*object)[absl::StrCat(AbslView(row.stem), "_histogram")] = HistogramJson(s.*row.member);
+  }
   return DumpJson(doc);
 }
 

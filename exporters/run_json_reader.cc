@@ -3,10 +3,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/run/run_counters.h"
+#include "core/run/run_histograms.h"
 #include "exporters/counter_json.h"
 #include "exporters/json_text.h"
 #include "exporters/report_format.h"
 #include "exporters/run_json_keys.h"
+#include "net/base/absl_view.h"
 #include "proto/grpc_status.h"
 
 namespace uringload::exporters {
@@ -127,8 +129,13 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   }
   s.latency = Histogram(doc, run_key::kLatencyHistogram);
   s.latency_uncorrected = Histogram(doc, run_key::kLatencyUncorrectedHistogram);
-  s.connect = Histogram(doc, run_key::kConnectHistogram);
-  s.tls_handshake = Histogram(doc, run_key::kTlsHandshakeHistogram);
+  // The table's histograms, in the objects the result holds (a result from before a row
+  // existed has none of its histogram: empty).
+  for (const core::HistogramRow& row : core::kRunHistograms) {
+    const Json* object = row.object.empty() ? &doc : CounterObject(doc, row.object);
+    std::string key = absl::StrCat(AbslView(row.stem), "_histogram");
+    if (object != nullptr && object->contains(key)) s.*row.member = Histogram(*object, key.c_str());
+  }
   const Json& tls = At(doc, run_key::kTls);
   r.tls = !tls.is_null();
   if (r.tls) {
@@ -205,8 +212,6 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     }
   }
   if (doc.contains("iterations")) {  // --flow.
-    const Json& iterations = At(doc, "iterations");
-    s.iteration_duration = Histogram(iterations, "duration_histogram");
     r.flow = true;
   }
   if (doc.contains(run_key::kGrpc)) {  // --grpc.
@@ -217,7 +222,6 @@ void ReadStats(const Json& doc, RunResultFile& r) {
       }
       s.grpc_status[*code] = count.get<uint64_t>();
     }
-    s.grpc_first_message = Histogram(At(doc, run_key::kGrpc), run_key::kFirstMessageHistogram);
     r.grpc = true;
   }
 }

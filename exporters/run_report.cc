@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/run/run_counters.h"
+#include "core/run/run_histograms.h"
 #include "exporters/report_format.h"
 #include "net/base/absl_view.h"
 #include "proto/grpc_status.h"
@@ -51,6 +52,9 @@ std::string PlanLine(const RunReport& report) {
       ", ", report.concurrency, users, capped, ", ", report.threads, " threads");
   if (const core::RunPlan* plan = report.plan) {
     if (plan->rate) absl::StrAppend(&out, absl::StrFormat(", rate %g/s", *plan->rate));
+    if (plan->rate && plan->arrival.random()) {
+      absl::StrAppend(&out, " (", core::ArrivalName(plan->arrival), " arrivals)");
+    }
     if (plan->ramp > absl::ZeroDuration())
       absl::StrAppend(&out, " (ramp ", absl::FormatDuration(plan->ramp), ")");
     if (plan->pipeline > 1) absl::StrAppend(&out, ", pipeline ", plan->pipeline);
@@ -369,6 +373,12 @@ std::string FormatRunSummary(const RunReport& report) {
     absl::StrAppend(&out, "Latency:     ", LatencyLine(s.latency), "\n");
   }
   absl::StrAppend(&out, FormatLatencyBars(s.latency));
+  for (const core::HistogramRow& row : core::kRunHistograms) {
+    const core::HistogramSnapshot& h = s.*row.member;
+    if (row.summary.empty() || h.count == 0) continue;
+    absl::StrAppend(&out, absl::StrFormat("%-13s", AbslView(row.summary)), LatencyLine(h), "  (",
+                    AbslView(row.note), ")\n");
+  }
   absl::StrAppend(&out, "Outcomes:   ");
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
     absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);

@@ -7,7 +7,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "core/run/run_histograms.h"
 #include "exporters/json_text.h"
+#include "net/base/absl_view.h"
 
 namespace uringload::exporters {
 namespace {
@@ -73,6 +75,13 @@ void AddJsonCounts(const TimelineCounts& counts, double seconds, Json* j) {
   (*j)["mean"] = mean ? Json(*mean) : Json(nullptr);
 }
 
+// How many of the table's histograms are in the timeline.
+size_t TimelineHistograms() {
+  size_t n = 0;
+  for (const core::HistogramRow& h : core::kRunHistograms) n += h.timeline ? 1 : 0;
+  return n;
+}
+
 // A header field, quoted (RFC 4180) when a target's name holds a comma or a quote.
 std::string CsvField(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
@@ -100,6 +109,15 @@ TimelineRow MakeTimelineRow(const core::RunStats& before, const core::RunStats& 
   row.run_queue_seconds = since(after.generator.run_queue_ns, before.generator.run_queue_ns);
   row.throttled_seconds = since(after.generator.throttled_ns, before.generator.throttled_ns);
   row.unread_seconds = since(after.generator.unread_ns, before.generator.unread_ns);
+  for (const core::HistogramRow& h : core::kRunHistograms) {
+    if (!h.timeline) continue;
+    core::HistogramSnapshot in = (after.*h.member).Since(before.*h.member);
+    if (in.count == 0) {
+      row.histograms.push_back({});
+    } else {
+      row.histograms.push_back({in.Quantile(0.5) / 1e9, in.Quantile(0.99) / 1e9});
+    }
+  }
   for (size_t k = 0; k < after.by_target.size(); ++k) {
     const core::TargetStats& now = after.by_target[k];
     if (k < before.by_target.size()) {
@@ -119,6 +137,10 @@ std::string TimelineCsvHeader(std::span<const std::string> target_names) {
   absl::StrAppend(&header,
                   ",rps,p50,p90,p99,max,in_flight,connections_open,run_queue_seconds,"
                   "throttled_seconds,unread_seconds,mean");
+  for (const core::HistogramRow& h : core::kRunHistograms) {
+    if (h.timeline)
+      absl::StrAppend(&header, ",", AbslView(h.measure), "_p50,", AbslView(h.measure), "_p99");
+  }
   for (const std::string& target : target_names) {
     absl::StrAppend(&header, ",", CsvField(target + ":completed"));
     for (const char* name : core::kOutcomeNames) {
@@ -141,6 +163,13 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv,
                     absl::StrFormat(",%.6f,%.6f,%.6f", row.run_queue_seconds, row.throttled_seconds,
                                     row.unread_seconds),
                     MeanCell(row.counts));
+    for (size_t i = 0; i < TimelineHistograms(); ++i) {
+      for (int q = 0; q < 2; ++q) {
+        const std::optional<double>* v =
+            i < row.histograms.size() ? &row.histograms[i][q] : nullptr;
+        absl::StrAppend(&line, ",", v != nullptr && *v ? absl::StrFormat("%.9f", **v) : "");
+      }
+    }
     for (size_t k = 0; k < targets; ++k) {
       AppendCsvCounts(row.by_target[k], row.seconds, &line);
       absl::StrAppend(&line, MeanCell(row.by_target[k]));
@@ -159,6 +188,16 @@ std::string FormatTimelineRow(const TimelineRow& row, bool csv,
   j["run_queue_seconds"] = row.run_queue_seconds;
   j["throttled_seconds"] = row.throttled_seconds;
   j["unread_seconds"] = row.unread_seconds;
+  size_t i = 0;
+  for (const core::HistogramRow& h : core::kRunHistograms) {
+    if (!h.timeline) continue;
+    for (int q = 0; q < 2; ++q) {
+      const std::optional<double>* v = i < row.histograms.size() ? &row.histograms[i][q] : nullptr;
+      j[absl::StrCat(AbslView(h.measure), q == 0 ? "_p50" : "_p99")] =
+          v != nullptr && *v ? Json(**v) : Json(nullptr);
+    }
+    ++i;
+  }
   if (!target_names.empty()) {
     Json by_target = Json::array();
     for (size_t k = 0; k < target_names.size(); ++k) {

@@ -31,6 +31,9 @@ struct TimelineRow {
   double run_queue_seconds = 0;
   double throttled_seconds = 0;
   double unread_seconds = 0;  // Responses waiting unread for their worker (GeneratorStats).
+  // The p50 and p99 in the interval of each histogram the table (core/run/run_histograms.h)
+  // puts in the timeline (time to the head, to the first byte), in its order; none when empty.
+  std::vector<std::array<std::optional<double>, 2>> histograms;
   std::vector<TimelineCounts> by_target;  // In RunStats::by_target's order; empty if not kept.
   uint64_t completed() const { return counts.completed(); }
 };

@@ -73,9 +73,10 @@ TEST(TimelineTest, EachRowSaysHowLongTheClientWaitedForACpu) {
   EXPECT_DOUBLE_EQ(j["throttled_seconds"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(j["unread_seconds"].get<double>(), 0.5);
   std::string csv = FormatTimelineRow(row, true);
-  EXPECT_NE(csv.find(",0.750000,0.250000,0.500000,\n"), std::string::npos) << csv;  // No mean.
-  EXPECT_NE(TimelineCsvHeader().find(
-                ",connections_open,run_queue_seconds,throttled_seconds,unread_seconds,mean\n"),
+  // No mean, no time to the head or the first byte.
+  EXPECT_NE(csv.find(",0.750000,0.250000,0.500000,,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(TimelineCsvHeader().find(",connections_open,run_queue_seconds,throttled_seconds,"
+                                     "unread_seconds,mean,head_p50,head_p99,ttfb_p50,ttfb_p99\n"),
             std::string::npos);
 }
 
@@ -90,20 +91,42 @@ TEST(TimelineTest, CsvHasAColumnGroupPerTargetAndTheReaderSkipsThem) {
   EXPECT_NE(header.find(",\"a,\"\"b\"\":completed\","), std::string::npos) << header;
   // Every row has as many cells as the header has columns (the quoted name is one).
   std::vector<std::string> cells = absl::StrSplit(row.substr(0, row.size() - 1), ',');
-  EXPECT_EQ(cells.size(), 21u + 2 * 13u);  // The run's 21, then 13 per target.
+  EXPECT_EQ(cells.size(), 25u + 2 * 13u);  // The run's 25, then 13 per target.
   EXPECT_EQ(cells[20], "0.005000000");     // The run's mean
-  EXPECT_EQ(cells[21], "1");               // login:completed
-  EXPECT_EQ(cells[22], "1");               // login:ok
-  EXPECT_EQ(cells[33], "0.005000000");     // login:mean
-  EXPECT_EQ(cells[34], "1");               // a,"b":completed
-  EXPECT_EQ(cells[36], "1");               // a,"b":timeout
-  EXPECT_EQ(cells[46], "");                // a,"b":mean (nothing ok)
+  EXPECT_EQ(cells[25], "1");               // login:completed
+  EXPECT_EQ(cells[26], "1");               // login:ok
+  EXPECT_EQ(cells[37], "0.005000000");     // login:mean
+  EXPECT_EQ(cells[38], "1");               // a,"b":completed
+  EXPECT_EQ(cells[40], "1");               // a,"b":timeout
+  EXPECT_EQ(cells[50], "");                // a,"b":mean (nothing ok)
 
   absl::StatusOr<std::vector<TimelinePoint>> points = ReadTimeline(header + row, "t.csv");
   ASSERT_TRUE(points.ok()) << points.status();
   ASSERT_EQ(points->size(), 1u);
   EXPECT_EQ((*points)[0].outcomes[0], 1u);
   EXPECT_EQ((*points)[0].outcomes[size_t(core::Outcome::kTimeout)], 1u);
+}
+
+// The times to the head and to the first byte of the interval's ok responses, not the run's.
+TEST(TimelineTest, HeadAndFirstByteAreTheIntervalsOwn) {
+  core::WorkerStats stats;
+  stats.RequestSucceeded(200, 9'000'000);
+  stats.ResponseArrived(8'000'000, 8'500'000);
+  core::RunStats t1 = stats.Snapshot();
+  stats.RequestSucceeded(200, 3'000'000);
+  stats.ResponseArrived(1'000'000, 2'000'000);
+  stats.RequestSucceeded(204, 1'000'000);
+  stats.ResponseArrived(1'000'000, std::nullopt);  // No body: no first byte.
+  TimelineRow row = MakeTimelineRow(t1, stats.Snapshot(), 2, 1);
+  ASSERT_EQ(row.histograms.size(), 2u);
+  EXPECT_NEAR(*row.histograms[0][1], 0.001, 0.0001);  // head_p99
+  EXPECT_NEAR(*row.histograms[1][0], 0.002, 0.0001);  // ttfb_p50
+  Json j = Json::parse(FormatTimelineRow(row, false));
+  EXPECT_NEAR(j["ttfb_p99"].get<double>(), 0.002, 0.0001);
+  std::vector<std::string> cells = absl::StrSplit(FormatTimelineRow(row, true), ',');
+  EXPECT_NEAR(std::stod(cells[21]), 0.001, 0.0001);  // head_p50
+  EXPECT_NEAR(std::stod(cells[24]), 0.002, 0.0001);  // ttfb_p99
+  EXPECT_TRUE(MakeTimelineRow(t1, t1, 1, 1).histograms[0][0] == std::nullopt);
 }
 
 }  // namespace

@@ -13,7 +13,9 @@ namespace {
 
 // Tags travel as nghttp2's stream user data, plus one so that no tag is a null pointer.
 void* TagData(uint32_t tag) { return reinterpret_cast<void*>(uintptr_t{tag} + 1); }
-uint32_t TagOf(void* data) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1); }
+uint32_t TagFromData(void* data) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data) - 1);
+}
 
 }  // namespace
 
@@ -34,6 +36,7 @@ const nghttp2_session_callbacks* Http2ClientSession::Callbacks(bool with_body) {
     nghttp2_session_callbacks_new(&c);
     nghttp2_session_callbacks_set_on_header_callback(c, &OnHeader);
     nghttp2_session_callbacks_set_on_frame_recv_callback(c, &OnFrameReceived);
+    nghttp2_session_callbacks_set_on_begin_frame_callback(c, &OnBeginFrame);
     nghttp2_session_callbacks_set_on_stream_close_callback(c, &OnStreamClose);
     nghttp2_session_callbacks_set_on_frame_not_send_callback(c, &OnFrameNotSent);
     nghttp2_session_callbacks_set_on_frame_send_callback(c, &OnFrameSent);
@@ -168,7 +171,7 @@ uint32_t Http2ClientSession::streams_opened() const {
 Http2ClientSession::Stream* Http2ClientSession::StreamOf(int32_t stream_id) {
   void* data = nghttp2_session_get_stream_user_data(session_, stream_id);
   if (data == nullptr) return nullptr;
-  Stream& stream = streams_[TagOf(data)];
+  Stream& stream = streams_[TagFromData(data)];
   return stream.id == stream_id ? &stream : nullptr;
 }
 
@@ -215,6 +218,12 @@ int Http2ClientSession::OnFrameReceived(nghttp2_session*, const nghttp2_frame* f
     self->goaway_last_stream_ = frame->goaway.last_stream_id;
     return 0;
   }
+  if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_RESPONSE) {
+    Stream* stream = self->StreamOf(frame->hd.stream_id);
+    if (stream != nullptr && stream->status >= 200) {  // Not an interim (1xx) head.
+      self->events_->OnProgress(self->TagOf(*stream), ResponseProgress::kHead);
+    }
+  }
   if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
       (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
     // An interim (1xx) response never ends the stream, so this is the final one's end.
@@ -223,11 +232,25 @@ int Http2ClientSession::OnFrameReceived(nghttp2_session*, const nghttp2_frame* f
   return 0;
 }
 
+// The body's first byte: the header of its first DATA frame with a payload, before the
+// payload itself (which may take more reads).
+int Http2ClientSession::OnBeginFrame(nghttp2_session*, const nghttp2_frame_hd* hd,
+                                     void* user_data) {
+  if (hd->type != NGHTTP2_DATA || hd->length == 0) return 0;
+  auto* self = static_cast<Http2ClientSession*>(user_data);
+  Stream* stream = self->StreamOf(hd->stream_id);
+  if (stream != nullptr && !stream->body_begun) {
+    stream->body_begun = true;
+    self->events_->OnProgress(self->TagOf(*stream), ResponseProgress::kFirstByte);
+  }
+  return 0;
+}
+
 int Http2ClientSession::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t error_code,
                                       void* user_data) {
   auto* self = static_cast<Http2ClientSession*>(user_data);
   if (Stream* stream = self->StreamOf(stream_id)) {
-    self->End(static_cast<uint32_t>(stream - self->streams_.data()), error_code);
+    self->End(self->TagOf(*stream), error_code);
   }
   return 0;
 }
@@ -286,7 +309,7 @@ int Http2ClientSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id
       bool first = stream->grpc_messages.messages() == 0;
       stream->grpc_messages.Feed(piece);
       if (first && stream->grpc_messages.messages() > 0) {
-        self->events_->OnGrpcFirstMessage(static_cast<uint32_t>(stream - self->streams_.data()));
+        self->events_->OnProgress(self->TagOf(*stream), ResponseProgress::kFirstMessage);
       }
     }
     if (self->inspector_ != nullptr) {

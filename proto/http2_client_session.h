@@ -44,9 +44,9 @@ class Http2ClientSession {
    public:
     virtual ~Events() = default;
     virtual void OnStreamEnd(const StreamEnd& end) = 0;
-    // gRPC (SetGrpc): the first whole message of stream `tag`'s response came, during
-    // Receive() (a server-streaming call's time to its first message).
-    virtual void OnGrpcFirstMessage(uint32_t /*tag*/) {}
+    // Stream `tag`'s response came as far as `progress` (each once, during Receive()): its
+    // head, its body's first byte, its first whole gRPC message (SetGrpc).
+    virtual void OnProgress(uint32_t /*tag*/, ResponseProgress /*progress*/) {}
   };
 
   // `streams`: the most streams the caller will have open (tags are below it); `memory`: the
@@ -124,6 +124,7 @@ class Http2ClientSession {
     int status = 0;
     bool complete = false;
     bool malformed = false;   // nghttp2 found its response malformed and reset it.
+    bool body_begun = false;  // A DATA frame with a payload began (reported).
     uint32_t body_state = 0;  // BodyMatcher's, over the DATA received so far.
     bool grpc = false;
     GrpcMessageCounter grpc_messages = {};
@@ -134,6 +135,7 @@ class Http2ClientSession {
                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t flags,
                       void* user_data);
   static int OnFrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user_data);
+  static int OnBeginFrame(nghttp2_session*, const nghttp2_frame_hd* hd, void* user_data);
   static int OnDataChunk(nghttp2_session*, uint8_t flags, int32_t stream_id, const uint8_t* data,
                          size_t length, void* user_data);
   static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
@@ -149,6 +151,9 @@ class Http2ClientSession {
   static ssize_t ReadBody(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void* user_data);
   Stream* StreamOf(int32_t stream_id);
+  uint32_t TagOf(const Stream& stream) const {
+    return static_cast<uint32_t>(&stream - streams_.data());
+  }
   // The same for every session (nghttp2 copies them into each): made once, with a callback
   // for DATA only for sessions that check bodies.
   static const nghttp2_session_callbacks* Callbacks(bool with_body);

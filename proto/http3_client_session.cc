@@ -53,6 +53,10 @@ const nghttp3_callbacks* Http3ClientSession::Callbacks() {
       Stream* stream = session->StreamOf(stream_id, stream_data);
       std::string_view piece(reinterpret_cast<const char*>(data), length);
       if (stream == nullptr) return 0;
+      if (!stream->body_begun && length > 0) {
+        stream->body_begun = true;
+        session->events_->OnProgress(stream->tag, ResponseProgress::kFirstByte);
+      }
       if (session->inspector_ != nullptr) {
         session->inspector_->OnBody(piece);
       } else if (session->matcher_ != nullptr) {
@@ -82,6 +86,16 @@ const nghttp3_callbacks* Http3ClientSession::Callbacks() {
       for (size_t i = 0; i < v.len; ++i) status = status * 10 + (v.base[i] - '0');
       // An interim (1xx) response is followed by the final one, whose status is kept.
       stream->status = status;
+      return 0;
+    };
+    c.end_headers = [](nghttp3_conn*, int64_t stream_id, int, void* self, void* stream_data) {
+      auto* session = static_cast<Http3ClientSession*>(self);
+      Stream* stream = session->StreamOf(stream_id, stream_data);
+      // The final head (not an interim 1xx; trailers come with a final status already seen).
+      if (stream != nullptr && stream->status >= 200 && !stream->head_reported) {
+        stream->head_reported = true;
+        session->events_->OnProgress(stream->tag, ResponseProgress::kHead);
+      }
       return 0;
     };
     c.end_stream = [](nghttp3_conn*, int64_t stream_id, void* self, void* stream_data) {

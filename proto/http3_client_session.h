@@ -32,6 +32,9 @@ class Http3ClientSession : public Http3Streams {
    public:
     virtual ~Events() = default;
     virtual void OnStreamEnd(const StreamEnd& end) = 0;
+    // Request `tag`'s response came as far as `progress` (its head, its body's first byte;
+    // each once, as the QUIC layer hands its bytes in).
+    virtual void OnProgress(uint32_t /*tag*/, ResponseProgress /*progress*/) {}
     // nghttp3 asks the QUIC layer to reset stream `id` or stop its sending, with `code`.
     virtual void OnStreamShutdown(int64_t /*id*/, uint64_t /*code*/) {}
   };
@@ -76,7 +79,9 @@ class Http3ClientSession : public Http3Streams {
     uint32_t tag = 0;
     bool reported = false;  // OnStreamEnd was called (or the request was cancelled).
     bool body_given = false;
-    bool malformed = false;  // nghttp3 shut it with H3_MESSAGE_ERROR.
+    bool malformed = false;      // nghttp3 shut it with H3_MESSAGE_ERROR.
+    bool head_reported = false;  // Its final head came (reported).
+    bool body_begun = false;     // Its body's first byte came (reported).
     int status = 0;
     uint32_t body_state = 0;
   };

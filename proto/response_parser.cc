@@ -11,12 +11,14 @@ const llhttp_settings_t& ResponseParser::Settings() {
     s.on_message_begin = &OnMessageBegin;
     s.on_headers_complete = &OnHeadersComplete;
     s.on_message_complete = &OnMessageComplete;
+    s.on_body = &OnBodyBegun;
     return s;
   }();
   return settings;
 }
 
-// Without a body check llhttp skips bodies without a call per piece.
+// Without a body check a call per piece only notes that the body began (its time to first
+// byte): one call per response and receive.
 const llhttp_settings_t& ResponseParser::SettingsWithBody() {
   static const llhttp_settings_t settings = [] {
     llhttp_settings_t s = Settings();
@@ -73,6 +75,7 @@ void ResponseParser::Start(bool head_request) {
   status_code_ = 0;
   keep_alive_ = false;
   started_ = false;
+  body_begun_ = false;
   body_state_ = 0;
 }
 
@@ -80,12 +83,19 @@ int ResponseParser::OnMessageBegin(llhttp_t* parser) {
   auto* self = static_cast<ResponseParser*>(parser->data);
   self->BeginMessage();
   self->body_state_ = 0;
+  self->body_begun_ = false;
   if (self->inspector_ != nullptr) self->inspector_->OnResponseBegin();
+  return HPE_OK;
+}
+
+int ResponseParser::OnBodyBegun(llhttp_t* parser, const char*, size_t) {
+  static_cast<ResponseParser*>(parser->data)->body_begun_ = true;
   return HPE_OK;
 }
 
 int ResponseParser::OnBody(llhttp_t* parser, const char* at, size_t length) {
   auto* self = static_cast<ResponseParser*>(parser->data);
+  self->body_begun_ = true;
   if (self->inspector_ != nullptr) {
     self->inspector_->OnBody(std::string_view(at, length));
     return HPE_OK;

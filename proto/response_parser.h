@@ -37,8 +37,11 @@ class ResponseParser : public MessageFeeder {
 
   int status_code() const { return status_code_; }
   bool keep_alive() const { return keep_alive_; }
-  // True once any byte of the current response arrived.
+  // True once any byte of the current response arrived; once its head is complete; once a
+  // byte of its body arrived.
   bool started() const { return started_; }
+  bool head_complete() const { return headers_complete_; }
+  bool body_begun() const { return body_begun_; }
 
   // From the next Start() on, each body is searched for `matcher`'s text as it goes by (none:
   // bodies are skipped unread). The matcher must outlive the parser's use of it.
@@ -53,6 +56,7 @@ class ResponseParser : public MessageFeeder {
   static int OnMessageBegin(llhttp_t* parser);
   static int OnHeadersComplete(llhttp_t* parser);
   static int OnBody(llhttp_t* parser, const char* at, size_t length);
+  static int OnBodyBegun(llhttp_t* parser, const char* at, size_t length);
   static int OnMessageComplete(llhttp_t* parser);
   static const llhttp_settings_t& Settings();
   static const llhttp_settings_t& SettingsWithBody();
@@ -65,6 +69,7 @@ class ResponseParser : public MessageFeeder {
   bool head_request_ = false;
   bool keep_alive_ = false;
   bool started_ = false;
+  bool body_begun_ = false;
   const BodyMatcher* matcher_ = nullptr;
   ResponseInspector* inspector_ = nullptr;
   uint32_t body_state_ = 0;

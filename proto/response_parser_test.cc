@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "proto/body_matcher.h"
+
 namespace uringload::proto {
 namespace {
 
@@ -39,6 +41,32 @@ void ExpectCompleteAtEverySplit(std::string_view response, int status, bool keep
     EXPECT_EQ(out.consumed, response.size()) << "split " << split;
     EXPECT_EQ(parser.status_code(), status);
     EXPECT_EQ(parser.keep_alive(), keep_alive);
+  }
+}
+
+// How far a response came, as the client times it: its head once the blank line after the
+// headers arrived, its body once a byte of the body did (a chunk's size line is not one).
+TEST(ResponseParserTest, SaysWhenTheHeadEndedAndTheBodyBegan) {
+  for (bool matching : {false, true}) {
+    ResponseParser parser;
+    BodyMatcher matcher("x");
+    if (matching) parser.SetBodyMatcher(&matcher);
+    parser.Start(false);
+    EXPECT_EQ(parser.Feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n").state,
+              State::kNeedMore);
+    EXPECT_FALSE(parser.head_complete());
+    parser.Feed("\r\n3\r\n");
+    EXPECT_TRUE(parser.head_complete());
+    EXPECT_FALSE(parser.body_begun()) << matching;
+    parser.Feed("a");
+    EXPECT_TRUE(parser.body_begun()) << matching;
+    EXPECT_EQ(parser.Feed("bc\r\n0\r\n\r\n").state, State::kComplete);
+    parser.Start(false);  // The next response starts from nothing.
+    EXPECT_FALSE(parser.head_complete());
+    EXPECT_FALSE(parser.body_begun());
+    EXPECT_EQ(parser.Feed("HTTP/1.1 204 No Content\r\n\r\n").state, State::kComplete);
+    EXPECT_TRUE(parser.head_complete());
+    EXPECT_FALSE(parser.body_begun());
   }
 }
 

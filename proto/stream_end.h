@@ -7,6 +7,10 @@
 
 namespace uringload::proto {
 
+// How far a stream's response came, as its session reports it once each during Receive(): its
+// final head, its body's first byte, and (gRPC) its first whole message.
+enum class ResponseProgress : uint8_t { kHead, kFirstByte, kFirstMessage };
+
 struct StreamEnd {
   uint32_t tag = 0;
   int status = 0;           // The response's :status (0: no response header came).

@@ -31,10 +31,13 @@ struct PendingRequest {
   uint64_t index = 0;
   int64_t intended_ns = 0;  // Open model: when the schedule said to start it.
   int64_t sent_ns = 0;      // Just before the submit that carried it (0: not yet).
-  uint32_t target = 0;      // Index into the plan's targets.
-  bool warmup = false;      // Started during --warmup: kept out of the statistics.
-  bool in_use = false;      // Streams: the entry is an open stream's.
-  uint8_t retries = 0;      // Streams: times the server refused it unprocessed.
+  // When its response's head came, and its body's first byte (0: not yet, or no body).
+  int64_t head_ns = 0;
+  int64_t body_ns = 0;
+  uint32_t target = 0;  // Index into the plan's targets.
+  bool warmup = false;  // Started during --warmup: kept out of the statistics.
+  bool in_use = false;  // Streams: the entry is an open stream's.
+  uint8_t retries = 0;  // Streams: times the server refused it unprocessed.
   // Open model: it waited for a connection (none was free, or its own had to connect first,
   // or it is sent again): its lag is not the client's, and stays out of the schedule lag.
   bool waited = false;

@@ -91,6 +91,14 @@ struct DriverEnv {
   const proto::RequestTemplate& TemplateFor(const Connection& c, const PendingRequest& r) const {
     return templates[r.target * plan->addresses.size() + c.address];
   }
+  // `r`'s response came as far as its head, or its body's first byte, by the current clock
+  // (the completions' batch): the first time counts.
+  void HeadCame(PendingRequest& r) const {
+    if (r.head_ns == 0) r.head_ns = *now;
+  }
+  void BodyCame(PendingRequest& r) const {
+    if (r.body_ns == 0) r.body_ns = *now;
+  }
   // Within --warmup: bytes then are not counted, as the requests then are not (one clock read
   // per completion only when there is a warmup).
   bool InWarmup() const { return warmup_ns > 0 && loop->Now() - origin_ns < warmup_ns; }
@@ -101,6 +109,7 @@ struct DriverEnv {
   // connection (PendingRequest::waited).
   void StampRequest(PendingRequest& r, int64_t now) const {
     r.sent_ns = now;
+    r.head_ns = r.body_ns = 0;  // Sent again: its first answer's times do not count.
     if (open_model && !r.warmup && !r.waited) stats->ScheduleLag(now - r.intended_ns);
   }
 };

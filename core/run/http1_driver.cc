@@ -150,6 +150,10 @@ void Http1Driver::OnData(Connection& c, std::string_view data) {
       return;
     }
     proto::ResponseParser::Result r = parser.Feed(data);
+    if (parser.head_complete()) {
+      env_.HeadCame(c.oldest());
+      if (parser.body_begun()) env_.BodyCame(c.oldest());
+    }
     if (r.state == proto::ResponseParser::State::kNeedMore) return;
     if (r.state == proto::ResponseParser::State::kError) {
       bool too_large = parser.error_kind() == proto::MessageFeeder::Error::kHeadersTooLarge;

@@ -153,10 +153,4 @@ void Http2Driver::Lose(Connection& c, int error) {
   host_->Close(c);
 }
 
-void Http2Driver::OnGrpcFirstMessage(Connection& c, uint32_t tag) {
-  const PendingRequest& r = c.pending[tag];
-  if (r.warmup) return;
-  env_.stats->GrpcFirstMessage(*env_.now - (env_.open_model ? r.intended_ns : r.sent_ns));
-}
-
 }  // namespace uringload::core

@@ -33,7 +33,9 @@ class Http2Driver final : public StreamDriver {
     Connection* connection = nullptr;
     std::unique_ptr<proto::Http2ClientSession> session;
     void OnStreamEnd(const proto::StreamEnd& end) override { driver->EndStream(*connection, end); }
-    void OnGrpcFirstMessage(uint32_t tag) override { driver->OnGrpcFirstMessage(*connection, tag); }
+    void OnProgress(uint32_t tag, proto::ResponseProgress progress) override {
+      driver->Progress(*connection, tag, progress);
+    }
   };
 
   void Submit(Connection& c, uint32_t k) override;
@@ -41,8 +43,6 @@ class Http2Driver final : public StreamDriver {
   proto::Http2ClientSession& Session(const Connection& c) { return *slots_[c.slot].session; }
   // The connection closed or failed under its streams.
   void Lose(Connection& c, int error);
-  // A gRPC call's first message: its latency, measured as the call's own.
-  void OnGrpcFirstMessage(Connection& c, uint32_t tag);
 
   proto::Http2Memory memory_;  // Shared by the worker's sessions.
   std::vector<Slot> slots_;

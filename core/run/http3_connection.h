@@ -26,6 +26,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
     // The server refused the 0-RTT data: the requests in flight must be submitted again.
     virtual void OnEarlyDataRejected() {}
     virtual void OnStreamEnd(const proto::StreamEnd& end) = 0;
+    virtual void OnProgress(uint32_t /*tag*/, proto::ResponseProgress /*progress*/) {}
   };
 
   // `streams`: the most requests open at once (tags are below it).
@@ -71,6 +72,9 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
   void OnEarlyDataRejected() override;
   // HTTP/3's events.
   void OnStreamEnd(const proto::StreamEnd& end) override;
+  void OnProgress(uint32_t tag, proto::ResponseProgress progress) override {
+    events_->OnProgress(tag, progress);
+  }
   void OnStreamShutdown(int64_t id, uint64_t code) override;
 
   proto::Http3ClientSession session_;

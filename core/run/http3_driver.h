@@ -50,6 +50,9 @@ class Http3Driver final : public StreamDriver {
     void OnReady() override { ready = true; }
     void OnEarlyDataRejected() override { resubmit = true; }
     void OnStreamEnd(const proto::StreamEnd& end) override { driver->EndStream(*connection, end); }
+    void OnProgress(uint32_t tag, proto::ResponseProgress progress) override {
+      driver->Progress(*connection, tag, progress);
+    }
   };
 
   bool MayOpen(const Connection& c) const override;

@@ -69,7 +69,8 @@ class RequestPacer {
 
  private:
   RequestCursor cursor_;
-  std::optional<ArrivalSchedule> schedule_;
+  // Mutable: reading random arrivals moves their cursors forward (ArrivalSchedule).
+  mutable std::optional<ArrivalSchedule> schedule_;
   uint64_t next_ = 0;
   uint64_t stride_ = 1;
   uint64_t limit_ = 0;

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "core/flow/flow_program.h"
 #include "core/plan_limits.h"
+#include "core/run/arrival_schedule.h"
 #include "core/run/data_file.h"
 #include "core/run/response_checks.h"
 #include "core/run/shard.h"
@@ -72,6 +73,7 @@ struct RunOptions {
   int64_t max_connecting = 1024;           // Connects in flight per worker (the ramp).
   std::optional<std::string> rate;         // -R: requests per second in total (open model).
   std::optional<std::string> ramp;         // --ramp: rises linearly from 0 to -R over this.
+  std::optional<std::string> arrival;      // --arrival: even, poisson or gamma:K.
   int64_t pipeline = 1;                    // -p: requests written back-to-back per connection.
   std::optional<std::string> targets_file;
   std::string targets_order = "round-robin";
@@ -201,6 +203,9 @@ struct RunPlan {
   // none: closed model, each connection sends its next request when the last one ended.
   std::optional<double> rate;
   absl::Duration ramp = absl::ZeroDuration();
+  // --arrival: evenly spaced, or random gaps of the same mean (seeded from --seed and the
+  // shard, so shards do not arrive together).
+  ArrivalProcess arrival;
   // --replay: request k is due at replay_offsets[k] (the log's times over --replay-speed);
   // `rate` is then their mean rate, for what reports it.
   std::shared_ptr<const std::vector<int64_t>> replay_offsets;
@@ -255,6 +260,13 @@ struct RunPlan {
     return http == HttpVersion::kHttp2 || (any_tls() && http == HttpVersion::kAuto);
   }
 };
+
+// --arrival's value: even, poisson or gamma:K (K from kMinGammaShape to kMaxGammaShape); and
+// back, as the JSON result and the summary name it.
+inline constexpr double kMinGammaShape = 0.01;
+inline constexpr double kMaxGammaShape = 1000;
+absl::StatusOr<ArrivalProcess> ParseArrival(std::string_view text);
+std::string ArrivalName(const ArrivalProcess& arrival);
 
 // Validates options and resolves the host. Errors are one line naming the problem.
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace uringload::core {
 namespace {
 
@@ -27,6 +29,39 @@ TEST(RunPlanTest, DefaultsToThousandRequests) {
   ASSERT_EQ(plan->addresses.size(), 1u);
   EXPECT_EQ(plan->addresses[0].ToString(), "127.0.0.1:8080");
   EXPECT_TRUE(plan->sources.empty());
+}
+
+// --arrival: even by default, poisson or gamma:K with -R; anything else one clear line.
+TEST(RunPlanTest, ArrivalsAreEvenPoissonOrGamma) {
+  RunOptions o = Valid();
+  o.rate = "100";
+  absl::StatusOr<RunPlan> plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->arrival.random());
+  EXPECT_EQ(ArrivalName(plan->arrival), "even");
+  o.arrival = "poisson";
+  plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->arrival.kind, ArrivalProcess::Kind::kPoisson);
+  EXPECT_EQ(ArrivalName(plan->arrival), "poisson");
+  o.arrival = "gamma:0.5";
+  plan = MakeRunPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->arrival.shape, 0.5);
+  EXPECT_EQ(ArrivalName(plan->arrival), "gamma:0.5");
+  for (const char* bad :
+       {"gamma:0", "gamma:-1", "gamma:nan", "gamma:", "gamma:2000", "burst", "Poisson"}) {
+    o.arrival = bad;
+    plan = MakeRunPlan(o);
+    ASSERT_FALSE(plan.ok()) << bad;
+    EXPECT_NE(plan.status().message().find(absl::StrCat("got '", bad, "'")), std::string::npos)
+        << plan.status();
+  }
+  o.rate.reset();
+  o.arrival = "poisson";
+  plan = MakeRunPlan(o);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("--arrival needs -R"), std::string::npos);
 }
 
 // The batch window: 200 us by default, up to 400 us with -p; a given one is fixed.

@@ -91,7 +91,11 @@ struct RunStats {
   // time a request waited for a connection; from the send otherwise.
   HistogramSnapshot latency;
   HistogramSnapshot latency_uncorrected;  // From the send, always (== latency when closed).
-  uint64_t late_starts = 0;               // Open model: due while every connection was busy.
+  // Of the ok requests, from their start (as `latency`) to their response's complete head,
+  // and (those with a body) to its first body byte.
+  HistogramSnapshot response_head;
+  HistogramSnapshot first_byte;
+  uint64_t late_starts = 0;  // Open model: due while every connection was busy.
   // Requests started during --warmup: sent, then kept out of everything above.
   uint64_t warmup_started = 0;
   uint64_t warmup_completed = 0;

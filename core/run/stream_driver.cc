@@ -79,6 +79,23 @@ void StreamDriver::AfterInput(Connection& c, uint16_t open_before, uint32_t resp
   Refill(c);
 }
 
+void StreamDriver::Progress(Connection& c, uint32_t tag, proto::ResponseProgress progress) {
+  PendingRequest& r = c.pending[tag];
+  switch (progress) {
+    case proto::ResponseProgress::kHead:
+      env_.HeadCame(r);
+      break;
+    case proto::ResponseProgress::kFirstByte:
+      env_.BodyCame(r);
+      break;
+    case proto::ResponseProgress::kFirstMessage:  // Measured as the call's own latency.
+      if (!r.warmup) {
+        env_.stats->GrpcFirstMessage(*env_.now - (env_.open_model ? r.intended_ns : r.sent_ns));
+      }
+      break;
+  }
+}
+
 void StreamDriver::EndStream(Connection& c, const proto::StreamEnd& end) {
   StreamVerdict v = JudgeStreamEnd(end, c.pending[end.tag].retries, rules_);
   if (v.response) ++responses_parsed_;

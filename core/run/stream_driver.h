@@ -36,7 +36,8 @@ class StreamDriver : public ConnectionDriver {
   // The streams opened since the last send go out with the send just made: the next submit
   // stamps them.
   void MarkSent(Connection& c);
-  // The session reported how stream `end.tag` ended.
+  // The session reported how far stream `tag`'s response came, or how stream `end.tag` ended.
+  void Progress(Connection& c, uint32_t tag, proto::ResponseProgress progress);
   void EndStream(Connection& c, const proto::StreamEnd& end);
   // Ends the request in entry `k`; the caller moves the timeout after (once for every stream
   // that ends together).

@@ -13,7 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "core/run/run_histograms.h"
 #include "core/target_name.h"
+#include "net/base/absl_view.h"
 #include "net/base/status_macros.h"
 #include "proto/grpc_status.h"
 
@@ -35,6 +37,46 @@ std::optional<int> GrpcCodeOf(const std::string& measure) {
       kGrpcStatusMeasure.size(), measure.size() - kGrpcStatusMeasure.size() - 1));
 }
 
+// A histogram row's statistic ("ttfb.p99", "connect.max"): its histogram in `s` (none given:
+// null) and the statistic's name, or none.
+struct RowStatistic {
+  const HistogramSnapshot* histogram = nullptr;
+  std::string_view statistic;
+};
+std::optional<RowStatistic> RowStatisticOf(std::string_view measure, const RunStats* s = nullptr) {
+  size_t dot = measure.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  std::string_view statistic = measure.substr(dot + 1);
+  bool known = statistic == "min" || statistic == "mean" || statistic == "max";
+  for (const auto& [name, q] : kQuantiles) known = known || statistic == name;
+  if (!known) return std::nullopt;
+  for (const HistogramRow& row : kRunHistograms) {
+    if (row.measure == measure.substr(0, dot)) {
+      return RowStatistic{s != nullptr ? &(s->*row.member) : nullptr, statistic};
+    }
+  }
+  return std::nullopt;
+}
+
+// A statistic (p50 … p999, min, mean, max) of `h`, in seconds; none when it is empty.
+std::optional<double> StatisticOf(const HistogramSnapshot& h, std::string_view statistic) {
+  if (h.count == 0) return std::nullopt;
+  for (const auto& [name, q] : kQuantiles) {
+    if (statistic == name) return h.Quantile(q) / 1e9;
+  }
+  if (statistic == "min") return h.min / 1e9;
+  return statistic == "max" ? h.max / 1e9 : h.Mean() / 1e9;
+}
+
+// " head ttfb connect …": the histogram rows' names.
+std::string HistogramMeasureNames() {
+  std::string names;
+  for (const HistogramRow& row : kRunHistograms) {
+    absl::StrAppend(&names, " ", AbslView(row.measure));
+  }
+  return names;
+}
+
 MeasureKind ToMeasureKind(Kind kind) {
   if (kind == Kind::kLatency) return MeasureKind::kLatency;
   return kind == Kind::kRate ? MeasureKind::kFraction : MeasureKind::kNumber;
@@ -45,6 +87,7 @@ Kind KindOf(const std::string& measure) {
     if (measure == name) return Kind::kLatency;
   }
   if (measure == "min" || measure == "mean" || measure == "max") return Kind::kLatency;
+  if (RowStatisticOf(measure)) return Kind::kLatency;
   if (measure == "error_rate" || measure == "success_rate" || measure == "grpc_error_rate") {
     return Kind::kRate;
   }
@@ -89,8 +132,9 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
     }
     t.target = t.measure.substr(open + key.size(), t.measure.size() - open - key.size() - 1);
     t.measure.resize(open);
-    if (t.measure == "late_starts")
-      return fail("late_starts is counted for the run, not per target");
+    if (t.measure == "late_starts" || RowStatisticOf(t.measure)) {
+      return fail(absl::StrCat(t.measure, " is measured for the run, not per target"));
+    }
   }
   bool greater = text[at] == '>';
   bool equal = at + 1 < text.size() && text[at + 1] == '=';
@@ -103,7 +147,9 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
         "unknown measure '", t.measure,
         "' (p50 p75 p90 p95 p99 p999 min mean max error_rate success_rate "
         "rps errors late_starts ok timeout connect_error reset parse_error check_failed "
-        "grpc_status{code=NAME} grpc_error_rate)"));
+        "grpc_status{code=NAME} grpc_error_rate; and NAME.p99 or another of those statistics "
+        "for NAME one of",
+        HistogramMeasureNames(), ")"));
   }
   if (value.empty()) return fail("no value");
   t.kind = ToMeasureKind(kind);
@@ -131,17 +177,9 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::str
 
 std::optional<double> MeasureOf(const std::string& measure, const RunStats& s,
                                 absl::Duration duration) {
-  const HistogramSnapshot& h = s.latency;
-  for (const auto& [name, q] : kQuantiles) {
-    if (measure == name) {
-      if (h.count == 0) return std::nullopt;
-      return h.Quantile(q) / 1e9;
-    }
-  }
-  if (measure == "min" || measure == "mean" || measure == "max") {
-    if (h.count == 0) return std::nullopt;
-    if (measure == "min") return h.min / 1e9;
-    return measure == "max" ? h.max / 1e9 : h.Mean() / 1e9;
+  if (KindOf(measure) == Kind::kLatency) {
+    std::optional<RowStatistic> row = RowStatisticOf(measure, &s);
+    return row ? StatisticOf(*row->histogram, row->statistic) : StatisticOf(s.latency, measure);
   }
   uint64_t completed = s.completed();
   uint64_t errors = completed - s.outcome(Outcome::kOk);

@@ -5,7 +5,9 @@
 // errors (every outcome but ok), and each outcome by name (ok, timeout, …). `{target=NAME}`
 // after the measure (`p99{target=login}<200ms`) takes it from one target of --targets.
 // gRPC runs add grpc_status{code=NAME} (the ok calls with that status, for the run) and
-// grpc_error_rate (failed calls and calls with a status other than OK, of all calls).
+// grpc_error_rate (failed calls and calls with a status other than OK, of all calls). Each
+// histogram of core/run/run_histograms.h has the latency's statistics as NAME.STATISTIC
+// (`ttfb.p99>50ms`, `connect.max>1s`), for the run.
 #pragma once
 
 #include <optional>

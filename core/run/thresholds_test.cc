@@ -64,6 +64,35 @@ TEST(ThresholdsTest, BadExpressionsSayWhatIsWrong) {
   }
 }
 
+// Each histogram of the table has the latency's statistics: ttfb.p99, head.max, connect.p50.
+TEST(ThresholdsTest, EachHistogramHasItsStatistics) {
+  WorkerStats stats;
+  for (int i = 1; i <= 100; ++i) {
+    stats.RequestSucceeded(200, i * 2'000'000ull);
+    stats.ResponseArrived(i * 1'000'000ull, i * 1'500'000ull);  // Head 1..100 ms, body 1.5..150.
+  }
+  stats.Connected(3'000'000);
+  RunStats s = stats.Snapshot();
+  EXPECT_TRUE(Fails("ttfb.p99>140ms", s));
+  EXPECT_FALSE(Fails("ttfb.p99>160ms", s));
+  EXPECT_TRUE(Fails("head.max>=99ms", s));
+  EXPECT_FALSE(Fails("head.p50>60ms", s));
+  EXPECT_TRUE(Fails("connect.p50>2ms", s));
+  EXPECT_TRUE(Fails("p99>190ms", s));  // The request latency stays the plain name's.
+  // Nothing measured (no TLS here) fails, as a latency without an ok response does.
+  std::vector<ThresholdResult> r =
+      EvaluateThresholds({*ParseThreshold("tls_handshake.p99>1s")}, s, absl::Seconds(1));
+  EXPECT_TRUE(r[0].failed);
+  EXPECT_FALSE(r[0].value.has_value());
+  for (const char* bad :
+       {"ttfb.p98>1ms", "ttfb>1ms", "ttft.p99>1ms", "ttfb.p99>50", "ttfb.p99{target=login}>1ms"}) {
+    absl::StatusOr<Threshold> t = ParseThreshold(bad);
+    EXPECT_FALSE(t.ok()) << bad;
+  }
+  EXPECT_NE(ParseThreshold("ttfb>1ms").status().message().find("head ttfb connect"),
+            std::string::npos);
+}
+
 // Two targets: "fast" (1 ms, all ok) and "slow" (100 ms, a tenth timed out).
 TEST(ThresholdsTest, AThresholdMayNameOneTarget) {
   WorkerStats stats(/*targets=*/2, /*open_model=*/false, /*target_of=*/{0, 1});

@@ -23,6 +23,14 @@ constexpr int64_t kStopGraceNs = 2000 * kMsNs;  // In-flight requests get this a
 
 int64_t ToNanos(absl::Duration d) { return absl::ToInt64Nanoseconds(d); }
 
+// The plan's arrivals, seeded from --seed and the shard: the shards of a run arrive each on
+// their own draw, as independent clients would (a sum of Poisson processes is one).
+ArrivalProcess ArrivalOf(const RunPlan& plan) {
+  ArrivalProcess arrival = plan.arrival;
+  arrival.seed = plan.seed * 0x9E3779B97F4A7C15ull + plan.shard.index;
+  return arrival;
+}
+
 }  // namespace
 
 Worker::Worker(const WorkerConfig& config, RequestSource* source, WorkerStats* stats,
@@ -80,9 +88,10 @@ absl::Status Worker::Setup() {
   listed_.reserve(n);
   origin_ns_ = config_.start_ns != 0 ? config_.start_ns : loop_->Now();
   if (plan.rate.has_value()) {
-    ArrivalSchedule schedule = plan.replay_offsets != nullptr
-                                   ? ArrivalSchedule(plan.replay_offsets)
-                                   : ArrivalSchedule(*plan.rate, absl::ToDoubleSeconds(plan.ramp));
+    ArrivalSchedule schedule =
+        plan.replay_offsets != nullptr
+            ? ArrivalSchedule(plan.replay_offsets)
+            : ArrivalSchedule(*plan.rate, absl::ToDoubleSeconds(plan.ramp), ArrivalOf(plan));
     pacer_ = RequestPacer(schedule, config_.index, plan.threads, plan.requests, origin_ns_);
     wake_margin_ =
         WakeMargin(static_cast<int64_t>(std::min(1e9 * plan.threads / *plan.rate, 1e18)));

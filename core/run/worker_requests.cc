@@ -121,6 +121,11 @@ void Worker::Record(const PendingRequest& r, Outcome outcome, int error,
     uint64_t uncorrected = completions_at_ns_ - r.sent_ns;
     uint64_t latency = pacer_.open() ? completions_at_ns_ - r.intended_ns : uncorrected;
     stats_->RequestSucceeded(response.status, latency, uncorrected, r.target);
+    // Every driver marks a response's head as it comes; its end bounds it in any case.
+    int64_t start = pacer_.open() ? r.intended_ns : r.sent_ns;
+    int64_t head = r.head_ns != 0 ? r.head_ns : completions_at_ns_;
+    stats_->ResponseArrived(
+        head - start, r.body_ns != 0 ? std::optional<uint64_t>(r.body_ns - start) : std::nullopt);
     if (response.grpc_status >= 0) {
       stats_->GrpcCallEnded(response.grpc_status, response.grpc_messages);
     }

@@ -121,20 +121,17 @@ void RunStats::Merge(const RunStats& other) {
   for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += other.outcomes[i];
   for (size_t i = 0; i < status_codes.size(); ++i) status_codes[i] += other.status_codes[i];
   for (size_t i = 0; i < grpc_status.size(); ++i) grpc_status[i] += other.grpc_status[i];
-  grpc_first_message.Merge(other.grpc_first_message);
   for (size_t o = 0; o < causes.size(); ++o) {
     for (size_t e = 0; e < kErrnoSlots; ++e) causes[o][e] += other.causes[o][e];
   }
   latency.Merge(other.latency);
   latency_uncorrected.Merge(other.latency_uncorrected);
   generator.Merge(other.generator);
-  connect.Merge(other.connect);
-  tls_handshake.Merge(other.tls_handshake);
+  MergeHistograms<RunStats>(kRunHistograms, *this, other);
   if (other.tls_handshakes > 0) {
     tls_version = other.tls_version;
     tls_cipher = other.tls_cipher;
   }
-  iteration_duration.Merge(other.iteration_duration);
   if (target_ok.size() < other.target_ok.size()) {
     target_ok.resize(other.target_ok.size());
     target_failed.resize(other.target_failed.size());
@@ -163,8 +160,8 @@ void WorkerStats::ConnectionOpened() {
 }
 
 void WorkerStats::TlsConnected(const net::TlsHandshake& tls) {
-  connect_.Record(static_cast<uint64_t>(tls.tcp_ns));
-  handshake_.Record(static_cast<uint64_t>(tls.handshake_ns));
+  histograms_.Of<&RunStats::connect>().Record(static_cast<uint64_t>(tls.tcp_ns));
+  histograms_.Of<&RunStats::tls_handshake>().Record(static_cast<uint64_t>(tls.handshake_ns));
   tls_version_.store(tls.version, std::memory_order_relaxed);
   tls_cipher_.store(tls.cipher, std::memory_order_relaxed);
   if (tls.resumed) Add(counters_.Of<&RunStats::tls_resumed>());
@@ -186,7 +183,6 @@ RunStats WorkerStats::Snapshot() const {
     s.status_codes[i] = Read(status_codes_[i]);
   }
   for (size_t i = 0; i < grpc_status_.size(); ++i) s.grpc_status[i] = Read(grpc_status_[i]);
-  s.grpc_first_message = grpc_first_message_.Snapshot();
   if (open_model_) s.generator.schedule_lag = schedule_lag_.Snapshot();
   s.generator.unsent = Read(unsent_);
   s.generator.busy_ns = Read(busy_ns_);
@@ -195,11 +191,9 @@ RunStats WorkerStats::Snapshot() const {
     s.generator.busiest_share = static_cast<double>(s.generator.busy_ns) / s.generator.wall_ns;
   }
   SnapshotCpuWait(s.generator);
-  s.connect = connect_.Snapshot();
-  s.tls_handshake = handshake_.Snapshot();
+  histograms_.CopyTo(s);
   s.tls_version = tls_version_.load(std::memory_order_relaxed);
   s.tls_cipher = tls_cipher_.load(std::memory_order_relaxed);
-  s.iteration_duration = iteration_duration_.Snapshot();
   s.target_ok.resize(targets_);
   s.target_failed.resize(targets_);
   for (size_t t = 0; t < targets_; ++t) {

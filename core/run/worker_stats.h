@@ -18,6 +18,7 @@
 #include "core/latency_histogram.h"
 #include "core/outcome.h"
 #include "core/run/run_counters.h"
+#include "core/run/run_histograms.h"
 #include "core/run/run_stats.h"
 #include "core/single_writer.h"
 #include "net/event_loop.h"
@@ -56,7 +57,7 @@ class WorkerStats {
   void IterationStarted() { Add(counters_.Of<&RunStats::iterations_started>()); }
   void IterationCompleted(int64_t duration_ns) {
     Add(counters_.Of<&RunStats::iterations_completed>());
-    iteration_duration_.Record(static_cast<uint64_t>(duration_ns));
+    histograms_.Of<&RunStats::iteration_duration>().Record(static_cast<uint64_t>(duration_ns));
   }
   void IterationAborted(uint32_t target) {
     Add(counters_.Of<&RunStats::iterations_aborted>());
@@ -77,6 +78,12 @@ class WorkerStats {
       Add(t.status_codes[static_cast<size_t>(status) < kStatusCodeSlots ? status : 0]);
       t.latency.Record(latency_ns);  // Its count is the target's ok (as for the run's).
     }
+  }
+  // An ok request's response: its head came `head_ns` after the request's start (as the
+  // latency's), its body's first byte `body_ns` after (none: it had no body).
+  void ResponseArrived(uint64_t head_ns, std::optional<uint64_t> body_ns) {
+    histograms_.Of<&RunStats::response_head>().Record(head_ns);
+    if (body_ns) histograms_.Of<&RunStats::first_byte>().Record(*body_ns);
   }
   void LateStart() { Add(counters_.Of<&RunStats::late_starts>()); }
   void ScheduleLag(int64_t lag_ns) { schedule_lag_.Record(static_cast<uint64_t>(lag_ns)); }
@@ -104,7 +111,9 @@ class WorkerStats {
     Write(unread_ns_, unread_ns);
     Write(unread_longest_ns_, longest_ns);
   }
-  void Connected(int64_t connect_ns) { connect_.Record(static_cast<uint64_t>(connect_ns)); }
+  void Connected(int64_t connect_ns) {
+    histograms_.Of<&RunStats::connect>().Record(static_cast<uint64_t>(connect_ns));
+  }
   void TlsConnected(const net::TlsHandshake& tls);
   void WarmupStarted() { Add(counters_.Of<&RunStats::warmup_started>()); }
   void WarmupCompleted() { Add(counters_.Of<&RunStats::warmup_completed>()); }
@@ -122,7 +131,9 @@ class WorkerStats {
   }
   void RequestRetried() { Add(counters_.Of<&RunStats::retried>()); }
   // An ok gRPC call ended with grpc-status `code` (0-16) after `messages` response messages.
-  void GrpcFirstMessage(uint64_t latency_ns) { grpc_first_message_.Record(latency_ns); }
+  void GrpcFirstMessage(uint64_t latency_ns) {
+    histograms_.Of<&RunStats::grpc_first_message>().Record(latency_ns);
+  }
   void GrpcCallEnded(int code, uint64_t messages) {
     Add(grpc_status_[static_cast<size_t>(code)]);
     Add(counters_.Of<&RunStats::grpc_messages>(), messages);
@@ -149,11 +160,11 @@ class WorkerStats {
   void SnapshotCpuWait(GeneratorStats& g) const;
   // The live counters of the rows (core/run/run_counters.h).
   RowCounters<RunStats, kRunCounters> counters_;
+  RowHistograms<RunStats, kRunHistograms> histograms_;
 
   std::array<SingleWriterCounter, kOutcomeCount> outcomes_{};
   std::array<SingleWriterCounter, kStatusCodeSlots> status_codes_{};
   std::array<SingleWriterCounter, proto::kGrpcStatusCount> grpc_status_{};
-  LatencyHistogram grpc_first_message_;
   std::array<std::array<SingleWriterCounter, kErrnoSlots>, kOutcomeCount> causes_{};
   SingleWriterCounter unsent_{0};
   SingleWriterCounter busy_ns_{0};
@@ -166,7 +177,6 @@ class WorkerStats {
   SingleWriterCounter drains_{0};
   SingleWriterCounter unread_ns_{0};  // Written by the unread sampler.
   SingleWriterCounter unread_longest_ns_{0};
-  LatencyHistogram iteration_duration_;
   size_t targets_;
   std::unique_ptr<SingleWriterCounter[]> target_ok_;
   std::unique_ptr<SingleWriterCounter[]> target_failed_;
@@ -183,8 +193,6 @@ class WorkerStats {
   bool open_model_;
   LatencyHistogram latency_;
   LatencyHistogram uncorrected_;
-  LatencyHistogram connect_;
-  LatencyHistogram handshake_;
   LatencyHistogram schedule_lag_;
   std::atomic<const char*> tls_version_{""};
   std::atomic<const char*> tls_cipher_{""};

@@ -66,7 +66,9 @@ TEST(ReportE2ETest, ChromiumRendersEveryChartWithoutErrors) {
     EXPECT_GT(std::stoi((*it)[3]), 0) << (*it)[1] << " drew nothing";
     EXPECT_EQ((*it)[2], (*it)[3]) << (*it)[1];
   }
-  EXPECT_EQ(charts, 4);  // Throughput, latency over time, connections, histogram.
+  // Throughput, latency over time, connections, and the histograms of the latency, the time
+  // to the head and the time to the first byte.
+  EXPECT_EQ(charts, 6);
 
   std::filesystem::create_directories(URINGLOAD_ARTIFACTS);
   std::string png = std::string(URINGLOAD_ARTIFACTS) + "/report.png";

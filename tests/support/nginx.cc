@@ -35,6 +35,11 @@ NginxServer::NginxServer(const NginxOptions& options) {
           : absl::StrCat("    ssl_certificate ", options.tls_cert, ";\n    ssl_certificate_key ",
                          options.tls_key, ";\n    ssl_protocols TLSv1.2 TLSv1.3;\n"),
       "    location / { default_type text/plain; return 200 \"", options.body, "\"; }\n",
+      options.stream_upstream == 0
+          ? ""
+          : absl::StrCat(
+                "    location /stream/ { proxy_pass http://127.0.0.1:", options.stream_upstream,
+                "/; proxy_http_version 1.1; proxy_buffering off; }\n"),
       "    location = /file { alias ", prefix_, "/file.bin; }\n", "    location /put/ { root ",
       prefix_, "; dav_methods PUT; create_full_put_path on; ", "client_max_body_size 64m; }\n",
       "  }\n}\n");

@@ -22,6 +22,9 @@ struct NginxOptions {
   bool http2 = false;
   uint64_t file_size = 0;    // Non-zero: /file answers a file of this many bytes.
   bool unix_socket = false;  // Also listen on a Unix socket in its prefix (UnixSocket()).
+  // Non-zero: /stream/ proxies to this 127.0.0.1 port over HTTP/1.1, unbuffered (what a
+  // streamed answer needs: each piece goes on as it comes).
+  uint16_t stream_upstream = 0;
 };
 
 class NginxServer {
