@@ -50,6 +50,9 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "A complete response whose body lacks TEXT ends check_failed, not ok (the "
                   "body as received: decoded chunks, not decompressed)")
       ->type_name("TEXT");
+  cmd->add_option("--expect-events", o.expect_events,
+                  "With --stream: a complete response with fewer than N events ends "
+                  "check_failed, not ok");
   cmd->add_option("--timeout", o.timeout, "Per request, send to complete response (at most 24h)")
       ->capture_default_str();
   cmd->add_option("--connect-timeout", o.connect_timeout, "Per connection attempt (at most 24h)")
@@ -87,6 +90,11 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                     "below 1 burstier, above 1 more regular)")
         ->type_name("even|poisson|gamma:K");
   }
+  cmd->add_option("--stream", o.stream,
+                  "Read each response's body as a stream of events, timed as they arrive: sse "
+                  "(server-sent events) or ndjson (a JSON document a line)")
+      ->capture_default_str()
+      ->type_name("none|sse|ndjson");
   cmd->add_option("-p,--pipeline,--streams", o.pipeline,
                   absl::StrCat("Requests in flight per connection, at most ", core::kMaxPipeline,
                                ": pipelined over HTTP/1.1, concurrent streams over HTTP/2 "

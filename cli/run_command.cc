@@ -177,7 +177,8 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .schedule_lag_bound = plan.schedule_lag_bound,
                           .busy_poll = plan.busy_poll,
                           .flow = plan.flow != nullptr,
-                          .grpc = plan.grpc};
+                          .grpc = plan.grpc,
+                          .streams = plan.streams};
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(options.metrics, "client",

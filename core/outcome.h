@@ -90,8 +90,9 @@ enum class CheckFailure : int {
   kTooLong,        // An extracted value is longer than --max-var-bytes.
   kCookieRefused,  // A Set-Cookie did not fit the jar (--max-cookie-bytes, or 16 cookies).
   kGrpcStatus,     // A gRPC call's grpc-status is not one its step's expect lists.
+  kEvents,         // --stream: fewer events than --expect-events.
 };
-inline constexpr int kCheckFailureCount = 9;
+inline constexpr int kCheckFailureCount = 11;
 inline constexpr const char* CheckFailureText(int code) {
   switch (static_cast<CheckFailure>(code)) {
     case CheckFailure::kStatus:
@@ -110,6 +111,8 @@ inline constexpr const char* CheckFailureText(int code) {
       return "cookie did not fit the jar (--max-cookie-bytes)";
     case CheckFailure::kGrpcStatus:
       return "grpc-status not expected";
+    case CheckFailure::kEvents:
+      return "fewer events than --expect-events";
     default:
       return "an expectation failed";
   }

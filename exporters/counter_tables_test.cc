@@ -41,13 +41,14 @@ core::RunResult ResultWithEveryRow(uint64_t scale) {
   return result;
 }
 
-// A plan whose result shows every object: TLS, HTTP/3, a flow, gRPC.
+// A plan whose result shows every object: TLS, HTTP/3, a flow, gRPC, streams.
 core::RunPlan EveryObjectShown() {
   core::RunPlan plan;
   plan.url.tls = true;
   plan.http = core::HttpVersion::kHttp3;
   plan.grpc = true;
   plan.flow = std::make_shared<core::FlowProgram>();
+  plan.streams = true;
   return plan;
 }
 
@@ -95,6 +96,7 @@ TEST(RunCountersTest, EveryRowWithAMetricIsExported) {
   RunInfo info;
   info.flow = true;
   info.grpc = true;
+  info.streams = true;
   RunCollector collector([&] { return s; }, [] { return absl::Seconds(1); }, info, {});
   std::string exposition = SerializeMetrics(collector);
   for (size_t i = 0; i < std::size(kRunCounters); ++i) {
@@ -128,6 +130,7 @@ TEST(RunHistogramsTest, EveryRowIsWrittenReadMergedExportedAndMeasured) {
   RunInfo info;
   info.flow = true;
   info.grpc = true;
+  info.streams = true;
   RunCollector collector([&] { return result.stats; }, [] { return absl::Seconds(1); }, info, {});
   std::string exposition = SerializeMetrics(collector);
   std::string summary = FormatRunSummary(report);

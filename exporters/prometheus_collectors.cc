@@ -175,6 +175,7 @@ std::vector<MetricFamily> RunCollector::Collect() const {
     if (object == "quic") return s.connections_http3 > 0;
     if (object == "grpc") return info_.grpc;
     if (object == "iterations") return info_.flow;
+    if (object == "streams") return info_.streams;
     return true;
   };
   AddCounterRows<core::RunStats>(b, s, core::kRunCounters, shown);

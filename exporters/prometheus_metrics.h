@@ -48,6 +48,8 @@ struct RunInfo {
   bool flow = false;
   // --grpc: the ok calls are counted by grpc-status.
   bool grpc = false;
+  // --stream: the responses' events are counted and timed.
+  bool streams = false;
 };
 
 class RunCollector : public prometheus::Collectable {

@@ -190,6 +190,10 @@ std::string RunResultToJson(const RunReport& report) {
   if ((plan != nullptr && plan->http == core::HttpVersion::kHttp3) || s.connections_http3 > 0) {
     quic = Json::object();  // Its counters are rows (WriteCounters).
   }
+  Json streams = nullptr;
+  if (plan != nullptr && plan->streams) {  // --stream (run), or shards that were (merge).
+    streams = {{"format", plan->stream == proto::EventFormat::kSse ? "sse" : "ndjson"}};
+  }
   Json doc = {
       {run_key::kTarget, report.target},
       {run_key::kRunId, report.run_id},
@@ -231,6 +235,7 @@ std::string RunResultToJson(const RunReport& report) {
       {run_key::kConnections, {{run_key::kProtocols, {{run_key::kHttp1, s.connections_http1()}}}}},
       {run_key::kTls, tls},
       {run_key::kQuic, quic},
+      {"streams", streams},
       {run_key::kErrors, ErrorsJson(s)},
       {run_key::kTargets, TargetsJson(report)},
       {run_key::kByTarget, ByTargetJson(report)},

@@ -214,6 +214,10 @@ void ReadStats(const Json& doc, RunResultFile& r) {
   if (doc.contains("iterations")) {  // --flow.
     r.flow = true;
   }
+  if (const Json* streams = CounterObject(doc, "streams"); streams != nullptr) {  // --stream.
+    r.stream_format = Text(*streams, "format") == "ndjson" ? proto::EventFormat::kNdjson
+                                                           : proto::EventFormat::kSse;
+  }
   if (doc.contains(run_key::kGrpc)) {  // --grpc.
     for (const auto& [name, count] : At(At(doc, run_key::kGrpc), run_key::kStatus).items()) {
       std::optional<int> code = proto::GrpcStatusByName(name);

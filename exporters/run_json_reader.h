@@ -13,6 +13,7 @@
 #include "core/run/generator_check.h"
 #include "core/run/shard.h"
 #include "core/run/worker_stats.h"
+#include "proto/event_stream_parser.h"
 
 namespace uringload::exporters {
 
@@ -49,6 +50,8 @@ struct RunResultFile {
   std::vector<std::string> target_names;  // Of stats.by_target.
   bool flow = false;                      // A --flow run's (stats has its iterations).
   bool grpc = false;                      // A --grpc run's (stats has its grpc_status).
+  // A --stream run's: its format (stats has its events).
+  std::optional<proto::EventFormat> stream_format;
   core::RunStats stats;
   std::vector<uint64_t> ok_per_interval;  // Empty in results from before it was recorded.
   double interval_seconds = 1;

@@ -108,6 +108,10 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
   // A flow's steps are its targets; the merge reports its iterations (no program is needed).
   if (first.flow) merged.plan.flow = std::make_shared<const core::FlowProgram>();
   merged.plan.grpc = first.grpc;
+  if (first.stream_format.has_value()) {
+    merged.plan.streams = true;
+    merged.plan.stream = *first.stream_format;
+  }
   if (first.rate.has_value()) merged.plan.rate = rate;
   merged.plan.url.tls = first.tls;
   merged.plan.start_at = first.start_at;  // start_skew_seconds: the latest shard's.

@@ -421,6 +421,9 @@ std::string FormatRunSummary(const RunReport& report) {
                     FormatSeconds(s.tls_handshake.Quantile(0.99) / 1e9), "\n");
   }
   if (s.connections_http3 > 0) AppendCounterLine("QUIC:        ", "quic", s, &out);
+  if (report.plan != nullptr && report.plan->streams) {
+    AppendCounterLine("Streams:     ", "streams", s, &out);
+  }
   AppendGenerator(report, GeneratorVerdictOf(report), &out);
   AppendRoundTrip(report, &out);
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);

@@ -65,8 +65,8 @@ absl::Status Http2ClientSession::Start(Events* events) {
   Stop();
   events_ = events;
   int rv = nghttp2_session_client_new3(
-      &session_, Callbacks(matcher_ != nullptr || inspector_ != nullptr || grpc_), this, Options(),
-      allocator_.mem());
+      &session_, Callbacks(matcher_ != nullptr || inspector_ != nullptr || grpc_ || stream_bodies_),
+      this, Options(), allocator_.mem());
   if (rv != 0) return absl::InternalError(absl::StrCat("nghttp2: ", nghttp2_strerror(rv)));
   // The client never sends a priority (RFC 9218 2.1): nghttp2 then keeps no dependency tree,
   // whose upkeep was 1.6% of the client's CPU samples over TLS (docs/performance.md).
@@ -305,6 +305,7 @@ int Http2ClientSession::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id
   auto* self = static_cast<Http2ClientSession*>(user_data);
   if (Stream* stream = self->StreamOf(stream_id); stream != nullptr) {
     std::string_view piece(reinterpret_cast<const char*>(data), length);
+    if (self->stream_bodies_) self->events_->OnBody(self->TagOf(*stream), piece);
     if (stream->grpc) {
       bool first = stream->grpc_messages.messages() == 0;
       stream->grpc_messages.Feed(piece);

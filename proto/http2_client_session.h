@@ -47,6 +47,8 @@ class Http2ClientSession {
     // Stream `tag`'s response came as far as `progress` (each once, during Receive()): its
     // head, its body's first byte, its first whole gRPC message (SetGrpc).
     virtual void OnProgress(uint32_t /*tag*/, ResponseProgress /*progress*/) {}
+    // Each piece of stream `tag`'s response body, as it arrives (SetStreamBodies).
+    virtual void OnBody(uint32_t /*tag*/, std::string_view /*piece*/) {}
   };
 
   // `streams`: the most streams the caller will have open (tags are below it); `memory`: the
@@ -69,6 +71,8 @@ class Http2ClientSession {
   // a call's DATA is read as gRPC messages (counted, and shown to the inspector, never kept)
   // and its grpc-status kept (StreamEnd).
   void SetGrpc(bool grpc) { grpc_ = grpc; }
+  // From the next Start() on, each body's DATA goes to Events::OnBody as well.
+  void SetStreamBodies(bool on) { stream_bodies_ = on; }
   // The connection ended: frees the nghttp2 session (streams still open are not reported).
   void Stop();
   bool started() const { return session_ != nullptr; }
@@ -167,6 +171,7 @@ class Http2ClientSession {
   const BodyMatcher* matcher_ = nullptr;
   ResponseInspector* inspector_ = nullptr;
   bool grpc_ = false;
+  bool stream_bodies_ = false;
   Http2ClientSettings settings_;
   std::vector<Stream> streams_;  // By tag.
   Http2Output output_;

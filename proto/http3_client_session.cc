@@ -57,6 +57,7 @@ const nghttp3_callbacks* Http3ClientSession::Callbacks() {
         stream->body_begun = true;
         session->events_->OnProgress(stream->tag, ResponseProgress::kFirstByte);
       }
+      if (session->stream_bodies_) session->events_->OnBody(stream->tag, piece);
       if (session->inspector_ != nullptr) {
         session->inspector_->OnBody(piece);
       } else if (session->matcher_ != nullptr) {

@@ -35,6 +35,8 @@ class Http3ClientSession : public Http3Streams {
     // Request `tag`'s response came as far as `progress` (its head, its body's first byte;
     // each once, as the QUIC layer hands its bytes in).
     virtual void OnProgress(uint32_t /*tag*/, ResponseProgress /*progress*/) {}
+    // Each piece of request `tag`'s response body, as it arrives (SetStreamBodies).
+    virtual void OnBody(uint32_t /*tag*/, std::string_view /*piece*/) {}
     // nghttp3 asks the QUIC layer to reset stream `id` or stop its sending, with `code`.
     virtual void OnStreamShutdown(int64_t /*id*/, uint64_t /*code*/) {}
   };
@@ -53,6 +55,8 @@ class Http3ClientSession : public Http3Streams {
   void SetBodyMatcher(const BodyMatcher* matcher) { matcher_ = matcher; }
   // A flow's user sees each response's fields and body (one request at a time: its own).
   void SetInspector(ResponseInspector* inspector) { inspector_ = inspector; }
+  // Each body's pieces go to Events::OnBody as well.
+  void SetStreamBodies(bool on) { stream_bodies_ = on; }
   // The connection ended: frees the nghttp3 connection (requests still open are not
   // reported).
   void Stop();
@@ -91,6 +95,7 @@ class Http3ClientSession : public Http3Streams {
   static const nghttp3_callbacks* Callbacks();
 
   Events* events_ = nullptr;
+  bool stream_bodies_ = false;
   const BodyMatcher* matcher_ = nullptr;
   ResponseInspector* inspector_ = nullptr;
   std::vector<Stream> slots_;

@@ -66,7 +66,13 @@ int ResponseParser::OnHeaderValueComplete(llhttp_t* parser) {
 
 void ResponseParser::SetBodyMatcher(const BodyMatcher* matcher) {
   matcher_ = matcher;
-  UseSettings(matcher != nullptr ? &SettingsWithBody() : &Settings());
+  if (inspector_ != nullptr) return;
+  UseSettings(matcher != nullptr || sink_ != nullptr ? &SettingsWithBody() : &Settings());
+}
+
+void ResponseParser::SetBodySink(BodySink* sink) {
+  sink_ = sink;
+  SetBodyMatcher(matcher_);
 }
 
 void ResponseParser::Start(bool head_request) {
@@ -96,11 +102,12 @@ int ResponseParser::OnBodyBegun(llhttp_t* parser, const char*, size_t) {
 int ResponseParser::OnBody(llhttp_t* parser, const char* at, size_t length) {
   auto* self = static_cast<ResponseParser*>(parser->data);
   self->body_begun_ = true;
+  if (self->sink_ != nullptr) self->sink_->OnBodyPiece(std::string_view(at, length));
   if (self->inspector_ != nullptr) {
     self->inspector_->OnBody(std::string_view(at, length));
-    return HPE_OK;
+  } else if (self->matcher_ != nullptr) {
+    self->body_state_ = self->matcher_->Feed(self->body_state_, std::string_view(at, length));
   }
-  self->body_state_ = self->matcher_->Feed(self->body_state_, std::string_view(at, length));
   return HPE_OK;
 }
 

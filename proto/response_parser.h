@@ -24,6 +24,16 @@ class ResponseInspector {
   virtual void OnBody(std::string_view piece) = 0;
 };
 
+// Sees each piece of a body as it is parsed, beside the inspector or the matcher (a streamed
+// answer's events are read from them).
+class BodySink {
+ public:
+  virtual void OnBodyPiece(std::string_view piece) = 0;
+
+ protected:
+  ~BodySink() = default;
+};
+
 class ResponseParser : public MessageFeeder {
  public:
   ResponseParser();
@@ -51,6 +61,9 @@ class ResponseParser : public MessageFeeder {
   // From the next Start() on, `inspector` sees every header and the body instead of the
   // matcher (none: back to the matcher's way). It must outlive the parser's use of it.
   void SetInspector(ResponseInspector* inspector);
+  // From the next Start() on, `sink` sees every piece of each body too (none: not). It must
+  // outlive the parser's use of it.
+  void SetBodySink(BodySink* sink);
 
  private:
   static int OnMessageBegin(llhttp_t* parser);
@@ -72,6 +85,7 @@ class ResponseParser : public MessageFeeder {
   bool body_begun_ = false;
   const BodyMatcher* matcher_ = nullptr;
   ResponseInspector* inspector_ = nullptr;
+  BodySink* sink_ = nullptr;
   uint32_t body_state_ = 0;
 };
 

@@ -15,6 +15,7 @@
 #include "core/outcome.h"
 #include "core/run/connection.h"
 #include "core/run/run_plan.h"
+#include "core/run/stream_meter.h"
 #include "core/run/worker_stats.h"
 #include "net/event_loop.h"
 #include "proto/request_template.h"
@@ -27,6 +28,7 @@ struct ResponseFacts {
   bool body_found = false;  // The body held the checked text.
   int grpc_status = -1;     // An ok gRPC call's code (-1: not a gRPC call).
   uint64_t grpc_messages = 0;
+  uint64_t events = 0;  // --stream: the events its body carried.
 };
 
 // What the worker gives its drivers: read-only context, and the request events they report.
@@ -83,8 +85,14 @@ struct DriverEnv {
   int64_t origin_ns = 0;
   // Slots with sends queued since the last submit (the worker stamps them: Stamp).
   std::vector<uint32_t>* unstamped = nullptr;
+  // --stream: the events of the responses (null: bodies are not read as streams).
+  StreamMeter* streams = nullptr;
 
   bool flow() const { return !users.empty(); }
+  // The stream meter's entry of `c`'s request entry `k` (HTTP/1.1: 0, its oldest).
+  uint32_t StreamEntry(const Connection& c, uint32_t k) const {
+    return c.slot * static_cast<uint32_t>(c.pending.size()) + k;
+  }
   FlowUser* UserOf(uint32_t slot) const {
     return users.empty() ? nullptr : &users[slot < users.size() ? slot : slot % users.size()];
   }

@@ -26,7 +26,19 @@ Http1Driver::Http1Driver(DriverHost* host, const DriverEnv& env)
     s.out = std::span(storage_).subspan(i * out_bytes, out_bytes);
     s.parser.SetBodyMatcher(plan.checks.body.get());
     if (FlowUser* user = env_.UserOf(i)) s.parser.SetInspector(user);
+    s.driver = this;
+    if (env_.streams != nullptr) s.parser.SetBodySink(&s);
   }
+}
+
+void Http1Driver::StartResponse(Connection& c) {
+  slots_[c.slot].parser.Start(env_.TemplateFor(c, c.oldest()).is_head());
+  if (env_.streams != nullptr) env_.streams->Begin(env_.StreamEntry(c, 0));
+}
+
+// --stream: responses come in order, so one stream of events per connection.
+void Http1Driver::Body(Connection& c, std::string_view piece) {
+  env_.streams->OnBody(env_.StreamEntry(c, 0), c.oldest(), piece);
 }
 
 // The requests that waited for the connect are rendered, oldest first.
@@ -34,8 +46,9 @@ void Http1Driver::Open(Connection& c) {
   Slot& s = slots_[c.slot];
   s.out_size = 0;
   s.static_out = nullptr;
+  s.connection = &c;
   if (c.count == 0) return;
-  s.parser.Start(env_.TemplateFor(c, c.oldest()).is_head());
+  StartResponse(c);
   for (uint32_t k = 0; k < c.count; ++k) Render(c, c.at(k));
 }
 
@@ -43,7 +56,7 @@ void Http1Driver::Add(Connection& c, const PendingRequest& request) {
   URINGLOAD_CHECK(c.count < c.pending.size(), "slot %u count %u", c.slot, c.count);
   c.at(c.count) = request;
   ++c.count;
-  if (c.count == 1) slots_[c.slot].parser.Start(env_.TemplateFor(c, request).is_head());
+  if (c.count == 1) StartResponse(c);
   Render(c, request);
 }
 
@@ -214,15 +227,21 @@ void Http1Driver::Release(Connection& c) {
 void Http1Driver::FinishOldest(Connection& c, Outcome outcome, int error) {
   proto::ResponseParser& parser = slots_[c.slot].parser;
   PendingRequest r = c.oldest();
+  uint32_t entry = env_.StreamEntry(c, 0);
   outcome = host_->RecordEnd(c, r, outcome, error,
-                             {.status = parser.status_code(), .body_found = parser.body_found()});
+                             {.status = parser.status_code(),
+                              .body_found = parser.body_found(),
+                              .events = env_.streams != nullptr ? env_.streams->events(entry) : 0});
+  if (env_.streams != nullptr && outcome == Outcome::kOk) {
+    env_.streams->Completed(entry, r);
+  }
   c.PopOldest();
   if (c.submitted > 0) --c.submitted;
   if (c.stamped > 0) --c.stamped;
   env_.loop->timers().Cancel(&c.timer);
   if (env_.flow()) host_->AfterEnd(c, r, outcome);
   if (c.count == 0) return;
-  parser.Start(env_.TemplateFor(c, c.oldest()).is_head());
+  StartResponse(c);
   if (c.stamped > 0) ScheduleTimeout(c);
 }
 

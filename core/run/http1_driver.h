@@ -32,17 +32,24 @@ class Http1Driver final : public ConnectionDriver {
   void Release(Connection& c) override;
 
  private:
-  // A connection's bytes to send and its response parser.
-  struct Slot {
+  // A connection's bytes to send and its response parser, whose body pieces (--stream) it
+  // hands to the driver with their connection.
+  struct Slot final : proto::BodySink {
     proto::ResponseParser parser;      // Parses the response to the oldest request.
     std::span<char> out;               // Rendered bytes not yet sent; empty: see static_out.
     const char* static_out = nullptr;  // Without `out`: the unsent rest of a template.
     uint32_t out_size = 0;             // Bytes waiting or in the send in flight.
+    Http1Driver* driver = nullptr;
+    Connection* connection = nullptr;  // Set when it opens.
+    void OnBodyPiece(std::string_view piece) override { driver->Body(*connection, piece); }
   };
 
   // Renders `request` behind what the connection has not sent yet (it is in the ring).
   void Render(Connection& c, const PendingRequest& request);
   void OnData(Connection& c, std::string_view data);
+  // The oldest request's response begins (its parser, and its stream's events, from nothing).
+  void StartResponse(Connection& c);
+  void Body(Connection& c, std::string_view piece);
   void OnPeerClosed(Connection& c);
   // Ends the oldest request in flight.
   void FinishOldest(Connection& c, Outcome outcome, int error);

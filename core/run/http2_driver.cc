@@ -48,6 +48,7 @@ void Http2Driver::Open(Connection& c) {
         &memory_);
     s.session->SetBodyMatcher(plan.checks.body.get());
     s.session->SetGrpc(plan.grpc);
+    s.session->SetStreamBodies(env_.streams != nullptr);
     if (FlowUser* user = env_.UserOf(c.slot)) s.session->SetInspector(user);
   }
   if (!s.session->Start(&s).ok()) {

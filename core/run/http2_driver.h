@@ -36,6 +36,9 @@ class Http2Driver final : public StreamDriver {
     void OnProgress(uint32_t tag, proto::ResponseProgress progress) override {
       driver->Progress(*connection, tag, progress);
     }
+    void OnBody(uint32_t tag, std::string_view piece) override {
+      driver->Body(*connection, tag, piece);
+    }
   };
 
   void Submit(Connection& c, uint32_t k) override;

@@ -27,6 +27,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
     virtual void OnEarlyDataRejected() {}
     virtual void OnStreamEnd(const proto::StreamEnd& end) = 0;
     virtual void OnProgress(uint32_t /*tag*/, proto::ResponseProgress /*progress*/) {}
+    virtual void OnBody(uint32_t /*tag*/, std::string_view /*piece*/) {}
   };
 
   // `streams`: the most requests open at once (tags are below it).
@@ -58,6 +59,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
   void Cancel(uint32_t tag) { session_.Cancel(tag); }
   void SetBodyMatcher(const proto::BodyMatcher* matcher) { session_.SetBodyMatcher(matcher); }
   void SetInspector(proto::ResponseInspector* inspector) { session_.SetInspector(inspector); }
+  void SetStreamBodies(bool on) { session_.SetStreamBodies(on); }
 
   // Ends it from this side without error (H3_NO_ERROR): the next Write gives its
   // CONNECTION_CLOSE, then nothing.
@@ -75,6 +77,7 @@ class Http3Connection : public Http3Transport, private proto::Http3ClientSession
   void OnProgress(uint32_t tag, proto::ResponseProgress progress) override {
     events_->OnProgress(tag, progress);
   }
+  void OnBody(uint32_t tag, std::string_view piece) override { events_->OnBody(tag, piece); }
   void OnStreamShutdown(int64_t id, uint64_t code) override;
 
   proto::Http3ClientSession session_;

@@ -65,6 +65,7 @@ void Http3Driver::OnConnected(Connection& c, const net::Completion& completion) 
   if (q.h3 == nullptr) {
     q.h3 = std::make_unique<Http3Connection>(static_cast<uint32_t>(c.pending.size()));
     q.h3->SetBodyMatcher(plan.checks.body.get());
+    q.h3->SetStreamBodies(env_.streams != nullptr);
     if (FlowUser* user = env_.UserOf(c.slot)) q.h3->SetInspector(user);
   }
   net::QuicSettings settings;

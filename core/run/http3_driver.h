@@ -53,6 +53,9 @@ class Http3Driver final : public StreamDriver {
     void OnProgress(uint32_t tag, proto::ResponseProgress progress) override {
       driver->Progress(*connection, tag, progress);
     }
+    void OnBody(uint32_t tag, std::string_view piece) override {
+      driver->Body(*connection, tag, piece);
+    }
   };
 
   bool MayOpen(const Connection& c) const override;

@@ -20,14 +20,16 @@ namespace uringload::core {
 struct ResponseChecks {
   std::optional<StatusSet> statuses;               // None: any status.
   std::shared_ptr<const proto::BodyMatcher> body;  // None: any body.
+  uint64_t events = 0;                             // --stream: at least this many events (0: any).
 
-  bool any() const { return statuses.has_value() || body != nullptr; }
-  // The expectation a response with `status` missed (its status first), or none.
-  std::optional<CheckFailure> Judge(int status, bool body_found) const {
+  bool any() const { return statuses.has_value() || body != nullptr || events > 0; }
+  // The expectation a response with `status` and `events` missed (its status first), or none.
+  std::optional<CheckFailure> Judge(int status, bool body_found, uint64_t event_count = 0) const {
     if (statuses.has_value() && (status < 0 || status >= 1000 || !(*statuses)[status])) {
       return CheckFailure::kStatus;
     }
     if (body != nullptr && !body_found) return CheckFailure::kBodyContains;
+    if (event_count < events) return CheckFailure::kEvents;
     return std::nullopt;
   }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -186,6 +187,15 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
           "--arrival needs -R/--rate (it shapes the open model's arrivals; --replay keeps the "
           "log's own times)");
     }
+  }
+  if (options.stream == "sse" || options.stream == "ndjson") {
+    plan.streams = true;
+    plan.stream = options.stream == "sse" ? proto::EventFormat::kSse : proto::EventFormat::kNdjson;
+  } else if (options.stream != "none") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--stream must be none, sse (server-sent events) or ndjson (a JSON document a line), "
+        "got '",
+        options.stream, "'"));
   }
   URINGLOAD_RETURN_IF_ERROR(CheckRange("-p/--pipeline", options.pipeline, 1, kMaxPipeline));
   plan.pipeline = static_cast<uint32_t>(options.pipeline);
@@ -437,6 +447,15 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
       ResponseChecks checks,
       MakeResponseChecks(options.expect_status, options.expect_body_contains));
   plan.checks = std::move(checks);
+  if (options.expect_events.has_value()) {
+    URINGLOAD_RETURN_IF_ERROR(CheckRange("--expect-events", *options.expect_events, 1,
+                                         std::numeric_limits<int64_t>::max()));
+    if (!plan.streams) {
+      return absl::InvalidArgumentError(
+          "--expect-events needs --stream sse or ndjson: it counts a stream's events");
+    }
+    plan.checks.events = static_cast<uint64_t>(*options.expect_events);
+  }
   return plan;
 }
 

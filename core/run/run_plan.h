@@ -18,6 +18,7 @@
 #include "core/run/shard.h"
 #include "net/address.h"
 #include "net/tls_context.h"
+#include "proto/event_stream_parser.h"
 #include "proto/http2_client_session.h"
 #include "proto/request_template.h"
 #include "proto/url.h"
@@ -74,6 +75,8 @@ struct RunOptions {
   std::optional<std::string> rate;         // -R: requests per second in total (open model).
   std::optional<std::string> ramp;         // --ramp: rises linearly from 0 to -R over this.
   std::optional<std::string> arrival;      // --arrival: even, poisson or gamma:K.
+  std::string stream = "none";             // --stream: none, sse or ndjson.
+  std::optional<int64_t> expect_events;    // --expect-events N
   int64_t pipeline = 1;                    // -p: requests written back-to-back per connection.
   std::optional<std::string> targets_file;
   std::string targets_order = "round-robin";
@@ -206,6 +209,10 @@ struct RunPlan {
   // --arrival: evenly spaced, or random gaps of the same mean (seeded from --seed and the
   // shard, so shards do not arrive together).
   ArrivalProcess arrival;
+  // --stream: each response's body is read as a stream of events (server-sent events or
+  // NDJSON lines), timed as they arrive (core/run/stream_meter.h).
+  proto::EventFormat stream = proto::EventFormat::kSse;
+  bool streams = false;
   // --replay: request k is due at replay_offsets[k] (the log's times over --replay-speed);
   // `rate` is then their mean rate, for what reports it.
   std::shared_ptr<const std::vector<int64_t>> replay_offsets;

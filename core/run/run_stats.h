@@ -95,6 +95,14 @@ struct RunStats {
   // and (those with a body) to its first body byte.
   HistogramSnapshot response_head;
   HistogramSnapshot first_byte;
+  // --stream: the ok responses that carried events, their events, and those that ended with
+  // the OpenAI stream's `data: [DONE]`; each request's time to its first event (from its start,
+  // as `latency`) and the gaps between its events, as they arrived.
+  uint64_t stream_responses = 0;
+  uint64_t stream_events = 0;
+  uint64_t stream_done = 0;
+  HistogramSnapshot first_event;
+  HistogramSnapshot event_gap;
   uint64_t late_starts = 0;  // Open model: due while every connection was busy.
   // Requests started during --warmup: sent, then kept out of everything above.
   uint64_t warmup_started = 0;

@@ -23,6 +23,7 @@ void StreamDriver::Add(Connection& c, const PendingRequest& request) {
   c.pending[k].in_use = true;
   ++c.count;
   ++c.submitted;
+  if (env_.streams != nullptr) env_.streams->Begin(env_.StreamEntry(c, k));
   Submit(c, k);
 }
 
@@ -96,6 +97,10 @@ void StreamDriver::Progress(Connection& c, uint32_t tag, proto::ResponseProgress
   }
 }
 
+void StreamDriver::Body(Connection& c, uint32_t tag, std::string_view piece) {
+  env_.streams->OnBody(env_.StreamEntry(c, tag), c.pending[tag], piece);
+}
+
 void StreamDriver::EndStream(Connection& c, const proto::StreamEnd& end) {
   StreamVerdict v = JudgeStreamEnd(end, c.pending[end.tag].retries, rules_);
   if (v.response) ++responses_parsed_;
@@ -105,10 +110,12 @@ void StreamDriver::EndStream(Connection& c, const proto::StreamEnd& end) {
   }
   ResponseFacts response;
   if (v.outcome == Outcome::kOk) {
-    response = {.status = end.status,
-                .body_found = end.body_found,
-                .grpc_status = end.grpc ? end.grpc_status : -1,
-                .grpc_messages = end.grpc_messages};
+    response = {
+        .status = end.status,
+        .body_found = end.body_found,
+        .grpc_status = end.grpc ? end.grpc_status : -1,
+        .grpc_messages = end.grpc_messages,
+        .events = env_.streams != nullptr ? env_.streams->events(env_.StreamEntry(c, end.tag)) : 0};
   } else if (v.response) {
     response.status = end.status;
   }
@@ -120,6 +127,9 @@ void StreamDriver::FinishStream(Connection& c, uint32_t k, Outcome outcome, int 
   PendingRequest& r = c.pending[k];
   URINGLOAD_CHECK(r.in_use && c.count > 0, "slot %u entry %u count %u", c.slot, k, c.count);
   outcome = host_->RecordEnd(c, r, outcome, error, response);
+  if (env_.streams != nullptr && outcome == Outcome::kOk) {
+    env_.streams->Completed(env_.StreamEntry(c, k), r);
+  }
   r.in_use = false;
   --c.count;
   if (env_.flow()) host_->AfterEnd(c, r, outcome);

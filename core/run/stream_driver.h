@@ -38,6 +38,7 @@ class StreamDriver : public ConnectionDriver {
   void MarkSent(Connection& c);
   // The session reported how far stream `tag`'s response came, or how stream `end.tag` ended.
   void Progress(Connection& c, uint32_t tag, proto::ResponseProgress progress);
+  void Body(Connection& c, uint32_t tag, std::string_view piece);  // --stream.
   void EndStream(Connection& c, const proto::StreamEnd& end);
   // Ends the request in entry `k`; the caller moves the timeout after (once for every stream
   // that ends together).

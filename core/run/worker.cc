@@ -100,6 +100,10 @@ absl::Status Worker::Setup() {
   queued_flushes_.reserve(n);
   opener_.emplace(plan, config_.first_connection, std::span(connections_), loop_.get(), &drivers_,
                   stats_, connect_timeout_ns_, &started_ns_);
+  if (plan.streams) {
+    streams_.emplace(plan.stream, pending_storage_.size(), stats_, &completions_at_ns_,
+                     pacer_.open());
+  }
   env_ = {.plan = &plan,
           .stats = stats_,
           .loop = loop_.get(),
@@ -112,7 +116,8 @@ absl::Status Worker::Setup() {
           .open_model = pacer_.open(),
           .warmup_ns = warmup_ns_,
           .origin_ns = origin_ns_,
-          .unstamped = &unstamped_sends_};
+          .unstamped = &unstamped_sends_,
+          .streams = streams_.has_value() ? &*streams_ : nullptr};
   drivers_ = Drivers(this, env_);
   return absl::OkStatus();
 }

@@ -137,6 +137,7 @@ class Worker final : public net::CompletionHandler, private DriverHost, private 
   Drivers drivers_;                              // The protocols its connections speak.
   std::optional<DataFile::Reader> rows_;         // --data, when a template names a column.
   std::optional<FlowUsers> flows_;               // --flow: the virtual users.
+  std::optional<StreamMeter> streams_;           // --stream: the responses' events.
   std::vector<uint32_t> unstamped_sends_;        // Slots with sends queued since the last submit.
   // Slots whose sends wait for the end of the drain (DeferFlush), and whether a drain is
   // under way.

@@ -110,7 +110,7 @@ void Worker::Record(const PendingRequest& r, Outcome outcome, int error,
   if (outcome == Outcome::kOk) {
     batch_.CountLatency(completions_at_ns_ - r.sent_ns);
     if (std::optional<CheckFailure> missed =
-            config_.plan->checks.Judge(response.status, response.body_found)) {
+            config_.plan->checks.Judge(response.status, response.body_found, response.events)) {
       outcome = Outcome::kCheckFailed;
       error = static_cast<int>(*missed);
     }

@@ -85,6 +85,21 @@ class WorkerStats {
     histograms_.Of<&RunStats::response_head>().Record(head_ns);
     if (body_ns) histograms_.Of<&RunStats::first_byte>().Record(*body_ns);
   }
+  // --stream: an event arrived `ns` after its request's start (its first event) or after the
+  // request's event before it; an ok response that carried events ended (`done`: with
+  // data: [DONE]).
+  void EventArrived(bool first, uint64_t ns) {
+    Add(counters_.Of<&RunStats::stream_events>());
+    if (first) {
+      histograms_.Of<&RunStats::first_event>().Record(ns);
+    } else {
+      histograms_.Of<&RunStats::event_gap>().Record(ns);
+    }
+  }
+  void StreamCompleted(bool done) {
+    Add(counters_.Of<&RunStats::stream_responses>());
+    if (done) Add(counters_.Of<&RunStats::stream_done>());
+  }
   void LateStart() { Add(counters_.Of<&RunStats::late_starts>()); }
   void ScheduleLag(int64_t lag_ns) { schedule_lag_.Record(static_cast<uint64_t>(lag_ns)); }
   void Unsent(uint64_t n) { Write(unsent_, n); }

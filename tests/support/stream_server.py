@@ -2,7 +2,10 @@
 """Answers that arrive in pieces, served by aiohttp (it does HTTP; this only writes handlers).
 
 GET /late-body?ms=M        the head at once, then after M ms a 5-byte body ("later").
-GET /events?n=N&gap_ms=G   text/event-stream: N events "data: k", G ms apart, then the end.
+GET /events?n=N&gap_ms=G   text/event-stream: N events, G ms apart, then the end: each a
+                           comment, an id and "data: {"k": K}" (CRLF line ends); with done=1
+                           a last "data: [DONE]"; with bytewise=1 every byte written alone.
+GET /lines?n=N&gap_ms=G    application/x-ndjson: N lines {"k": K}, G ms apart.
 GET /arrive                "ok", noting when the request arrived (the monotonic clock).
 
 Listens on 127.0.0.1:--port; a port someone else holds is an error. On SIGTERM it writes
@@ -41,8 +44,27 @@ def main():
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         gap = int(request.query.get("gap_ms", "10")) / 1000
+        bytewise = request.query.get("bytewise") == "1"
+        pieces = [f': tick\r\nid: {k}\r\ndata: {{"k": {k}}}\r\n\r\n'
+                  for k in range(int(request.query.get("n", "3")))]
+        if request.query.get("done") == "1":
+            pieces.append("data: [DONE]\n\n")
+        for piece in pieces:
+            for chunk in (piece if bytewise else [piece]):
+                await response.write(chunk.encode())
+                if bytewise:
+                    await asyncio.sleep(0.0005)
+            await asyncio.sleep(gap)
+        await response.write_eof()
+        return response
+
+    async def lines(request):
+        counts["requests"] += 1
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+        gap = int(request.query.get("gap_ms", "10")) / 1000
         for k in range(int(request.query.get("n", "3"))):
-            await response.write(f"data: {k}\n\n".encode())
+            await response.write(f'{{"k": {k}}}\n'.encode())
             await asyncio.sleep(gap)
         await response.write_eof()
         return response
@@ -53,7 +75,7 @@ def main():
         return web.Response(text="ok")
 
     app = web.Application()
-    app.add_routes([web.get("/late-body", late_body), web.get("/events", events),
+    app.add_routes([web.get("/late-body", late_body), web.get("/events", events), web.get("/lines", lines),
                     web.get("/arrive", arrive)])
 
     async def serve():
