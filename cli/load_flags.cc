@@ -50,6 +50,21 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
                   "A complete response whose body lacks TEXT ends check_failed, not ok (the "
                   "body as received: decoded chunks, not decompressed)")
       ->type_name("TEXT");
+  cmd->add_option("--llm", o.llm,
+                  "An OpenAI-compatible server's streamed answers: POST /v1/chat/completions "
+                  "(chat) or /v1/completions with stream: true, prompts from --data; TTFT, ITL, "
+                  "TPOT, tokens and goodput measured")
+      ->type_name("chat|completions");
+  cmd->add_option("--model", o.model, "With --llm: the model the server serves");
+  cmd->add_option("--max-tokens", o.max_tokens,
+                  "With --llm: max_tokens, a number or a --data column")
+      ->capture_default_str();
+  cmd->add_option("--data-field", o.data_field, "With --llm: the --data column of the prompts")
+      ->capture_default_str();
+  cmd->add_option("--goodput", o.goodput,
+                  "With --llm, repeatable: a bound every good answer meets (ttft<200ms, "
+                  "tpot<50ms, itl<100ms, e2e<10s); goodput is the share of requests within all")
+      ->type_name("MEASURE<DURATION");
   cmd->add_option("--expect-events", o.expect_events,
                   "With --stream: a complete response with fewer than N events ends "
                   "check_failed, not ok");

@@ -178,7 +178,8 @@ absl::StatusOr<std::unique_ptr<MetricsSession>> StartRunMetrics(const RunCommand
                           .busy_poll = plan.busy_poll,
                           .flow = plan.flow != nullptr,
                           .grpc = plan.grpc,
-                          .streams = plan.streams};
+                          .streams = plan.streams,
+                          .llm = plan.llm.has_value()};
   if (plan.duration.has_value())
     info.planned_duration_seconds = absl::ToDoubleSeconds(*plan.duration);
   return MetricsSession::Start(options.metrics, "client",
@@ -305,7 +306,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   RequireWholeNumbers(run, {"-n", "-c", "-t", "--max-connecting", "-p", "--seed", "--shards",
                             "--http2-window", "--http2-header-table", "--max-var-bytes",
                             "--max-cookie-bytes", "--max-origins-per-user"});
-  SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if"});
+  SetRepeatPolicy(run, {"--header", "--metrics-label", "--fail-if", "--goodput"});
   return run;
 }
 

@@ -268,7 +268,7 @@ CLI::App* AddSearchCommand(CLI::App& app, SearchCommandOptions& options) {
   search->add_flag("-q,--quiet", options.quiet, "No table");
   RequireWholeNumbers(search, {"-c", "-t", "--max-connecting", "-p", "--seed", "--http2-window",
                                "--http2-header-table", "--max-steps", "--shards"});
-  SetRepeatPolicy(search, {"--header", "--slo"});
+  SetRepeatPolicy(search, {"--header", "--slo", "--goodput"});
   return search;
 }
 

@@ -41,7 +41,7 @@ core::RunResult ResultWithEveryRow(uint64_t scale) {
   return result;
 }
 
-// A plan whose result shows every object: TLS, HTTP/3, a flow, gRPC, streams.
+// A plan whose result shows every object: TLS, HTTP/3, a flow, gRPC, streams, LLM answers.
 core::RunPlan EveryObjectShown() {
   core::RunPlan plan;
   plan.url.tls = true;
@@ -49,6 +49,7 @@ core::RunPlan EveryObjectShown() {
   plan.grpc = true;
   plan.flow = std::make_shared<core::FlowProgram>();
   plan.streams = true;
+  plan.llm = core::LlmPlan{.chat = true, .goodput = {}};
   return plan;
 }
 
@@ -97,6 +98,7 @@ TEST(RunCountersTest, EveryRowWithAMetricIsExported) {
   info.flow = true;
   info.grpc = true;
   info.streams = true;
+  info.llm = true;
   RunCollector collector([&] { return s; }, [] { return absl::Seconds(1); }, info, {});
   std::string exposition = SerializeMetrics(collector);
   for (size_t i = 0; i < std::size(kRunCounters); ++i) {
@@ -131,6 +133,7 @@ TEST(RunHistogramsTest, EveryRowIsWrittenReadMergedExportedAndMeasured) {
   info.flow = true;
   info.grpc = true;
   info.streams = true;
+  info.llm = true;
   RunCollector collector([&] { return result.stats; }, [] { return absl::Seconds(1); }, info, {});
   std::string exposition = SerializeMetrics(collector);
   std::string summary = FormatRunSummary(report);

@@ -176,6 +176,7 @@ std::vector<MetricFamily> RunCollector::Collect() const {
     if (object == "grpc") return info_.grpc;
     if (object == "iterations") return info_.flow;
     if (object == "streams") return info_.streams;
+    if (object == "llm") return info_.llm;
     return true;
   };
   AddCounterRows<core::RunStats>(b, s, core::kRunCounters, shown);

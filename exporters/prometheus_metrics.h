@@ -50,6 +50,8 @@ struct RunInfo {
   bool grpc = false;
   // --stream: the responses' events are counted and timed.
   bool streams = false;
+  // --llm: the answers' tokens are counted and timed.
+  bool llm = false;
 };
 
 class RunCollector : public prometheus::Collectable {

@@ -194,6 +194,10 @@ std::string RunResultToJson(const RunReport& report) {
   if (plan != nullptr && plan->streams) {  // --stream (run), or shards that were (merge).
     streams = {{"format", plan->stream == proto::EventFormat::kSse ? "sse" : "ndjson"}};
   }
+  Json llm = nullptr;
+  if (plan != nullptr && plan->llm.has_value()) {
+    llm = {{"kind", plan->llm->chat ? "chat" : "completions"}};
+  }
   Json doc = {
       {run_key::kTarget, report.target},
       {run_key::kRunId, report.run_id},
@@ -236,6 +240,7 @@ std::string RunResultToJson(const RunReport& report) {
       {run_key::kTls, tls},
       {run_key::kQuic, quic},
       {"streams", streams},
+      {"llm", llm},
       {run_key::kErrors, ErrorsJson(s)},
       {run_key::kTargets, TargetsJson(report)},
       {run_key::kByTarget, ByTargetJson(report)},
@@ -265,6 +270,16 @@ std::string RunResultToJson(const RunReport& report) {
   }
   // The single-number counters and the histograms, by their rows.
   WriteCounters<RunStats>(s, doc, core::kRunCounters);
+  if (llm.is_object()) {  // What the counters give per second and as shares.
+    Json& l = doc["llm"];
+    l["output_tokens_per_second"] = Rate(s.llm_output_tokens, measured);
+    l["total_tokens_per_second"] = Rate(s.llm_output_tokens + s.llm_input_tokens, measured);
+    l["goodput"] =
+        s.completed() > 0 ? Json(static_cast<double>(s.llm_good) / s.completed()) : Json(nullptr);
+    l["tokens_from"] = s.llm_usage == s.llm_answers ? "usage"
+                       : s.llm_usage == 0           ? "deltas"
+                                                    : "usage and deltas";
+  }
   for (const core::HistogramRow& row : core::kRunHistograms) {
     Json* object = row.object.empty() ? &doc : CounterObject(doc, row.object);
     if (object == nullptr) continue;

@@ -218,6 +218,9 @@ void ReadStats(const Json& doc, RunResultFile& r) {
     r.stream_format = Text(*streams, "format") == "ndjson" ? proto::EventFormat::kNdjson
                                                            : proto::EventFormat::kSse;
   }
+  if (const Json* llm = CounterObject(doc, "llm"); llm != nullptr) {  // --llm.
+    r.llm_chat = Text(*llm, "kind") == "chat";
+  }
   if (doc.contains(run_key::kGrpc)) {  // --grpc.
     for (const auto& [name, count] : At(At(doc, run_key::kGrpc), run_key::kStatus).items()) {
       std::optional<int> code = proto::GrpcStatusByName(name);

@@ -52,6 +52,7 @@ struct RunResultFile {
   bool grpc = false;                      // A --grpc run's (stats has its grpc_status).
   // A --stream run's: its format (stats has its events).
   std::optional<proto::EventFormat> stream_format;
+  std::optional<bool> llm_chat;  // A --llm run's: chat (true) or completions.
   core::RunStats stats;
   std::vector<uint64_t> ok_per_interval;  // Empty in results from before it was recorded.
   double interval_seconds = 1;

@@ -108,6 +108,8 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
   // A flow's steps are its targets; the merge reports its iterations (no program is needed).
   if (first.flow) merged.plan.flow = std::make_shared<const core::FlowProgram>();
   merged.plan.grpc = first.grpc;
+  if (first.llm_chat.has_value())
+    merged.plan.llm = core::LlmPlan{.chat = *first.llm_chat, .goodput = {}};
   if (first.stream_format.has_value()) {
     merged.plan.streams = true;
     merged.plan.stream = *first.stream_format;

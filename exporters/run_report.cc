@@ -347,6 +347,22 @@ void AppendCounterLine(std::string_view title, std::string_view object, const Ru
   if (!line.empty()) absl::StrAppend(out, AbslView(title), line, "\n");
 }
 
+// --llm: the answers' counters, their tokens per second and the share within --goodput.
+void AppendLlm(const RunStats& s, absl::Duration measured, std::string* out) {
+  AppendCounterLine("LLM:         ", "llm", s, out);
+  absl::StrAppend(out, absl::StrFormat("Tokens:      %.1f output/s, %.1f total/s (%s)",
+                                       Rate(s.llm_output_tokens, measured),
+                                       Rate(s.llm_output_tokens + s.llm_input_tokens, measured),
+                                       s.llm_usage == s.llm_answers ? "from the usage chunks"
+                                       : s.llm_usage == 0           ? "counted deltas"
+                                                                    : "usage, else deltas"));
+  if (s.completed() > 0) {
+    absl::StrAppend(
+        out, absl::StrFormat("; goodput %.2f%% of requests", 100.0 * s.llm_good / s.completed()));
+  }
+  absl::StrAppend(out, "\n");
+}
+
 }  // namespace
 
 std::string FormatRunSummary(const RunReport& report) {
@@ -424,6 +440,7 @@ std::string FormatRunSummary(const RunReport& report) {
   if (report.plan != nullptr && report.plan->streams) {
     AppendCounterLine("Streams:     ", "streams", s, &out);
   }
+  if (report.plan != nullptr && report.plan->llm.has_value()) AppendLlm(s, d, &out);
   AppendGenerator(report, GeneratorVerdictOf(report), &out);
   AppendRoundTrip(report, &out);
   if (report.plan != nullptr && report.plan->targets.size() > 1) AppendTargets(report, &out);

@@ -52,6 +52,7 @@ void EventStreamParser::ClearEvent() {
 }
 
 void EventStreamParser::AppendData(std::string_view bytes) {
+  if (sink_ != nullptr && !bytes.empty()) sink_->OnEventData(bytes, data_size_ == 0);
   if (data_size_ < sizeof(head_)) {
     size_t n = std::min(bytes.size(), sizeof(head_) - data_size_);
     memcpy(head_ + data_size_, bytes.data(), n);

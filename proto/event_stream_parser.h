@@ -23,6 +23,16 @@ namespace uringload::proto {
 
 enum class EventFormat : uint8_t { kSse, kNdjson };
 
+// Sees each event's data as it is parsed, in pieces (`first`: the event's first piece), before
+// the event is dispatched: a JSON scan of every chunk of an LLM's answer, with nothing kept.
+class EventDataSink {
+ public:
+  virtual void OnEventData(std::string_view piece, bool first) = 0;
+
+ protected:
+  ~EventDataSink() = default;
+};
+
 // One dispatched event; its views stay valid until the next Feed or Reset.
 struct StreamEvent {
   std::string_view type;   // SSE's `event` field ("" for none: a "message"); NDJSON: "".
@@ -40,6 +50,8 @@ class EventStreamParser {
 
   // Keeps up to `bytes` of each event's data (0: none); allocates once, here.
   void SetDataCapacity(size_t bytes);
+  // `sink` sees every event's data as it comes (none: not); it must outlive the parser's use.
+  void SetDataSink(EventDataSink* sink) { sink_ = sink; }
   // A new stream (a new response): nothing pending, a BOM may come first.
   void Reset();
 
@@ -78,6 +90,7 @@ class EventStreamParser {
   // The event being built.
   std::string data_;  // Capacity fixed by SetDataCapacity.
   size_t capacity_ = 0;
+  EventDataSink* sink_ = nullptr;
   size_t data_size_ = 0;
   bool has_data_ = false;  // A data line came (even an empty one).
   bool truncated_ = false;

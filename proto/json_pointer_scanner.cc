@@ -140,6 +140,7 @@ void JsonPointerScanner::BeginValue(char c) {
     Emit(ending, c);
     Open(c == '[', value_mask_ & ~ending, ending);
   } else if (c == '"') {
+    for (uint32_t m = ending; m != 0; m &= m - 1) captures_[std::countr_zero(m)].string = true;
     text_mask_ = ending;
     in_key_ = false;
     state_ = State::kString;

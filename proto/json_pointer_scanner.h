@@ -44,6 +44,7 @@ struct JsonCapture {
   uint32_t size = 0;      // Bytes of the value written (at most the buffer's size).
   bool found = false;     // The body had a value at the pointer.
   bool overflow = false;  // The value was longer than the buffer (size is the buffer's).
+  bool string = false;    // The value was a JSON string (written decoded).
   std::string_view value() const { return {buffer.data(), size}; }
 };
 

@@ -34,6 +34,36 @@ size_t Digits(int64_t v) {
 }
 
 // "LO-HI": integers, either may be negative.
+// `value` as the inside of a JSON string (RFC 8259 7): quotes, backslashes and control
+// characters escaped, every other byte as it is (UTF-8 stays UTF-8).
+char* WriteJsonEscaped(std::string_view value, char* p) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char c : value) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      *p++ = '\\';
+      *p++ = c;
+    } else if (c == '\n') {
+      *p++ = '\\';
+      *p++ = 'n';
+    } else if (c == '\t') {
+      *p++ = '\\';
+      *p++ = 't';
+    } else if (c == '\r') {
+      *p++ = '\\';
+      *p++ = 'r';
+    } else if (u < 0x20) {
+      std::memcpy(p, "\\u00", 4);
+      p[4] = kHex[u >> 4];
+      p[5] = kHex[u & 15];
+      p += 6;
+    } else {
+      *p++ = c;
+    }
+  }
+  return p;
+}
+
 absl::Status ParseRange(absl::string_view args, int64_t* low, int64_t* high) {
   size_t dash = args.find('-', 1);
   if (args.empty() || dash == absl::string_view::npos ||
@@ -140,9 +170,13 @@ absl::StatusOr<TextTemplate> TextTemplate::Compile(std::string_view whole, Templ
       piece.salt = (uint64_t{stream} << 32) + randoms++;
       max_size = std::max(Digits(piece.low), Digits(piece.high));
     } else {
-      if (has_args) {
+      bool is_column =
+          std::find(columns.names.begin(), columns.names.end(), name) != columns.names.end();
+      bool json = has_args && args == "json" && is_column;
+      if (has_args && !json) {
         return absl::InvalidArgumentError(absl::StrCat(
-            Column(text, at), "{", name, "} takes no arguments, got {", name, ":", args, "}"));
+            Column(text, at), "{", name, "} takes no arguments, got {", name, ":", args, "}",
+            is_column ? " (a data column takes :json, escaped for a JSON string)" : ""));
       }
       if (name == "i") {
         piece.kind = Kind::kIndex;
@@ -166,9 +200,10 @@ absl::StatusOr<TextTemplate> TextTemplate::Compile(std::string_view whole, Templ
               absl::StrCat(Column(text, at), "unknown placeholder {", name, "} (known: ", known,
                            columns.names.empty() ? "; a data column needs --data" : "", ")"));
         }
-        piece.kind = Kind::kField;
+        piece.kind = json ? Kind::kFieldJson : Kind::kField;
         piece.size = static_cast<uint32_t>(column - columns.names.begin());
-        max_size = columns.max_sizes[piece.size];
+        // Escaped, a byte takes at most 6 (\u001f).
+        max_size = columns.max_sizes[piece.size] * (json ? 6 : 1);
         t.uses_fields_ = true;
       }
     }
@@ -278,6 +313,9 @@ std::string_view TextTemplate::RenderInto(const TemplateContext& context,
         p += value.size();
         break;
       }
+      case Kind::kFieldJson:
+        p = WriteJsonEscaped(context.fields[piece.size], p);
+        break;
     }
   }
   return std::string_view(start, p - start);

@@ -3,7 +3,9 @@
 // a stream seeded by --seed and the index, so a request is the same whoever sends it),
 // {shard}, {worker}, and {name} for a column of a data file. A placeholder is {name} or
 // {name:args} with a name of letters, digits and _; any other brace is literal, so JSON
-// needs no escaping, and {{ writes a { before what would be a placeholder.
+// needs no escaping, and {{ writes a { before what would be a placeholder. {name:json} writes
+// a column's value escaped for the inside of a JSON string (quotes, backslashes and control
+// characters), so a prompt with quotes makes a valid JSON body.
 #pragma once
 
 #include <cstddef>
@@ -94,7 +96,7 @@ class TextTemplate {
   std::string Render(const TemplateContext& context) const;
 
  private:
-  enum class Kind : uint8_t { kLiteral, kIndex, kRand, kUuid, kShard, kWorker, kField };
+  enum class Kind : uint8_t { kLiteral, kIndex, kRand, kUuid, kShard, kWorker, kField, kFieldJson };
   struct Piece {
     Kind kind = Kind::kLiteral;
     uint32_t offset = 0;  // kLiteral: its bytes in literals_.

@@ -175,5 +175,25 @@ TEST(TextPositionTest, AColumnInOneLineALineAndAColumnInSeveral) {
   EXPECT_EQ(TextPosition("ab\ncd\nef", 7), "line 3, column 2");
 }
 
+// {name:json}: a column's value escaped for the inside of a JSON string, so the body parses
+// whatever the value holds; any other argument to a column is refused.
+TEST(TextTemplateTest, AColumnEscapedForJson) {
+  std::vector<std::string> names = {"prompt"};
+  std::vector<size_t> sizes = {32};
+  absl::StatusOr<TextTemplate> t =
+      TextTemplate::Compile(R"({"content":"{prompt:json}"})", {names, sizes});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->max_size(), 14u + 6 * 32);
+  std::string_view value = "say \"hi\"\n\tback\\slash \x01 \xc3\xa9";
+  std::vector<std::string_view> fields = {value};
+  TemplateContext context;
+  context.fields = fields;
+  EXPECT_EQ(t->Render(context), R"({"content":"say \"hi\"\n\tback\\slash \u0001 )"
+                                "\xc3\xa9"
+                                R"("})");
+  EXPECT_NE(ErrorOf("{prompt:upper}", {names, sizes}).find("takes :json"), std::string::npos);
+  EXPECT_NE(ErrorOf("{i:json}").find("takes no arguments"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace uringload::proto

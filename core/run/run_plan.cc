@@ -373,7 +373,9 @@ proto::TemplateColumns RunPlan::columns() const {
   return {data->columns(), data->max_sizes()};
 }
 
-absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
+namespace {
+
+absl::StatusOr<RunPlan> MakePlanOf(const RunOptions& options) {
   URINGLOAD_RETURN_IF_ERROR(CheckCounts(options));
   RunPlan plan;
   // The timeout first: a gRPC call's grpc-timeout header carries it.
@@ -456,6 +458,23 @@ absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
     }
     plan.checks.events = static_cast<uint64_t>(*options.expect_events);
   }
+  return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options) {
+  if (!options.llm.has_value()) {
+    if (!options.goodput.empty()) {
+      return absl::InvalidArgumentError(
+          "--goodput needs --llm: it bounds an answer's tokens (ttft, tpot, itl, e2e)");
+    }
+    return MakePlanOf(options);
+  }
+  URINGLOAD_ASSIGN_OR_RETURN(RunOptions request, WithLlmRequest(options));
+  URINGLOAD_ASSIGN_OR_RETURN(LlmPlan llm, MakeLlmPlan(options));
+  URINGLOAD_ASSIGN_OR_RETURN(RunPlan plan, MakePlanOf(request));
+  plan.llm = std::move(llm);
   return plan;
 }
 

@@ -14,6 +14,7 @@
 #include "core/plan_limits.h"
 #include "core/run/arrival_schedule.h"
 #include "core/run/data_file.h"
+#include "core/run/plan_llm.h"
 #include "core/run/response_checks.h"
 #include "core/run/shard.h"
 #include "net/address.h"
@@ -77,7 +78,14 @@ struct RunOptions {
   std::optional<std::string> arrival;      // --arrival: even, poisson or gamma:K.
   std::string stream = "none";             // --stream: none, sse or ndjson.
   std::optional<int64_t> expect_events;    // --expect-events N
-  int64_t pipeline = 1;                    // -p: requests written back-to-back per connection.
+  // --llm chat|completions, its model, --max-tokens (a number or a --data column), the
+  // prompt's column, --goodput bounds.
+  std::optional<std::string> llm;
+  std::optional<std::string> model;
+  std::string max_tokens = "128";
+  std::string data_field = "prompt";
+  std::vector<std::string> goodput;
+  int64_t pipeline = 1;  // -p: requests written back-to-back per connection.
   std::optional<std::string> targets_file;
   std::string targets_order = "round-robin";
   int64_t seed = 1;
@@ -213,6 +221,8 @@ struct RunPlan {
   // NDJSON lines), timed as they arrive (core/run/stream_meter.h).
   proto::EventFormat stream = proto::EventFormat::kSse;
   bool streams = false;
+  // --llm: the answers' tokens are read from the stream (TTFT, ITL, TPOT, goodput).
+  std::optional<LlmPlan> llm;
   // --replay: request k is due at replay_offsets[k] (the log's times over --replay-speed);
   // `rate` is then their mean rate, for what reports it.
   std::shared_ptr<const std::vector<int64_t>> replay_offsets;

@@ -64,6 +64,45 @@ TEST(RunPlanTest, ArrivalsAreEvenPoissonOrGamma) {
   EXPECT_NE(plan.status().message().find("--arrival needs -R"), std::string::npos);
 }
 
+// --llm builds the request: a POST of JSON with the prompt column escaped, the API's path
+// when the URL names none, and the answer read as server-sent events.
+TEST(RunPlanTest, LlmBuildsTheRequest) {
+  RunOptions o = Valid();
+  o.url = "http://127.0.0.1:8000";
+  o.llm = "chat";
+  o.model = "m-1";
+  o.data_file = "prompts.csv";
+  o.max_tokens = "64";
+  absl::StatusOr<RunOptions> chat = WithLlmRequest(o);
+  ASSERT_TRUE(chat.ok()) << chat.status();
+  EXPECT_EQ(chat->url, "http://127.0.0.1:8000/v1/chat/completions");
+  EXPECT_EQ(chat->method, "POST");
+  EXPECT_EQ(chat->stream, "sse");
+  EXPECT_EQ(*chat->body,
+            R"({"model":"m-1","messages":[{"role":"user","content":"{prompt:json}"}],)"
+            R"("max_tokens":64,"stream":true,"stream_options":{"include_usage":true}})");
+  o.llm = "completions";
+  o.url = "http://h/api/v1/completions?x=1";  // A path of its own is kept.
+  o.max_tokens = "budget";                    // A column.
+  o.data_field = "text";
+  absl::StatusOr<RunOptions> completions = WithLlmRequest(o);
+  ASSERT_TRUE(completions.ok()) << completions.status();
+  EXPECT_EQ(completions->url, "http://h/api/v1/completions?x=1");
+  EXPECT_NE(completions->body->find(R"("prompt":"{text:json}","max_tokens":{budget},)"),
+            std::string::npos)
+      << *completions->body;
+  o.goodput = {"ttft<200ms", "tpot < 50ms", "itl<1s", "e2e<10s"};
+  absl::StatusOr<LlmPlan> plan = MakeLlmPlan(o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->goodput.size(), 4u);
+  EXPECT_EQ(plan->goodput[1].below_ns, 50'000'000);
+  EXPECT_FALSE(plan->chat);
+  for (const char* bad : {"ttft>1s", "ttft<", "ttft<1", "latency<1s", "ttft<-1s"}) {
+    o.goodput = {bad};
+    EXPECT_FALSE(MakeLlmPlan(o).ok()) << bad;
+  }
+}
+
 // The batch window: 200 us by default, up to 400 us with -p; a given one is fixed.
 TEST(RunPlanTest, BatchWindowIsAutoUnlessGiven) {
   struct Case {

@@ -103,6 +103,19 @@ struct RunStats {
   uint64_t stream_done = 0;
   HistogramSnapshot first_event;
   HistogramSnapshot event_gap;
+  // --llm: the ok answers whose tokens were read, their output tokens (the usage chunk's when
+  // the server sent one, else the deltas with content counted) and input tokens (usage), the
+  // answers whose usage came, and those that met every --goodput bound; each answer's time to
+  // its first token (from its intended start), the gaps between its tokens, and its time per
+  // output token after the first.
+  uint64_t llm_answers = 0;
+  uint64_t llm_output_tokens = 0;
+  uint64_t llm_input_tokens = 0;
+  uint64_t llm_usage = 0;
+  uint64_t llm_good = 0;
+  HistogramSnapshot ttft;
+  HistogramSnapshot itl;
+  HistogramSnapshot tpot;
   uint64_t late_starts = 0;  // Open model: due while every connection was busy.
   // Requests started during --warmup: sent, then kept out of everything above.
   uint64_t warmup_started = 0;

@@ -88,7 +88,8 @@ Kind KindOf(const std::string& measure) {
   }
   if (measure == "min" || measure == "mean" || measure == "max") return Kind::kLatency;
   if (RowStatisticOf(measure)) return Kind::kLatency;
-  if (measure == "error_rate" || measure == "success_rate" || measure == "grpc_error_rate") {
+  if (measure == "error_rate" || measure == "success_rate" || measure == "grpc_error_rate" ||
+      measure == "goodput") {
     return Kind::kRate;
   }
   if (measure.starts_with(kGrpcStatusMeasure)) return Kind::kCount;
@@ -187,6 +188,10 @@ std::optional<double> MeasureOf(const std::string& measure, const RunStats& s,
     if (completed == 0) return std::nullopt;
     double error_rate = static_cast<double>(errors) / completed;
     return measure == "error_rate" ? error_rate : 1 - error_rate;
+  }
+  if (measure == "goodput") {  // --llm: answers within every --goodput bound, of all requests.
+    if (completed == 0) return std::nullopt;
+    return static_cast<double>(s.llm_good) / completed;
   }
   if (measure == "grpc_error_rate") {  // Failed calls and calls that ended other than OK.
     if (completed == 0) return std::nullopt;

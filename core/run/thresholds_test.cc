@@ -85,12 +85,12 @@ TEST(ThresholdsTest, EachHistogramHasItsStatistics) {
   EXPECT_TRUE(r[0].failed);
   EXPECT_FALSE(r[0].value.has_value());
   for (const char* bad :
-       {"ttfb.p98>1ms", "ttfb>1ms", "ttft.p99>1ms", "ttfb.p99>50", "ttfb.p99{target=login}>1ms"}) {
+       {"ttfb.p98>1ms", "ttfb>1ms", "ttfx.p99>1ms", "ttfb.p99>50", "ttfb.p99{target=login}>1ms"}) {
     absl::StatusOr<Threshold> t = ParseThreshold(bad);
     EXPECT_FALSE(t.ok()) << bad;
   }
   EXPECT_NE(
-      ParseThreshold("ttfb>1ms").status().message().find("head ttfb first_event event_gap connect"),
+      ParseThreshold("ttfb>1ms").status().message().find("head ttfb first_event event_gap ttft itl tpot connect"),
       std::string::npos);
 }
 

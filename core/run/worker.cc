@@ -102,7 +102,7 @@ absl::Status Worker::Setup() {
                   stats_, connect_timeout_ns_, &started_ns_);
   if (plan.streams) {
     streams_.emplace(plan.stream, pending_storage_.size(), stats_, &completions_at_ns_,
-                     pacer_.open());
+                     pacer_.open(), plan.llm.has_value() ? &*plan.llm : nullptr);
   }
   env_ = {.plan = &plan,
           .stats = stats_,

@@ -96,6 +96,24 @@ class WorkerStats {
       histograms_.Of<&RunStats::event_gap>().Record(ns);
     }
   }
+  // --llm: a token (a delta with content) arrived `ns` after its request's start (its first)
+  // or after the one before; an answer ended ok with `output` tokens (`input`: from usage).
+  void TokenArrived(bool first, uint64_t ns) {
+    if (first) {
+      histograms_.Of<&RunStats::ttft>().Record(ns);
+    } else {
+      histograms_.Of<&RunStats::itl>().Record(ns);
+    }
+  }
+  void AnswerCompleted(uint64_t output, std::optional<uint64_t> input, bool usage,
+                       std::optional<uint64_t> tpot_ns, bool good) {
+    Add(counters_.Of<&RunStats::llm_answers>());
+    Add(counters_.Of<&RunStats::llm_output_tokens>(), output);
+    if (input) Add(counters_.Of<&RunStats::llm_input_tokens>(), *input);
+    if (usage) Add(counters_.Of<&RunStats::llm_usage>());
+    if (good) Add(counters_.Of<&RunStats::llm_good>());
+    if (tpot_ns) histograms_.Of<&RunStats::tpot>().Record(*tpot_ns);
+  }
   void StreamCompleted(bool done) {
     Add(counters_.Of<&RunStats::stream_responses>());
     if (done) Add(counters_.Of<&RunStats::stream_done>());

@@ -7,6 +7,13 @@ GET /events?n=N&gap_ms=G   text/event-stream: N events, G ms apart, then the end
                            a last "data: [DONE]"; with bytewise=1 every byte written alone.
 GET /lines?n=N&gap_ms=G    application/x-ndjson: N lines {"k": K}, G ms apart.
 GET /arrive                "ok", noting when the request arrived (the monotonic clock).
+POST /v1/chat/completions, /v1/completions
+                           an OpenAI-compatible streamed answer to the JSON request (a
+                           request that is not JSON, or lacks the prompt, is a 400, counted
+                           bad_json): a role-only delta, an empty one, then max_tokens deltas
+                           "tok" (first_ms before the first, gap_ms apart), a finish chunk,
+                           the usage chunk (prompt_tokens = the prompt's bytes // 4) unless
+                           usage=0, and [DONE].
 
 Listens on 127.0.0.1:--port; a port someone else holds is an error. On SIGTERM it writes
 {"requests": R, "arrivals": [seconds, ...]} (the requests it answered, and when each /arrive
@@ -28,7 +35,7 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--counts", required=True)
     args = parser.parse_args()
-    counts = {"requests": 0, "arrivals": []}
+    counts = {"requests": 0, "arrivals": [], "bad_json": 0, "prompt_tokens": 0}
 
     async def late_body(request):
         counts["requests"] += 1
@@ -74,9 +81,53 @@ def main():
         counts["arrivals"].append(time.monotonic())
         return web.Response(text="ok")
 
+    async def completions(request):
+        counts["requests"] += 1
+        chat = request.path.endswith("/chat/completions")
+        try:
+            body = json.loads(await request.read())
+            prompt = body["messages"][0]["content"] if chat else body["prompt"]
+            tokens = int(body["max_tokens"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            counts["bad_json"] += 1
+            return web.Response(status=400, text="bad request")
+        prompt_tokens = len(prompt.encode()) // 4
+        counts["prompt_tokens"] += prompt_tokens
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+
+        async def send(choice):
+            chunk = {"id": "cmpl-1", "object": "chat.completion.chunk" if chat else
+                     "text_completion", "model": body["model"], "choices": [choice]}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+
+        def delta(content):
+            if chat:
+                return {"index": 0, "delta": content, "finish_reason": None}
+            return {"index": 0, "text": content.get("content", ""), "finish_reason": None}
+
+        await send(delta({"role": "assistant"}))
+        await send(delta({"content": ""}))
+        await asyncio.sleep(int(request.query.get("first_ms", "0")) / 1000)
+        gap = int(request.query.get("gap_ms", "2")) / 1000
+        for k in range(tokens):
+            if k > 0:
+                await asyncio.sleep(gap)
+            await send(delta({"content": "tok"}))
+        await send({"index": 0, "delta": {}, "finish_reason": "length"})
+        if request.query.get("usage") != "0":
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": tokens,
+                     "total_tokens": prompt_tokens + tokens}
+            await response.write(
+                f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
     app = web.Application()
     app.add_routes([web.get("/late-body", late_body), web.get("/events", events), web.get("/lines", lines),
-                    web.get("/arrive", arrive)])
+                    web.get("/arrive", arrive), web.post("/v1/chat/completions", completions),
+                    web.post("/v1/completions", completions)])
 
     async def serve():
         runner = web.AppRunner(app, access_log=None)
