@@ -99,12 +99,13 @@ void AddLoadFlags(CLI::App* cmd, core::RunOptions& o, bool schedule) {
   }
   if (schedule) {
     cmd->add_option("--ramp", o.ramp, "With -R: rise linearly from 0 to R over this (e.g. 30s)");
-    cmd->add_option("--arrival", o.arrival,
-                    "With -R: even (the default: a request every 1/R s), poisson (seeded "
-                    "exponential gaps of mean 1/R, see --seed) or gamma:K (gaps of shape K: "
-                    "below 1 burstier, above 1 more regular)")
-        ->type_name("even|poisson|gamma:K");
   }
+  // Search's steps have their rate: they take it too.
+  cmd->add_option("--arrival", o.arrival,
+                  "Open model: even (the default: a request every 1/R s), poisson (seeded "
+                  "exponential gaps of mean 1/R, see --seed) or gamma:K (gaps of shape K: "
+                  "below 1 burstier, above 1 more regular)")
+      ->type_name("even|poisson|gamma:K");
   cmd->add_option("--stream", o.stream,
                   "Read each response's body as a stream of events, timed as they arrive: sse "
                   "(server-sent events) or ndjson (a JSON document a line)")

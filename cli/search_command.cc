@@ -229,7 +229,8 @@ CLI::App* AddSearchCommand(CLI::App& app, SearchCommandOptions& options) {
   AddShardFlags(search, options.shard);
   search->add_option("--slo", options.slos,
                      "An objective each step must meet, with --confidence (repeatable): "
-                     "p50..p999<DURATION or error_rate<SHARE, e.g. 'p99<50ms', "
+                     "p50..p999<DURATION (of the latency, or NAME.p99 of a histogram such as "
+                     "ttft.p99), or error_rate<SHARE, e.g. 'p99<50ms', 'ttft.p99<500ms', "
                      "'error_rate<0.1%'");
   search->add_option("--start-rate", options.start_rate, "The first step's rate, requests/s")
       ->capture_default_str();

@@ -102,6 +102,17 @@ Kind KindOf(const std::string& measure) {
 
 }  // namespace
 
+const HistogramRow* HistogramMeasure(std::string_view measure, std::string_view* statistic) {
+  std::optional<RowStatistic> row = RowStatisticOf(measure);
+  if (!row) return nullptr;
+  *statistic = row->statistic;
+  std::string_view name = measure.substr(0, measure.find('.'));
+  for (const HistogramRow& r : kRunHistograms) {
+    if (r.measure == name) return &r;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<Threshold> ParseThreshold(const std::string& text, const std::string& flag) {
   auto fail = [&text, &flag](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat(flag, " '", text, "': ", why));

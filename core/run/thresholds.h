@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,9 @@ absl::StatusOr<Threshold> ParseThreshold(const std::string& text,
                                          const std::string& flag = "--fail-if");
 // Every --fail-if of a command, or the first one that does not parse.
 absl::StatusOr<std::vector<Threshold>> ParseThresholds(const std::vector<std::string>& texts);
+// The histogram row (core/run/run_histograms.h) a measure such as "ttft.p99" names, with its
+// statistic ("p99") in `statistic`; null when it names none.
+const HistogramRow* HistogramMeasure(std::string_view measure, std::string_view* statistic);
 // The measured value of `measure` for a run with `stats` over `duration`.
 std::optional<double> MeasureOf(const std::string& measure, const RunStats& stats,
                                 absl::Duration duration);

@@ -28,8 +28,12 @@ absl::StatusOr<Slo> ParseSlo(const std::string& text) {
   if (t.op != Threshold::Op::kLess && t.op != Threshold::Op::kLessEqual) {
     return fail("an objective bounds a measure from above: use < or <=");
   }
-  Slo slo{.expr = text, .measure = t.measure, .latency = false, .bound = t.bound};
-  double q = QuantileOf(t.measure);
+  Slo slo{
+      .expr = text, .measure = t.measure, .latency = false, .histogram = nullptr, .bound = t.bound};
+  std::string_view statistic;
+  const HistogramRow* row = HistogramMeasure(t.measure, &statistic);
+  double q = QuantileOf(row != nullptr ? std::string(statistic) : t.measure);
+  if (row != nullptr && q > 0) slo.histogram = row->member;
   if (q > 0) {
     slo.latency = true;
     slo.allowed_share = 1 - q;
@@ -37,7 +41,9 @@ absl::StatusOr<Slo> ParseSlo(const std::string& text) {
     if (t.bound <= 0) return fail("an error rate below 0 cannot be met");
     slo.allowed_share = t.bound;
   } else {
-    return fail("search judges p50 p75 p90 p95 p99 p999 and error_rate");
+    return fail(
+        "search judges p50 p75 p90 p95 p99 p999 (of the latency, or of a histogram: ttft.p99, "
+        "tpot.p99, ttfb.p99…) and error_rate");
   }
   return slo;
 }
@@ -98,7 +104,9 @@ uint64_t RequestsToShow(double share, double confidence) {
 SloCheck CheckSlo(const Slo& slo, const RunStats& s, double confidence, bool uncorrected) {
   SloCheck c{.expr = slo.expr};
   if (slo.latency) {
-    const HistogramSnapshot& h = uncorrected ? s.latency_uncorrected : s.latency;
+    const HistogramSnapshot& h = slo.histogram != nullptr ? s.*slo.histogram
+                                 : uncorrected            ? s.latency_uncorrected
+                                                          : s.latency;
     c.requests = h.count;
     // Strictly under the bound for <: values at it count as beyond (within a bucket's 0.4%).
     auto bound_ns = static_cast<uint64_t>(std::llround(slo.bound * 1e9));

@@ -19,14 +19,18 @@ struct Slo {
   std::string expr;  // As given.
   std::string measure;
   bool latency = false;  // A quantile (bound in seconds); else the error rate.
-  double bound = 0;      // Seconds, or the error share.
+  // A quantile of one of the run's histograms (ttft.p99, tpot.p99, ttfb.p99: null for the
+  // request latency's).
+  HistogramSnapshot RunStats::*histogram = nullptr;
+  double bound = 0;  // Seconds, or the error share.
   // The share of requests allowed beyond the bound: 1 - q for a quantile, the bound itself
   // for the error rate.
   double allowed_share = 0;
 };
 
-// `text` as an SLO, or InvalidArgument naming the flag: only p50 p75 p90 p95 p99 p999 and
-// error_rate, with < or <=.
+// `text` as an SLO, or InvalidArgument naming the flag: only p50 p75 p90 p95 p99 p999 (of the
+// request latency, or NAME.p99 of a histogram of core/run/run_histograms.h: ttft.p99,
+// tpot.p99…) and error_rate, with < or <=.
 absl::StatusOr<Slo> ParseSlo(const std::string& text);
 absl::StatusOr<std::vector<Slo>> ParseSlos(const std::vector<std::string>& texts);
 

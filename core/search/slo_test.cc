@@ -74,5 +74,26 @@ TEST(SloTest, AStepMeetsAnObjectiveOnlyWithTheConfidence) {
   EXPECT_FALSE(CheckSlo(errors, WithLatencies(9'900, 0, 100), 0.95).met);
 }
 
+// An objective on another histogram (an LLM server's time to first token) is judged on it,
+// not on the request latency.
+TEST(SloTest, AHistogramsQuantileIsJudgedOnItsHistogram) {
+  absl::StatusOr<Slo> ttft = ParseSlo("ttft.p99<500ms");
+  ASSERT_TRUE(ttft.ok()) << ttft.status();
+  EXPECT_TRUE(ttft->latency);
+  EXPECT_EQ(ttft->histogram, &RunStats::ttft);
+  EXPECT_NEAR(ttft->allowed_share, 0.01, 1e-12);
+  WorkerStats stats;
+  for (int i = 0; i < 1'000; ++i) {
+    stats.RequestSucceeded(200, 5'000'000'000);  // 5 s answers: the latency is far over 500 ms.
+    stats.TokenArrived(true, i < 995 ? 100'000'000 : 900'000'000);  // 0.5% over the bound.
+  }
+  SloCheck check = CheckSlo(*ttft, stats.Snapshot(), 0.9);
+  EXPECT_EQ(check.requests, 1'000u);
+  EXPECT_EQ(check.beyond, 5u);
+  EXPECT_TRUE(check.met);
+  EXPECT_FALSE(CheckSlo(*ParseSlo("p99<500ms"), stats.Snapshot(), 0.9).met);
+  EXPECT_FALSE(ParseSlo("ttft.mean<1s").ok());  // A quantile only.
+}
+
 }  // namespace
 }  // namespace uringload::core
