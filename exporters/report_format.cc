@@ -64,4 +64,14 @@ Quantiles LatencyQuantiles(const core::HistogramSnapshot& h) {
           .max = static_cast<double>(h.max) / kNs};
 }
 
+std::string LatencyLine(const core::HistogramSnapshot& h) {
+  if (h.count == 0) return "n/a (no ok response)";
+  Quantiles q = LatencyQuantiles(h);
+  return absl::StrCat("min ", FormatSeconds(q.min), ", mean ", FormatSeconds(q.mean), " ± ",
+                      FormatSeconds(q.stddev), ", p50 ", FormatSeconds(q.p50), ", p75 ",
+                      FormatSeconds(q.p75), ", p90 ", FormatSeconds(q.p90), ", p95 ",
+                      FormatSeconds(q.p95), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
+                      FormatSeconds(q.p999), ", max ", FormatSeconds(q.max));
+}
+
 }  // namespace uringload::exporters

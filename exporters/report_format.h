@@ -22,5 +22,8 @@ struct Quantiles {
   double mean, stddev, min, p50, p75, p90, p95, p99, p999, max;  // Seconds.
 };
 Quantiles LatencyQuantiles(const core::HistogramSnapshot& h);
+// A histogram as the summary shows it: "min …, mean … ± …, p50 … p99.9 …, max …" ("n/a (no ok
+// response)" when empty).
+std::string LatencyLine(const core::HistogramSnapshot& h);
 
 }  // namespace uringload::exporters

@@ -11,6 +11,7 @@
 #include "core/run/run_counters.h"
 #include "core/run/run_histograms.h"
 #include "exporters/report_format.h"
+#include "exporters/summary_rows.h"
 #include "net/base/absl_view.h"
 #include "proto/grpc_status.h"
 
@@ -19,16 +20,6 @@ namespace {
 
 using core::Outcome;
 using core::RunStats;
-
-std::string LatencyLine(const core::HistogramSnapshot& h) {
-  if (h.count == 0) return "n/a (no ok response)";
-  Quantiles q = LatencyQuantiles(h);
-  return absl::StrCat("min ", FormatSeconds(q.min), ", mean ", FormatSeconds(q.mean), " ± ",
-                      FormatSeconds(q.stddev), ", p50 ", FormatSeconds(q.p50), ", p75 ",
-                      FormatSeconds(q.p75), ", p90 ", FormatSeconds(q.p90), ", p95 ",
-                      FormatSeconds(q.p95), ", p99 ", FormatSeconds(q.p99), ", p99.9 ",
-                      FormatSeconds(q.p999), ", max ", FormatSeconds(q.max));
-}
 
 std::string PlanLine(const RunReport& report) {
   std::string capped =
@@ -333,38 +324,6 @@ std::string FormatLatencyBars(const core::HistogramSnapshot& h) {
   return out;
 }
 
-namespace {
-
-// `title` and the summary phrases of the rows kept in JSON object `object` (RunCounters), each
-// "<value> <phrase>" when not 0: a counter given a phrase is shown with no other edit.
-void AppendCounterLine(std::string_view title, std::string_view object, const RunStats& s,
-                       std::string* out) {
-  std::string line;
-  for (const core::CounterRow& row : core::kRunCounters) {
-    if (row.object != object || row.summary.empty() || s.*row.member == 0) continue;
-    absl::StrAppend(&line, line.empty() ? "" : ", ", s.*row.member, " ", AbslView(row.summary));
-  }
-  if (!line.empty()) absl::StrAppend(out, AbslView(title), line, "\n");
-}
-
-// --llm: the answers' counters, their tokens per second and the share within --goodput.
-void AppendLlm(const RunStats& s, absl::Duration measured, std::string* out) {
-  AppendCounterLine("LLM:         ", "llm", s, out);
-  absl::StrAppend(out, absl::StrFormat("Tokens:      %.1f output/s, %.1f total/s (%s)",
-                                       Rate(s.llm_output_tokens, measured),
-                                       Rate(s.llm_output_tokens + s.llm_input_tokens, measured),
-                                       s.llm_usage == s.llm_answers ? "from the usage chunks"
-                                       : s.llm_usage == 0           ? "counted deltas"
-                                                                    : "usage, else deltas"));
-  if (s.completed() > 0) {
-    absl::StrAppend(
-        out, absl::StrFormat("; goodput %.2f%% of requests", 100.0 * s.llm_good / s.completed()));
-  }
-  absl::StrAppend(out, "\n");
-}
-
-}  // namespace
-
 std::string FormatRunSummary(const RunReport& report) {
   const RunStats& s = report.result->stats;
   absl::Duration d = MeasuredDuration(*report.result, report.plan);
@@ -389,12 +348,7 @@ std::string FormatRunSummary(const RunReport& report) {
     absl::StrAppend(&out, "Latency:     ", LatencyLine(s.latency), "\n");
   }
   absl::StrAppend(&out, FormatLatencyBars(s.latency));
-  for (const core::HistogramRow& row : core::kRunHistograms) {
-    const core::HistogramSnapshot& h = s.*row.member;
-    if (row.summary.empty() || h.count == 0) continue;
-    absl::StrAppend(&out, absl::StrFormat("%-13s", AbslView(row.summary)), LatencyLine(h), "  (",
-                    AbslView(row.note), ")\n");
-  }
+  AppendHistogramLines(s, &out);
   absl::StrAppend(&out, "Outcomes:   ");
   for (size_t o = 0; o < core::kOutcomeCount; ++o) {
     absl::StrAppend(&out, " ", core::kOutcomeNames[o], " ", s.outcomes[o]);

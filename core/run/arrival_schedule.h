@@ -24,17 +24,9 @@
 #include <utility>
 #include <vector>
 
-namespace uringload::core {
+#include "core/run/arrival_process.h"
 
-// How requests arrive in the open model: evenly, or with random gaps (a gamma distribution of
-// shape `shape`; poisson is shape 1).
-struct ArrivalProcess {
-  enum class Kind : uint8_t { kEven, kPoisson, kGamma };
-  Kind kind = Kind::kEven;
-  double shape = 1;
-  uint64_t seed = 1;
-  bool random() const { return kind != Kind::kEven; }
-};
+namespace uringload::core {
 
 class ArrivalSchedule {
  public:

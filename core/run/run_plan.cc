@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "core/cpu_pinning.h"
 #include "core/run/plan_targets.h"
-#include "net/base/absl_view.h"
 #include "net/base/seeded_random.h"
 #include "net/base/status_macros.h"
 #include "net/quic_tls.h"
@@ -307,37 +306,6 @@ absl::Status PlanAddresses(const RunOptions& options, RunPlan& plan) {
 }
 
 }  // namespace
-
-absl::StatusOr<ArrivalProcess> ParseArrival(std::string_view text) {
-  ArrivalProcess arrival;
-  if (text == "even") return arrival;
-  if (text == "poisson") {
-    arrival.kind = ArrivalProcess::Kind::kPoisson;
-    return arrival;
-  }
-  double shape = 0;
-  if (text.starts_with("gamma:") && absl::SimpleAtod(AbslView(text.substr(6)), &shape) &&
-      std::isfinite(shape) && shape >= kMinGammaShape && shape <= kMaxGammaShape) {
-    arrival.kind = ArrivalProcess::Kind::kGamma;
-    arrival.shape = shape;
-    return arrival;
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--arrival must be even, poisson or gamma:K (K from ", kMinGammaShape, " to ", kMaxGammaShape,
-      ": below 1 burstier than Poisson, above 1 more regular), got '", AbslView(text), "'"));
-}
-
-std::string ArrivalName(const ArrivalProcess& arrival) {
-  switch (arrival.kind) {
-    case ArrivalProcess::Kind::kEven:
-      return "even";
-    case ArrivalProcess::Kind::kPoisson:
-      return "poisson";
-    case ArrivalProcess::Kind::kGamma:
-      return absl::StrCat("gamma:", arrival.shape);
-  }
-  return "even";
-}
 
 uint32_t ConnectionsForWorker(uint32_t total, uint32_t workers, uint32_t index) {
   return total / workers + (index < total % workers ? 1 : 0);

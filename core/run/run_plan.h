@@ -278,13 +278,6 @@ struct RunPlan {
   }
 };
 
-// --arrival's value: even, poisson or gamma:K (K from kMinGammaShape to kMaxGammaShape); and
-// back, as the JSON result and the summary name it.
-inline constexpr double kMinGammaShape = 0.01;
-inline constexpr double kMaxGammaShape = 1000;
-absl::StatusOr<ArrivalProcess> ParseArrival(std::string_view text);
-std::string ArrivalName(const ArrivalProcess& arrival);
-
 // Validates options and resolves the host. Errors are one line naming the problem.
 absl::StatusOr<RunPlan> MakeRunPlan(const RunOptions& options);
 

@@ -89,9 +89,11 @@ TEST(ThresholdsTest, EachHistogramHasItsStatistics) {
     absl::StatusOr<Threshold> t = ParseThreshold(bad);
     EXPECT_FALSE(t.ok()) << bad;
   }
-  EXPECT_NE(
-      ParseThreshold("ttfb>1ms").status().message().find("head ttfb first_event event_gap ttft itl tpot connect"),
-      std::string::npos);
+  EXPECT_NE(ParseThreshold("ttfb>1ms")
+                .status()
+                .message()
+                .find("head ttfb first_event event_gap ttft itl tpot connect"),
+            std::string::npos);
 }
 
 // Two targets: "fast" (1 ms, all ok) and "slow" (100 ms, a tenth timed out).

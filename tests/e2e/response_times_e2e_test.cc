@@ -62,10 +62,7 @@ TEST(ResponseTimesTest, Http1HeadThenBodyFromAiohttp) {
 TEST(ResponseTimesTest, HttpsThroughNginxUnbuffered) {
   StreamServer upstream;
   ASSERT_TRUE(upstream.ok());
-  NginxServer nginx({.tls_cert = SharedCert().cert(),
-                     .tls_key = SharedCert().key(),
-                     .http2 = true,
-                     .stream_upstream = upstream.port()});
+  NginxServer nginx(upstream.BehindNginx());
   ASSERT_TRUE(nginx.ok());
   for (const char* version : {"--http1.1", "--http2"}) {
     SCOPED_TRACE(version);
@@ -81,9 +78,7 @@ TEST(ResponseTimesTest, HttpsThroughNginxUnbuffered) {
 TEST(ResponseTimesTest, Http3ThroughCaddyFlushingEachPiece) {
   StreamServer upstream;
   ASSERT_TRUE(upstream.ok());
-  CaddyServer caddy(SharedCert().cert(), SharedCert().key(),
-                    "reverse_proxy 127.0.0.1:" + std::to_string(upstream.port()) +
-                        " {\n    flush_interval -1\n  }");
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key(), upstream.BehindCaddy());
   ASSERT_TRUE(caddy.ok());
   RunOutput run =
       RunUringload({"-n", std::to_string(kTimedRequests), "-c", "2", "-p", "4", "--http3",

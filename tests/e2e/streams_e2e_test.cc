@@ -82,10 +82,7 @@ TEST(StreamsE2ETest, NdjsonLinesAreEvents) {
 TEST(StreamsE2ETest, ServerSentEventsThroughNginxOverHttp1AndHttp2) {
   StreamServer upstream;
   ASSERT_TRUE(upstream.ok());
-  NginxServer nginx({.tls_cert = SharedCert().cert(),
-                     .tls_key = SharedCert().key(),
-                     .http2 = true,
-                     .stream_upstream = upstream.port()});
+  NginxServer nginx(upstream.BehindNginx());
   ASSERT_TRUE(nginx.ok());
   for (const char* version : {"--http1.1", "--http2"}) {
     SCOPED_TRACE(version);
@@ -100,9 +97,7 @@ TEST(StreamsE2ETest, ServerSentEventsThroughNginxOverHttp1AndHttp2) {
 TEST(StreamsE2ETest, ServerSentEventsThroughCaddyOverHttp3) {
   StreamServer upstream;
   ASSERT_TRUE(upstream.ok());
-  CaddyServer caddy(SharedCert().cert(), SharedCert().key(),
-                    "reverse_proxy 127.0.0.1:" + std::to_string(upstream.port()) +
-                        " {\n    flush_interval -1\n  }");
+  CaddyServer caddy(SharedCert().cert(), SharedCert().key(), upstream.BehindCaddy());
   ASSERT_TRUE(caddy.ok());
   ExpectEvents(RunUringload(Args(caddy.Url("/events?n=5&gap_ms=20&done=1"),
                                  {"--http3", "-p", "4", "--cacert", SharedCert().cert()})),

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "tests/support/ports.h"
+#include "tests/support/tls_certs.h"
 
 namespace uringload::testing {
 
@@ -22,6 +23,17 @@ StreamServer::~StreamServer() { Stop(); }
 
 std::string StreamServer::Url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + path;
+}
+
+NginxOptions StreamServer::BehindNginx() const {
+  return {.tls_cert = SharedCert().cert(),
+          .tls_key = SharedCert().key(),
+          .http2 = true,
+          .stream_upstream = port_};
+}
+
+std::string StreamServer::BehindCaddy() const {
+  return "reverse_proxy 127.0.0.1:" + std::to_string(port_) + " {\n    flush_interval -1\n  }";
 }
 
 FlatJson StreamServer::Stop() {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/support/flat_json.h"
+#include "tests/support/nginx.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_folder.h"
 
@@ -22,6 +23,11 @@ class StreamServer {
   std::string Url(const std::string& path) const;
   // Stops the server; its counts ("requests"), or none if it wrote none.
   FlatJson Stop();
+  // What puts it behind a proxy that passes each piece on as it comes, over TLS with the
+  // shared test certificate: nginx (HTTP/1.1 and h2 by ALPN; /stream/ is this server, with
+  // proxy_buffering off) and caddy's site directives (reverse_proxy, flush_interval -1).
+  NginxOptions BehindNginx() const;
+  std::string BehindCaddy() const;
 
  private:
   TempFolder folder_{"uringload-streams"};
