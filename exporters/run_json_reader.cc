@@ -269,6 +269,9 @@ absl::StatusOr<RunResultFile> ReadRunResult(std::string_view text, const std::st
     r.threads = static_cast<uint32_t>(Count(doc, run_key::kThreads));
     const Json& rate = At(doc, run_key::kRate);
     if (!rate.is_null()) r.rate = rate.get<double>();
+    if (auto a = doc.find("arrival"); a != doc.end() && a->is_string()) {
+      r.arrival = a->get<std::string>();
+    }
     r.pipeline = static_cast<uint32_t>(Count(doc, run_key::kPipeline));
     r.warmup_seconds = At(At(doc, run_key::kWarmup), run_key::kSeconds).get<double>();
     ReadStats(doc, r);

@@ -39,6 +39,7 @@ struct RunResultFile {
   uint32_t concurrency = 0;
   uint32_t threads = 0;
   std::optional<double> rate;
+  std::string arrival;  // "even", "poisson", "gamma:K"; "" when the result has none.
   uint32_t pipeline = 1;
   double warmup_seconds = 0;
   absl::Duration schedule_lag_bound = core::kDefaultScheduleLagBound;

@@ -115,6 +115,10 @@ absl::StatusOr<MergedRun> MergeRunResults(std::vector<RunResultFile> files) {
     merged.plan.stream = *first.stream_format;
   }
   if (first.rate.has_value()) merged.plan.rate = rate;
+  if (absl::StatusOr<core::ArrivalProcess> arrival = core::ParseArrival(first.arrival);
+      arrival.ok()) {
+    merged.plan.arrival = *arrival;  // The shards' arrivals (their draws were their own).
+  }
   merged.plan.url.tls = first.tls;
   merged.plan.start_at = first.start_at;  // start_skew_seconds: the latest shard's.
   merged.plan.pipeline = first.pipeline;

@@ -148,6 +148,34 @@ TEST(RunMergeTest, EqualsOneProcessExactly) {
   EXPECT_EQ(j["by_target"][1]["requests"], one.by_target[1].requests());
 }
 
+// The shards' arrivals stay what they were (each drew its own gaps): a merge of Poisson
+// shards says poisson, not the even schedule.
+TEST(RunMergeTest, KeepsTheShardsArrivals) {
+  std::vector<RunResultFile> files;
+  for (uint32_t k = 0; k < 2; ++k) {
+    core::RunResult result;
+    result.started_at = absl::FromUnixSeconds(1'000'000);
+    result.ended_at = result.started_at + absl::Seconds(1);
+    result.duration = absl::Seconds(1);
+    core::RunPlan plan;
+    plan.rate = 10;
+    plan.arrival = *core::ParseArrival("gamma:0.5");
+    RunReport report{.target = "http://h/",
+                     .run_id = "r",
+                     .shard = {.index = k, .count = 2},
+                     .planned = 0,
+                     .result = &result,
+                     .plan = &plan};
+    absl::StatusOr<RunResultFile> file = ReadRunResult(RunResultToJson(report), "shard");
+    ASSERT_TRUE(file.ok()) << file.status();
+    EXPECT_EQ(file->arrival, "gamma:0.5");
+    files.push_back(*file);
+  }
+  absl::StatusOr<MergedRun> merged = MergeRunResults(files);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(Json::parse(RunResultToJson(merged->Report()))["arrival"], "gamma:0.5");
+}
+
 TEST(RunMergeTest, NamesMissingShardsAndRefusesMixedRuns) {
   core::RunResult a = ShardResult(10, 0, 1);
   absl::StatusOr<MergedRun> missing =

@@ -7,7 +7,8 @@
 // kept; one space after the colon is dropped; an empty line dispatches the event when it has
 // data (and otherwise only resets it); an event cut off by the stream's end is never
 // dispatched. NDJSON (Ollama's API, log tails): each non-empty line (its CR dropped) is an
-// event whose data is the line.
+// event whose data is the line, a leading BOM dropped as well (RFC 8259 lets a parser ignore
+// it).
 //
 // No allocation per event: the data is kept in a buffer sized once (SetDataCapacity; beyond
 // it the event says truncated), and without one only its size and first bytes are kept, which

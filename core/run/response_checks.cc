@@ -2,12 +2,14 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "net/base/status_macros.h"
 
 namespace uringload::core {
 
 absl::StatusOr<ResponseChecks> MakeResponseChecks(const std::optional<std::string>& status,
-                                                  const std::optional<std::string>& body_text) {
+                                                  const std::optional<std::string>& body_text,
+                                                  std::optional<int64_t> events, bool streams) {
   ResponseChecks checks;
   if (status.has_value()) {
     URINGLOAD_ASSIGN_OR_RETURN(StatusSet set, ParseExpectedStatuses(*status));
@@ -18,6 +20,17 @@ absl::StatusOr<ResponseChecks> MakeResponseChecks(const std::optional<std::strin
       return absl::InvalidArgumentError("--expect-body-contains: the text must not be empty");
     }
     checks.body = std::make_shared<const proto::BodyMatcher>(*body_text);
+  }
+  if (events.has_value()) {
+    if (*events < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--expect-events must be at least 1, got ", *events));
+    }
+    if (!streams) {
+      return absl::InvalidArgumentError(
+          "--expect-events needs --stream sse or ndjson: it counts a stream's events");
+    }
+    checks.events = static_cast<uint64_t>(*events);
   }
   return checks;
 }

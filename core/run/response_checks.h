@@ -34,8 +34,11 @@ struct ResponseChecks {
   }
 };
 
-// The checks --expect-status and --expect-body-contains ask for (both optional).
+// The checks --expect-status, --expect-body-contains and --expect-events ask for (all
+// optional; events only where bodies are read as streams of events).
 absl::StatusOr<ResponseChecks> MakeResponseChecks(const std::optional<std::string>& status,
-                                                  const std::optional<std::string>& body_text);
+                                                  const std::optional<std::string>& body_text,
+                                                  std::optional<int64_t> events = std::nullopt,
+                                                  bool streams = false);
 
 }  // namespace uringload::core

@@ -34,5 +34,16 @@ TEST(ResponseChecksTest, JudgeNamesTheFirstExpectationMissed) {
   EXPECT_FALSE(MakeResponseChecks(std::nullopt, "").ok());
 }
 
+// --expect-events: at least one event, and only where bodies are read as events.
+TEST(ResponseChecksTest, ExpectedEventsNeedStreams) {
+  absl::StatusOr<ResponseChecks> checks = MakeResponseChecks(std::nullopt, std::nullopt, 3, true);
+  ASSERT_TRUE(checks.ok()) << checks.status();
+  EXPECT_TRUE(checks->any());
+  EXPECT_EQ(checks->Judge(200, false, 2), CheckFailure::kEvents);
+  EXPECT_EQ(checks->Judge(200, false, 3), std::nullopt);
+  EXPECT_FALSE(MakeResponseChecks(std::nullopt, std::nullopt, 0, true).ok());
+  EXPECT_FALSE(MakeResponseChecks(std::nullopt, std::nullopt, 3, false).ok());
+}
+
 }  // namespace
 }  // namespace uringload::core

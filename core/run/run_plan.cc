@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -186,6 +185,10 @@ absl::Status PlanLoadShape(const RunOptions& options, RunPlan& plan) {
           "--arrival needs -R/--rate (it shapes the open model's arrivals; --replay keeps the "
           "log's own times)");
     }
+  }
+  if (options.stream != "none" && plan.grpc) {
+    return absl::InvalidArgumentError(
+        "--stream reads HTTP bodies as events: a gRPC call's messages are counted by --grpc");
   }
   if (options.stream == "sse" || options.stream == "ndjson") {
     plan.streams = true;
@@ -413,19 +416,10 @@ absl::StatusOr<RunPlan> MakePlanOf(const RunOptions& options) {
 
   URINGLOAD_RETURN_IF_ERROR(PlanAddresses(options, plan));
   plan.max_connecting = static_cast<uint32_t>(options.max_connecting);
-  URINGLOAD_ASSIGN_OR_RETURN(
-      ResponseChecks checks,
-      MakeResponseChecks(options.expect_status, options.expect_body_contains));
+  URINGLOAD_ASSIGN_OR_RETURN(ResponseChecks checks,
+                             MakeResponseChecks(options.expect_status, options.expect_body_contains,
+                                                options.expect_events, plan.streams));
   plan.checks = std::move(checks);
-  if (options.expect_events.has_value()) {
-    URINGLOAD_RETURN_IF_ERROR(CheckRange("--expect-events", *options.expect_events, 1,
-                                         std::numeric_limits<int64_t>::max()));
-    if (!plan.streams) {
-      return absl::InvalidArgumentError(
-          "--expect-events needs --stream sse or ndjson: it counts a stream's events");
-    }
-    plan.checks.events = static_cast<uint64_t>(*options.expect_events);
-  }
   return plan;
 }
 

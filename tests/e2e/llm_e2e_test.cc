@@ -3,7 +3,8 @@
 // the usage chunk unless asked not to, [DONE]). Prompts with quotes and commas reach the server
 // as valid JSON; every token is counted exactly, from the usage chunk or from the deltas (and
 // the JSON says which); TTFT holds the server's wait before the first token, ITL its gaps; the
-// goodput bounds decide which answers are good, and a goodput threshold the exit.
+// goodput bounds decide which answers are good, and a goodput threshold the exit. The times
+// are checked only from below (the server's own waits), so the tests run beside others.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -4,7 +4,8 @@
 // (HTTP/1.1 and HTTP/2 over TLS) and through caddy's reverse_proxy (HTTP/3). Every event is
 // counted exactly, each request's first event and the gaps between its events are timed, the
 // OpenAI stream's [DONE] is counted, and an event stream written a byte at a time gives the
-// same counts.
+// same counts. The times are checked only from below (the server's own waits), so the tests
+// run beside others.
 #include <gtest/gtest.h>
 
 #include <string>
